@@ -1,7 +1,14 @@
-"""Registry of entropy-control methods. Importing this package registers every method module."""
-from . import grpo  # noqa: F401  (registers grpo, dapo)
+"""Registry of entropy-control methods. Importing this package imports (and so registers) every module in it."""
+import importlib
+import pkgutil
+
 from .base import LossBatch, Method, RolloutBatch, RolloutResult
 from .registry import REGISTRY, available_methods, build_method, method_class
+
+_INFRASTRUCTURE = {"base", "core", "registry"}
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name not in _INFRASTRUCTURE:
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "REGISTRY", "LossBatch", "Method", "RolloutBatch", "RolloutResult",
