@@ -31,6 +31,7 @@ class RolloutBatch:
     logps: Tensor  # (B, T) behaviour-policy log-prob of each sampled token
     entropies: Tensor  # (B, T) behaviour-policy entropy of the next-token distribution
     ref_logps: Tensor | None = None  # (B, T) reference-policy log-probs, when the method needs them
+    accuracy: Tensor | None = None  # (B,) 1/0 correctness (the "accuracy" reward) when the reward has one
 
 
 @dataclass
