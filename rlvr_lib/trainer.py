@@ -1,0 +1,248 @@
+"""TRL 1.16 GRPOTrainer with the loss and advantages delegated to a registered method.
+
+The method plugs in through three hooks (``rlvr_lib.methods.base``):
+1. ``rollout``: called in ``_generate_and_score_completions``, before TRL shuffles the generation batch
+   into micro-batches, so whole groups are present (gathered across processes). It receives rewards,
+   group ids, behaviour log-probs and entropies (one no-grad forward pass) and reference log-probs,
+   and returns per-token advantages (B, T) plus per-row extras that travel with the rows.
+2. ``loss``: replaces ``_compute_loss``; receives the current policy's log-probs and entropies with grad.
+3. ``on_optimizer_step``: a callback after each optimizer step; the method's state is written to
+   ``method_state.json`` in every checkpoint and read back on resume.
+
+TRL's own KL term is disabled (``GRPOConfig.beta`` must stay 0): a method's KL coefficient is one of its
+hyperparameters, and the trainer builds the reference model itself when the method (or KL logging) needs it.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import warnings
+from typing import Any
+
+import torch
+from accelerate.utils import is_peft_model
+from transformers import TrainerCallback
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+from trl import GRPOTrainer
+from trl.trainer.utils import use_adapter
+
+from .methods.base import LossBatch, Method, RolloutBatch
+from .methods.core import k3_kl, masked_mean, masked_quantiles
+
+METHOD_STATE_FILE = "method_state.json"
+EXTRA_PREFIX = "method_extra/"
+ENTROPY_QUANTILES = (0.1, 0.5, 0.9)
+
+
+class _MethodStepCallback(TrainerCallback):
+    """Calls the method's third hook once per optimizer step and logs what it returns."""
+
+    def __init__(self, trainer: "RLVRTrainer"):
+        self.trainer = trainer
+
+    def on_step_end(self, args, state, control, **kwargs):
+        for key, value in self.trainer.method.on_optimizer_step().items():
+            self.trainer._metrics["train"][key].append(float(value))
+
+
+class RLVRTrainer(GRPOTrainer):
+    """GRPOTrainer whose advantages and loss come from ``method``.
+
+    Args:
+        method: a registered method instance (``rlvr_lib.methods.build_method``).
+        log_reference_kl: build a frozen reference (the initial policy) even when the method does not need
+            one, to log the behaviour policy's KL to it every step.
+        Every other argument goes to ``trl.GRPOTrainer``.
+    """
+
+    def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
+        training_args = kwargs.get("args")
+        if training_args is not None and training_args.beta != 0.0:
+            raise ValueError(
+                "GRPOConfig.beta must be 0 with RLVRTrainer: set the KL coefficient as the method's "
+                f"hyperparameter (e.g. beta for '{method.name}') instead"
+            )
+        super().__init__(*args, **kwargs)
+        self.method = method
+        self._rewards_per_func: torch.Tensor | None = None
+        self._uses_reference = method.needs_reference or log_reference_kl
+        if self._uses_reference and not is_peft_model(self.model):
+            reference = copy.deepcopy(self.model).eval().requires_grad_(False)
+            self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
+        self.add_callback(_MethodStepCallback(self))
+        self._warn_if_inert()
+
+    # ------------------------------------------------------------------ configuration checks
+    @property
+    def updates_per_rollout_batch(self) -> float:
+        """Optimizer steps taken on one generation batch."""
+        return self.args.steps_per_generation * self.num_iterations / self.args.gradient_accumulation_steps
+
+    def _warn_if_inert(self) -> None:
+        updates = self.updates_per_rollout_batch
+        kind = self.method.updates_per_batch
+        if kind == "several" and updates <= 1:
+            warnings.warn(
+                f"method '{self.method.name}' needs several updates per rollout batch to act (its off-policy terms "
+                f"vanish when policy == behaviour), but this configuration makes {updates:g}: raise num_iterations "
+                "or steps_per_generation",
+                stacklevel=2,
+            )
+        if kind == "one" and updates != 1:
+            warnings.warn(
+                f"method '{self.method.name}' is defined for exactly one update per rollout batch, but this "
+                f"configuration makes {updates:g}: set num_iterations=1 and steps_per_generation equal to "
+                "gradient_accumulation_steps",
+                stacklevel=2,
+            )
+
+    # ------------------------------------------------------------------ hook 1: rollout
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        self._rewards_per_func = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        return self._rewards_per_func  # (B_global, n_reward_funcs)
+
+    def _reference_logps(self, input_ids, attention_mask, logits_to_keep) -> torch.Tensor:
+        if self.ref_model is not None:
+            return self._get_per_token_logps_and_entropies(self.ref_model, input_ids, attention_mask, logits_to_keep)[0]
+        model = self.accelerator.unwrap_model(self.model)  # PEFT: the reference is the model without adapters
+        with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
+            return self._get_per_token_logps_and_entropies(self.model, input_ids, attention_mask, logits_to_keep)[0]
+
+    def _gather_rows(self, x: torch.Tensor | None, pad: float = 0.0) -> torch.Tensor | None:
+        """Concatenate a (B_local, T_local) tensor over processes, padding T to the largest."""
+        if x is None or self.accelerator.num_processes == 1:
+            return x
+        return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
+
+    def _generate_and_score_completions(self, inputs):
+        output = super()._generate_and_score_completions(inputs)
+        mode = "train" if self.model.training else "eval"
+        completion_ids = output["completion_ids"]
+        input_ids = torch.cat([output["prompt_ids"], completion_ids], dim=1)
+        attention_mask = torch.cat([output["prompt_mask"], output["completion_mask"]], dim=1)
+        logits_to_keep = completion_ids.size(1)
+        mask = output["completion_mask"].float()
+        if "tool_mask" in output:
+            mask = mask * output["tool_mask"]
+
+        with torch.no_grad():
+            logps, entropies, _ = self._get_per_token_logps_and_entropies(
+                self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
+            )
+            ref_logps = self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
+        if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
+            output["old_per_token_logps"] = logps
+        if self.method.needs_reference:
+            output["ref_per_token_logps"] = ref_logps
+
+        num_generations = self.num_generations if mode == "train" else self.num_generations_eval
+        rewards_per_func = self._rewards_per_func
+        weights = self.reward_weights.to(rewards_per_func.device)
+        rewards = torch.nan_to_num((rewards_per_func * weights).nansum(dim=1), nan=0.0)
+        accuracy = None
+        if "accuracy" in self.reward_func_names:
+            accuracy = torch.nan_to_num(rewards_per_func[:, self.reward_func_names.index("accuracy")], nan=0.0)
+        global_mask = self._gather_rows(mask)
+        global_ref_logps = self._gather_rows(ref_logps)
+        batch = RolloutBatch(
+            rewards=rewards,
+            group_ids=torch.arange(rewards.numel(), device=rewards.device) // num_generations,
+            mask=global_mask,
+            logps=self._gather_rows(logps),
+            entropies=self._gather_rows(entropies),
+            ref_logps=global_ref_logps if self.method.needs_reference else None,
+            accuracy=accuracy,
+        )
+        result = self.method.rollout(batch)
+
+        rows = slice(self.accelerator.process_index * mask.size(0), (self.accelerator.process_index + 1) * mask.size(0))
+        output["advantages"] = result.advantages[rows, :logits_to_keep]
+        for key, value in result.extras.items():
+            value = value[rows]
+            if value.dim() >= 2 and value.size(1) == global_mask.size(1):
+                value = value[:, :logits_to_keep]
+            output[EXTRA_PREFIX + key] = value
+        self._log_rollout_metrics(mode, batch, global_ref_logps, result.metrics)
+        return output
+
+    def _log_rollout_metrics(
+        self, mode: str, batch: RolloutBatch, ref_logps: torch.Tensor | None, method_metrics: dict[str, float]
+    ) -> None:
+        metrics = self._metrics[mode]
+        metrics["entropy/mean"].append(float(masked_mean(batch.entropies, batch.mask)))
+        for q, value in zip(ENTROPY_QUANTILES, masked_quantiles(batch.entropies, batch.mask, ENTROPY_QUANTILES)):
+            metrics[f"entropy/p{int(q * 100)}"].append(value)
+        if batch.accuracy is not None:
+            metrics["accuracy"].append(float(batch.accuracy.float().mean()))
+        if ref_logps is not None:
+            metrics["kl_to_reference"].append(float(masked_mean(k3_kl(batch.logps, ref_logps), batch.mask)))
+        for key, value in method_metrics.items():
+            metrics[key].append(float(value))
+
+    # ------------------------------------------------------------------ hook 2: loss
+    def _compute_loss(self, model, inputs):
+        prompt_ids, prompt_mask = inputs["prompt_ids"], inputs["prompt_mask"]
+        completion_ids, completion_mask = inputs["completion_ids"], inputs["completion_mask"]
+        input_ids = torch.cat([prompt_ids, completion_ids], dim=1)
+        attention_mask = torch.cat([prompt_mask, completion_mask], dim=1)
+        logits_to_keep = completion_ids.size(1)
+        mask = completion_mask.float() if "tool_mask" not in inputs else completion_mask * inputs["tool_mask"]
+
+        logps, entropies, aux_loss = self._get_per_token_logps_and_entropies(
+            model, input_ids, attention_mask, logits_to_keep,
+            compute_entropy=True, compute_aux_loss=self.aux_loss_enabled,
+        )
+        mode = "train" if self.model.training else "eval"
+        grad_accum = self.current_gradient_accumulation_steps if mode == "train" else 1
+        tokens_per_process = inputs["num_items_in_batch"].float() / self.accelerator.num_processes
+        if mode == "train":  # num_items_in_batch spans the generation batch: rescale to one optimizer step
+            tokens_per_process = tokens_per_process * grad_accum / self.args.steps_per_generation
+        advantages = inputs["advantages"]
+        if advantages.dim() == 1:
+            advantages = advantages[:, None].expand_as(logps)
+        old_logps = inputs.get("old_per_token_logps")
+        batch = LossBatch(
+            logps=logps,
+            entropies=entropies,
+            old_logps=logps.detach() if old_logps is None else old_logps,
+            advantages=advantages,
+            mask=mask,
+            num_tokens=float(tokens_per_process),
+            num_seqs=float(logps.size(0) * grad_accum),
+            max_completion_length=self.max_completion_length,
+            ref_logps=inputs.get("ref_per_token_logps"),
+            extras={k[len(EXTRA_PREFIX):]: v for k, v in inputs.items() if k.startswith(EXTRA_PREFIX)},
+        )
+        loss, method_metrics = self.method.loss(batch)
+        if self.aux_loss_enabled:
+            loss = loss + self.router_aux_loss_coef * aux_loss / grad_accum
+
+        method_metrics = {"entropy": float(masked_mean(entropies.detach(), mask)), **method_metrics}
+        keys = sorted(method_metrics)  # same order on every process: reduce is a collective
+        values = torch.tensor([method_metrics[k] for k in keys], device=logps.device, dtype=torch.float32)
+        values = self.accelerator.reduce(values, reduction="mean")
+        for key, value in zip(keys, values.tolist()):
+            self._metrics[mode][key].append(value)
+        return loss
+
+    # ------------------------------------------------------------------ hook 3: state in checkpoints
+    def _save_checkpoint(self, model, trial):
+        super()._save_checkpoint(model, trial)
+        if self.args.should_save:
+            folder = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
+            with open(os.path.join(folder, METHOD_STATE_FILE), "w") as f:
+                json.dump({"method": self.method.name, "state": self.method.state_dict()}, f, indent=2)
+
+    def _load_optimizer_and_scheduler(self, checkpoint):
+        super()._load_optimizer_and_scheduler(checkpoint)
+        if checkpoint is None:
+            return
+        path = os.path.join(checkpoint, METHOD_STATE_FILE)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"resuming from {checkpoint}: {METHOD_STATE_FILE} is missing")
+        with open(path) as f:
+            saved = json.load(f)
+        if saved["method"] != self.method.name:
+            raise ValueError(f"{path} holds the state of method '{saved['method']}', not '{self.method.name}'")
+        self.method.load_state_dict(saved["state"])

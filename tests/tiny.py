@@ -1,0 +1,39 @@
+"""A tiny Qwen2 model and character-level tokenizer for trainer tests (no download, seconds to build)."""
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+ALPHABET = string.digits + string.ascii_letters + " +-*/=.,:?\\{}()\n"
+
+
+def tiny_tokenizer() -> PreTrainedTokenizerFast:
+    vocab = {"<|endoftext|>": 0, **{ch: i + 1 for i, ch in enumerate(ALPHABET)}}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<|endoftext|>"))
+    tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
+    tok.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>", padding_side="left"
+    )
+
+
+def tiny_model(tokenizer, seed: int = 0) -> Qwen2ForCausalLM:
+    torch.manual_seed(seed)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, tie_word_embeddings=True,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
+    )
+    return Qwen2ForCausalLM(config)
+
+
+def save_tiny(path: Path, seed: int = 0) -> Path:
+    tokenizer = tiny_tokenizer()
+    model = tiny_model(tokenizer, seed)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
