@@ -27,7 +27,11 @@ def masked_quantiles(x: Tensor, mask: Tensor, qs: tuple[float, ...]) -> list[flo
     values = x[mask.bool()].detach().float()
     if values.numel() == 0:
         return [float("nan")] * len(qs)
-    return torch.quantile(values, torch.tensor(qs, dtype=values.dtype)).tolist()
+    ordered = values.sort().values  # sort-based: works on any device and beyond torch.quantile's size limit
+    positions = torch.tensor(qs, dtype=values.dtype, device=values.device) * (values.numel() - 1)
+    low, high = positions.floor().long(), positions.ceil().long()
+    frac = positions - low
+    return (ordered[low] * (1 - frac) + ordered[high] * frac).tolist()
 
 
 def group_index(group_ids: Tensor) -> tuple[Tensor, int]:

@@ -1,0 +1,237 @@
+"""CW-GRPO: Covariance-aware GRPO with Gaussian-kernel advantage reweighting (Wang et al., arXiv 2605.11538;
+``cw_grpo.txt`` section 2.3).
+
+Per token (the paper's equations are unnumbered; names follow section 2.3):
+
+- centred covariance  c_{i,t} = (logp_{i,t} - mean(logp)) * (A_i - mean(A));
+- Gaussian kernel     w_{i,t} = exp(-c_{i,t}^2 / (2 sigma^2)), sigma = std of {c_{i,t}};
+- normalisation       w_tilde_{i,t} = w_{i,t} * N / sum_{j,k} w_{j,k}, N = sum_j |o_j|;
+- loss                l_{i,t} = rho_{i,t} * (w_tilde_{i,t} * A_i) - beta * KL_{i,t}, aggregated
+                      1/G sum_i 1/|o_i| sum_t (seq-mean-token-mean).
+
+The weights are constants (no gradient). The paper's l_{i,t} has no clip; ``use_clip=True`` gives GRPO's
+clipped surrogate on the reweighted advantages. Open choices (scope of the statistics, centring of A,
+which log-probs, clip) are ``Config`` fields; ``docs/assumptions/cw_grpo.md`` gives the reasons.
+
+Shapes: B responses, T padded tokens, ``mask`` float (B, T); ``index`` (B,) dense segment ids (the groups,
+or all zeros for batch scope). Nothing loops over tokens or groups in Python.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import torch
+from torch import Tensor
+
+from .base import LossBatch, RolloutBatch, RolloutResult
+from .core import StdKind, clip_metrics, group_index, group_mean_std, group_sum, ppo_clip_loss
+from .grpo import GRPO
+from .registry import register
+
+SCOPES = ("group", "batch")
+ADV_CENTERINGS = ("token", "response")
+LOGP_SOURCES = ("behaviour", "current")
+# Table 1 / fig. 3 of the paper: covariance magnitude at the top 0.01 %, 1 %, 20 %, 40 %, 100 % of tokens.
+COV_TOP_PERCENTS = (0.01, 1.0, 20.0, 40.0, 100.0)
+
+
+# ----------------------------------------------------------------------------- pure functions
+def scope_index(group_ids: Tensor, scope: str) -> tuple[Tensor, int]:
+    """Dense segment ids (B,) over which means, sigma and N are taken: the prompt groups or the whole batch."""
+    if scope == "group":
+        return group_index(group_ids)
+    if scope == "batch":
+        return torch.zeros_like(group_ids, dtype=torch.long), 1
+    raise ValueError(f"scope must be one of {SCOPES}, got '{scope}'")
+
+
+def token_covariance(
+    logps: Tensor, seq_adv: Tensor, mask: Tensor, index: Tensor, n_segments: int, adv_centering: str = "token"
+) -> Tensor:
+    """c_{i,t} = (logp_{i,t} - mean(logp)) * (A_i - mean(A)), (B, T), 0 on masked positions.
+
+    mean(logp) is over the masked tokens of the segment. mean(A) is over the segment's tokens (A_i counted
+    once per token, as Cui et al.'s covariance does, ``adv_centering='token'``) or over its responses
+    (``'response'``; 0 for GRPO advantages of a whole group). logps, mask: (B, T); seq_adv: (B,).
+    """
+    mask = mask.to(logps.dtype)
+    seq_adv = seq_adv.to(logps.dtype)
+    logp_mean, _ = group_mean_std(logps, index, n_segments, weight=mask)
+    if adv_centering == "token":
+        adv_tok = seq_adv[:, None].expand_as(mask)
+        adv_mean, _ = group_mean_std(adv_tok, index, n_segments, weight=mask)
+    elif adv_centering == "response":
+        has_tokens = (mask.sum(-1) > 0).to(logps.dtype)
+        adv_mean, _ = group_mean_std(seq_adv, index, n_segments, weight=has_tokens)
+    else:
+        raise ValueError(f"adv_centering must be one of {ADV_CENTERINGS}, got '{adv_centering}'")
+    return (logps - logp_mean[index, None]) * (seq_adv - adv_mean[index])[:, None] * mask
+
+
+def gaussian_kernel_weights(
+    cov: Tensor, mask: Tensor, index: Tensor, n_segments: int, std_kind: StdKind = "sample"
+) -> tuple[Tensor, Tensor]:
+    """w_{i,t} = exp(-c^2 / (2 sigma^2)) with sigma the std of the segment's masked c, (B, T) in (0, 1].
+
+    A segment whose covariances are all equal (sigma = 0, e.g. a group with equal rewards, where c = 0) gets
+    w = 1: nothing in it is extreme. Masked positions get 0. Returns (w, sigma (n_segments,)).
+    """
+    mask = mask.to(cov.dtype)
+    _, sigma = group_mean_std(cov, index, n_segments, weight=mask, std_kind=std_kind)
+    var = (sigma**2)[index, None]
+    exponent = torch.where(var > 0, cov * cov / (2.0 * var.clamp(min=torch.finfo(cov.dtype).tiny)),
+                           torch.zeros_like(cov))
+    return torch.exp(-exponent) * mask, sigma
+
+
+def normalize_weights(w: Tensor, mask: Tensor, index: Tensor, n_segments: int) -> Tensor:
+    """w_tilde_{i,t} = w_{i,t} * N / sum w, N = number of masked tokens of the segment, (B, T).
+
+    Within each segment the w_tilde sum to N (mean 1), so the expected loss scale is unchanged.
+    """
+    mask = mask.to(w.dtype)
+    n_tok = group_sum(mask.sum(-1), index, n_segments)
+    w_sum = group_sum((w * mask).sum(-1), index, n_segments)
+    scale = torch.where(w_sum > 0, n_tok / w_sum.clamp(min=torch.finfo(w.dtype).tiny), torch.ones_like(w_sum))
+    return w * scale[index, None] * mask
+
+
+def sorted_quantiles(x: Tensor, mask: Tensor, qs: tuple[float, ...]) -> list[float]:
+    """Quantiles (linear interpolation, as ``torch.quantile``) of the masked entries of ``x``; NaN if none.
+
+    A sort on the input's device: no size limit (torch.quantile stops at 2**24 elements) and the q's live
+    on the same device (``core.masked_quantiles`` builds them on the CPU, which fails for CUDA input).
+    """
+    values = x[mask.bool()].detach().float()
+    if values.numel() == 0:
+        return [float("nan")] * len(qs)
+    values, _ = torch.sort(values)
+    pos = torch.tensor(qs, dtype=values.dtype, device=values.device) * (values.numel() - 1)
+    lo, hi = pos.floor().long(), pos.ceil().long()
+    return (values[lo] + (values[hi] - values[lo]) * (pos - lo)).tolist()
+
+
+def covariance_percentiles(cov: Tensor, mask: Tensor, top_percents=COV_TOP_PERCENTS) -> dict[str, float]:
+    """Table 1 of the paper: the covariance at the top p % of positive and of negative tokens.
+
+    For positive c the value above which p % of the positive covariances lie (quantile 1 - p/100); for
+    negative c the value below which p % of the negative ones lie (quantile p/100). NaN when there are none.
+    """
+    valid = mask.bool()
+    pos = sorted_quantiles(cov, valid & (cov > 0), tuple(1.0 - p / 100.0 for p in top_percents))
+    neg = sorted_quantiles(cov, valid & (cov < 0), tuple(p / 100.0 for p in top_percents))
+    out = {}
+    for p, vp, vn in zip(top_percents, pos, neg):
+        out[f"cw_grpo/cov_pos_top{p:g}pct"] = vp
+        out[f"cw_grpo/cov_neg_top{p:g}pct"] = vn
+    return out
+
+
+def covariance_weighted_advantages(
+    logps: Tensor, seq_adv: Tensor, mask: Tensor, index: Tensor, n_segments: int, *,
+    adv_centering: str = "token", std_kind: StdKind = "sample",
+) -> tuple[Tensor, dict[str, Tensor]]:
+    """Section 2.3 end to end: (logps (B, T), A (B,)) -> reweighted token advantages w_tilde * A_i (B, T).
+
+    Runs without gradient. Returns the advantages and the intermediates (cov, w, w_tilde, sigma).
+    """
+    with torch.no_grad():
+        mask = mask.to(logps.dtype)
+        cov = token_covariance(logps, seq_adv, mask, index, n_segments, adv_centering)
+        w, sigma = gaussian_kernel_weights(cov, mask, index, n_segments, std_kind)
+        w_tilde = normalize_weights(w, mask, index, n_segments)
+        adv = w_tilde * seq_adv.to(logps.dtype)[:, None]
+    return adv, {"cov": cov, "w": w, "w_tilde": w_tilde, "sigma": sigma}
+
+
+def weight_metrics(parts: dict[str, Tensor], mask: Tensor, percentiles: bool = True) -> dict[str, float]:
+    """Weight spread (min/mean/max/std of the raw kernel weights w), the covariance and its percentiles.
+
+    One host sync for the spread; the percentiles (a sort of the batch's covariances) add two more.
+    """
+    w, wt, cov = parts["w"], parts["w_tilde"], parts["cov"]
+    mask = mask.to(w.dtype)
+    valid = mask.bool()
+    if not valid.any():
+        return {}
+    n = mask.sum().clamp(min=1.0)
+    w_mean = (w * mask).sum() / n
+    inf = torch.tensor(float("inf"), dtype=w.dtype, device=w.device)
+    values = {
+        "cw_grpo/w_min": torch.where(valid, w, inf).min(),
+        "cw_grpo/w_mean": w_mean,
+        "cw_grpo/w_max": torch.where(valid, w, -inf).max(),
+        "cw_grpo/w_std": (((w - w_mean) ** 2 * mask).sum() / n).sqrt(),
+        "cw_grpo/w_below_half_frac": ((w < 0.5).to(w.dtype) * mask).sum() / n,
+        "cw_grpo/w_tilde_max": torch.where(valid, wt, -inf).max(),
+        "cw_grpo/cov_mean": (cov * mask).sum() / n,
+        "cw_grpo/cov_abs_mean": (cov.abs() * mask).sum() / n,
+        "cw_grpo/sigma_mean": parts["sigma"].mean(),
+    }
+    out = dict(zip(values, torch.stack([v.to(w.dtype) for v in values.values()]).tolist()))
+    if percentiles:
+        out.update(covariance_percentiles(cov, mask))
+    return out
+
+
+# ----------------------------------------------------------------------------- the method
+@register
+class CWGRPO(GRPO):
+    name = "cw_grpo"
+    paper = "Wang et al. 2026, CW-GRPO (arXiv 2605.11538), sec. 2.3"
+    updates_per_batch = "any"
+
+    @dataclass
+    class Config(GRPO.Config):
+        beta: float = 0.04  # l_{i,t} carries -beta*KL, value not given: GRPO's (DeepSeekMath) / Open-RS-era TRL
+        kl_ratio_correction: bool = False  # l_{i,t} has plain beta*KL_{i,t}
+        loss_agg: str = "seq-mean-token-mean"  # 1/G sum_i 1/|o_i| sum_t
+        use_clip: bool = False  # l_{i,t} = rho * (w_tilde * A_i): no clip in the paper's equations
+        scope: str = "group"  # means, sigma, N per prompt group (N = sum_{j=1}^G |o_j|) or "batch"
+        adv_centering: str = "token"  # mean(A) over the scope's tokens, or "response" (over its responses)
+        logp_source: str = "behaviour"  # logp in c: rollout (behaviour) policy, or "current" at loss time
+        log_percentiles: bool = True  # table-1 covariance percentiles each rollout (a sort of the batch)
+
+    def validate(self) -> None:
+        super().validate()
+        c = self.cfg
+        if c.scope not in SCOPES:
+            raise ValueError(f"scope must be one of {SCOPES}, got '{c.scope}'")
+        if c.adv_centering not in ADV_CENTERINGS:
+            raise ValueError(f"adv_centering must be one of {ADV_CENTERINGS}, got '{c.adv_centering}'")
+        if c.logp_source not in LOGP_SOURCES:
+            raise ValueError(f"logp_source must be one of {LOGP_SOURCES}, got '{c.logp_source}'")
+
+    def rollout(self, batch: RolloutBatch) -> RolloutResult:
+        c = self.cfg
+        seq_adv = self.sequence_advantages(batch)
+        mask = batch.mask
+        if c.logp_source == "current":
+            # Weights come from the current policy at loss time; the micro-batch needs the segment ids.
+            index, _ = scope_index(batch.group_ids, c.scope)
+            adv = seq_adv[:, None].expand_as(mask).contiguous()
+            return RolloutResult(advantages=adv, extras={"cw_segment": index, "cw_seq_adv": seq_adv})
+        index, n = scope_index(batch.group_ids, c.scope)
+        adv, parts = covariance_weighted_advantages(
+            batch.logps.detach().float(), seq_adv, mask, index, n, adv_centering=c.adv_centering,
+            std_kind=c.std_kind,
+        )
+        return RolloutResult(advantages=adv, metrics=weight_metrics(parts, mask, c.log_percentiles))
+
+    def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
+        c = self.cfg
+        metrics: dict[str, float] = {}
+        if c.logp_source == "current":
+            index, n = group_index(batch.extras["cw_segment"])  # the segments present in this micro-batch
+            adv, parts = covariance_weighted_advantages(
+                batch.logps.detach().float(), batch.extras["cw_seq_adv"], batch.mask, index, n,
+                adv_centering=c.adv_centering, std_kind=c.std_kind,
+            )
+            batch = replace(batch, advantages=adv)
+            metrics.update(weight_metrics(parts, batch.mask, percentiles=False))
+        eps_low, eps_high = (c.eps_low, c.eps_high) if c.use_clip else (math.inf, math.inf)
+        per_token, info = ppo_clip_loss(batch.logps, batch.old_logps, batch.advantages, eps_low, eps_high)
+        kl, kl_metrics = self.kl_term(batch, info["ratio"])
+        loss = self.aggregator(batch)(per_token + kl, batch.mask)
+        return loss, {**metrics, **kl_metrics, **clip_metrics(info, batch.mask)}

@@ -1,0 +1,190 @@
+"""TEPO: Token-level policy optimization via sequence-level likelihood (Lin et al.; ``tepo.txt`` eq. 4,
+Algorithm 1, App. D).
+
+Per token of response i (eq. 4):
+
+    J_{i,t} = min(w_i * A_{i,t}, clip(w_i, 1-eps_low, 1+eps_high) * A_{i,t}) - beta * KL(pi_theta || pi_old)_{i,t} * M_{i,t}
+    w_i     = exp(1/|o_i| sum_t (logp_{i,t} - old_logp_{i,t}))      (sec. 3.3.1: geometric mean of token ratios)
+    M_{i,t} = 1 if A_{i,t} > 0 and Delta H_{i,t} < 0 else 0          (Delta H = current - behaviour entropy)
+
+aggregated token-mean over all tokens of the batch (eq. 4's 1/sum|o_i|; table 3 panel D). The gradient flows
+through w_i into every token of the response. With a single update per rollout batch w_i = 1, Delta H = 0 and
+KL(pi || pi_old) = 0, so the mask and the KL are inert: TEPO needs several updates per rollout batch
+(the paper uses 8). The ablations of table 3 are ``mask_scope`` (panel E, plus "all" for panel A's
+undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
+``docs/assumptions/tepo.md`` gives the reasons for every default.
+
+Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). No Python loops over tokens.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from .base import LossBatch, Method, RolloutBatch, RolloutResult, check_positive
+from .core import AGGREGATIONS, Aggregator, clip_metrics, group_normalized_advantages, k3_kl, masked_mean, ppo_clip_loss
+from .registry import register
+
+MASK_SCOPES = ("pos_adv_entropy_down", "none", "neg_adv_entropy_up", "either", "all")
+KL_ESTIMATORS = ("k3", "k1", "k2")
+KL_TARGETS = ("old", "ref")
+SURROGATES = ("ppo", "eq4_literal", "unclipped")
+LOG_W_CLAMP = 20.0  # |log w_i| bound before exp (verl clamps token log-ratios to [-20, 20] likewise)
+
+
+# ----------------------------------------------------------------------------- pure functions
+def sequence_log_weight(logps: Tensor, old_logps: Tensor, mask: Tensor) -> Tensor:
+    """Sec. 3.3.1 / Alg. 1 lines 9-11: log w_i = 1/|o_i| sum_t (logp - old_logp) * mask, (B,).
+
+    Differentiable in ``logps``. A fully masked row gives 0 (w = 1). Clamped to +-LOG_W_CLAMP.
+    """
+    mask = mask.to(logps.dtype)
+    length = mask.sum(-1).clamp(min=1.0)
+    return (((logps - old_logps) * mask).sum(-1) / length).clamp(-LOG_W_CLAMP, LOG_W_CLAMP)
+
+
+def sequence_clip_surrogate(
+    log_w: Tensor, advantages: Tensor, eps_low: float, eps_high: float, surrogate: str = "ppo"
+) -> tuple[Tensor, dict[str, Tensor]]:
+    """The policy term of eq. 4 as a per-token LOSS (negated objective), (B, T).
+
+    log_w: (B,); advantages: (B, T). ``'ppo'``: -min(w*A, clip(w)*A) (PPO's pessimistic bound with the
+    sequence weight, as GSPO); ``'eq4_literal'``: -min(w, clip(w)) * A, eq. 4 typeset literally (for A < 0 this
+    is the optimistic bound); ``'unclipped'``: -w*A (Algorithm 1 line 15). Returns the loss and the info dict
+    of ``core.ppo_clip_loss`` (ratio = w (B, 1), boolean clipped_low/high (B, T): tokens whose gradient the
+    clip removes).
+    """
+    if surrogate == "ppo":
+        return ppo_clip_loss(log_w[:, None], torch.zeros_like(log_w)[:, None], advantages, eps_low, eps_high)
+    w = torch.exp(log_w)[:, None]
+    if surrogate == "eq4_literal":
+        clipped = torch.clamp(w, 1 - eps_low, 1 + eps_high)
+        loss = -torch.minimum(w, clipped) * advantages
+        high = (w > 1 + eps_high).expand_as(advantages) & (advantages != 0)
+        low = torch.zeros_like(high)
+    elif surrogate == "unclipped":
+        loss = -w * advantages
+        low = high = torch.zeros_like(advantages, dtype=torch.bool)
+    else:
+        raise ValueError(f"surrogate must be one of {SURROGATES}, got '{surrogate}'")
+    return loss, {"ratio": w, "clipped_low": low, "clipped_high": high}
+
+
+def entropy_kl_mask(advantages: Tensor, entropy_change: Tensor, scope: str, tol: float = 0.0) -> Tensor:
+    """M_{i,t} of eq. 4 and the table 3 panel E / panel A variants, float (B, T) of 0/1.
+
+    Delta H counts as negative below -tol and positive above tol (tol = 0: the paper's strict signs).
+    ``'pos_adv_entropy_down'``: A > 0 and dH < 0 (TEPO). ``'neg_adv_entropy_up'``: A < 0 and dH > 0.
+    ``'either'``: the union of the two misalignments (sec. 3.3.2). ``'none'``: all 0 (TEPO-w/o. KL).
+    ``'all'``: all 1 (panel A, undifferentiated KL).
+    """
+    down, up = entropy_change < -tol, entropy_change > tol
+    pos, neg = advantages > 0, advantages < 0
+    if scope == "pos_adv_entropy_down":
+        m = pos & down
+    elif scope == "neg_adv_entropy_up":
+        m = neg & up
+    elif scope == "either":
+        m = (pos & down) | (neg & up)
+    elif scope == "none":
+        m = torch.zeros_like(pos)
+    elif scope == "all":
+        m = torch.ones_like(pos)
+    else:
+        raise ValueError(f"mask_scope must be one of {MASK_SCOPES}, got '{scope}'")
+    return m.to(entropy_change.dtype)
+
+
+def kl_estimate(logps: Tensor, target_logps: Tensor, estimator: str = "k3") -> Tensor:
+    """Per-token estimate of KL(pi_theta || pi_target) from the sampled token, (B, T), differentiable in logps.
+
+    k1 = logp - target; k2 = (logp - target)^2 / 2; k3 = exp(target - logp) - (target - logp) - 1 (>= 0).
+    """
+    if estimator == "k3":
+        return k3_kl(logps, target_logps)
+    diff = logps - target_logps
+    if estimator == "k1":
+        return diff
+    if estimator == "k2":
+        return 0.5 * diff * diff
+    raise ValueError(f"kl_estimator must be one of {KL_ESTIMATORS}, got '{estimator}'")
+
+
+# ----------------------------------------------------------------------------- the method
+@register
+class TEPO(Method):
+    name = "tepo"
+    paper = "Lin et al., TEPO (token-level policy optimization via sequence-level likelihood), eq. 4, Alg. 1, App. D"
+    updates_per_batch = "several"
+
+    @dataclass
+    class Config:
+        eps_low: float = 0.2  # sec. 4.1: the clip-higher bounds the paper uses (eq. 4 has one eps)
+        eps_high: float = 0.28
+        beta: float = 0.001  # sec. 4.1, Qwen2.5-7B (1.0 for Qwen3-14B)
+        kl_estimator: str = "k3"
+        mask_scope: str = "pos_adv_entropy_down"  # table 3 panel E; "all" = panel A
+        kl_target: str = "old"  # eq. 4: KL(pi_theta || pi_old); "ref": KL to the reference model
+        surrogate: str = "ppo"  # min(w*A, clip(w)*A); "eq4_literal" | "unclipped" (Alg. 1)
+        entropy_change_tol: float = 0.0  # |dH| <= tol counts as no change (0: strict signs of eq. 4)
+        loss_agg: str = "token-mean"  # eq. 4: 1/sum|o_i|; panel D: seq-mean-token-mean / seq-mean-token-sum
+        scale_rewards: bool = True
+        std_kind: str = "sample"  # verl's torch.std
+        adv_eps: float = 1e-6  # verl's GRPO epsilon (eq. 9 has none)
+
+    def validate(self) -> None:
+        c = self.cfg
+        check_positive("eps_low", c.eps_low, strict=False)
+        check_positive("eps_high", c.eps_high, strict=False)
+        check_positive("beta", c.beta, strict=False)
+        check_positive("entropy_change_tol", c.entropy_change_tol, strict=False)
+        check_positive("adv_eps", c.adv_eps, strict=False)
+        for field, value, allowed in (
+            ("kl_estimator", c.kl_estimator, KL_ESTIMATORS), ("mask_scope", c.mask_scope, MASK_SCOPES),
+            ("kl_target", c.kl_target, KL_TARGETS), ("surrogate", c.surrogate, SURROGATES),
+            ("loss_agg", c.loss_agg, AGGREGATIONS), ("std_kind", c.std_kind, ("sample", "population")),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{field} must be one of {allowed}, got '{value}'")
+
+    @property
+    def needs_reference(self) -> bool:
+        c = self.cfg
+        return c.kl_target == "ref" and c.beta > 0 and c.mask_scope != "none"
+
+    def rollout(self, batch: RolloutBatch) -> RolloutResult:
+        c = self.cfg
+        adv = group_normalized_advantages(
+            batch.rewards, batch.group_ids, scale=c.scale_rewards, std_kind=c.std_kind, eps=c.adv_eps
+        )
+        return RolloutResult(
+            advantages=adv[:, None].expand_as(batch.mask).contiguous(),
+            extras={"behaviour_entropies": batch.entropies.detach()},
+        )
+
+    def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
+        c = self.cfg
+        mask = batch.mask
+        log_w = sequence_log_weight(batch.logps, batch.old_logps, mask)
+        policy, info = sequence_clip_surrogate(log_w, batch.advantages, c.eps_low, c.eps_high, c.surrogate)
+        d_entropy = batch.entropies.detach() - batch.extras["behaviour_entropies"]
+        m = entropy_kl_mask(batch.advantages, d_entropy, c.mask_scope, c.entropy_change_tol) * mask
+        w = torch.exp(log_w.detach())
+        values = {
+            "tepo/w_mean": w.mean(), "tepo/w_min": w.min(), "tepo/w_max": w.max(),
+            "tepo/mask_frac": masked_mean(m, mask), "tepo/entropy_change_mean": masked_mean(d_entropy, mask),
+        }
+        per_token = policy
+        if c.beta > 0 and c.mask_scope != "none":
+            target = batch.ref_logps if c.kl_target == "ref" else batch.old_logps
+            if target is None:
+                raise ValueError("tepo with kl_target='ref' needs reference log-probs")
+            kl = kl_estimate(batch.logps, target, c.kl_estimator)
+            per_token = per_token + c.beta * kl * m
+            values["tepo/kl"] = masked_mean(kl.detach(), mask)
+            values["tepo/kl_masked"] = masked_mean(kl.detach(), m)
+        metrics = dict(zip(values, torch.stack([v.float() for v in values.values()]).tolist()))
+        loss = Aggregator(c.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)(per_token, mask)
+        return loss, {**metrics, **clip_metrics(info, mask)}
