@@ -1,0 +1,36 @@
+"""Entropy regularisation with a fixed coefficient (OPEFO's "Entropy-Reg" baseline, opefo.txt sec. 6.1).
+
+baselines.md, "Entropy regularisation (fixed coefficient)": loss = pg_loss - coef * agg(H), with agg the
+same aggregation as the policy loss; OPEFO uses coef 0.01. pg_loss is GRPO's clipped surrogate (``grpo.py``),
+H the current policy's per-token entropy (with gradient). Choices: ``docs/assumptions/baselines.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torch import Tensor
+
+from .base import LossBatch, as_float, check_positive
+from .core import entropy_bonus_loss
+from .grpo import GRPO
+from .registry import register
+
+
+@register
+class EntropyReg(GRPO):
+    name = "entropy_reg"
+    paper = "opefo.txt sec. 6.1 (Entropy-Reg, coefficient 0.01); semantics: baselines.md"
+
+    @dataclass
+    class Config(GRPO.Config):
+        entropy_coef: float = 0.01  # opefo.txt sec. 6.1
+
+    def validate(self) -> None:
+        super().validate()
+        check_positive("entropy_coef", self.cfg.entropy_coef, strict=False)
+
+    def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
+        pg_loss, metrics = super().loss(batch)
+        bonus = entropy_bonus_loss(batch.entropies, batch.mask, self.cfg.entropy_coef, self.aggregator(batch))
+        metrics[f"{self.name}/bonus_loss"] = as_float(bonus)
+        return pg_loss + bonus, metrics

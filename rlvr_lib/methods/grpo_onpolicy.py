@@ -1,0 +1,65 @@
+"""GRPO, strict on-policy (OPEFO's baseline, opefo.txt sec. 4 and 6.1): one update per rollout batch.
+
+With one update per rollout batch the policy that is trained is the policy that sampled, so the PPO ratio
+is identically 1 and the clip never acts. opefo.txt writes the objective without ratio or clip (eq. 2, and
+the fig. 3 code ``pg_terms = -log_prob * advantages``), the REINFORCE form used here:
+
+    L_t = -A_t * log pi(y_t | s_t)        aggregated by ``loss_agg`` (token-mean: fig. 3's ``.mean()``).
+
+Its gradient equals GRPO's clipped loss at ratio 1. OPEFO (``opefo.py``) is this loss with the per-token
+terms rescaled; at lambda* = 0 it is exactly this method (opefo.txt table 2 caption).
+Choices and their sources: ``docs/assumptions/opefo.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torch import Tensor
+
+from .base import LossBatch
+from .core import AGGREGATIONS
+from .grpo import GRPO
+from .registry import register
+
+
+def reinforce_loss(logps: Tensor, advantages: Tensor) -> Tensor:
+    """Per-token REINFORCE loss -A_t * log p_t (opefo.txt eq. 2; fig. 3 ``pg_terms``).
+
+    logps: (B, T) current-policy log-probs of the sampled tokens (with grad); advantages: (B, T) or (B, 1).
+    Returns (B, T). No ratio, no clip: only valid when ``logps`` belong to the sampling policy.
+    """
+    return -advantages * logps
+
+
+@register
+class GRPOOnPolicy(GRPO):
+    """GRPO advantages (eq. 3 of opefo.txt) with the on-policy REINFORCE loss; no reference, no KL."""
+
+    name = "grpo_onpolicy"
+    paper = "opefo.txt sec. 4 and 6.1 ('GRPO (Strict on-policy)'); fig. 3 with lambda* = 0"
+    updates_per_batch = "one"
+
+    @dataclass
+    class Config:
+        # The fig. 3 code reduces with a plain mean over tokens; token-mean is its masked, accumulation-exact form.
+        loss_agg: str = "token-mean"
+        scale_rewards: bool = True  # eq. 3 divides by the group std
+        std_kind: str = "sample"  # project convention (TRL); eq. 3 does not say
+        adv_eps: float = 1e-4  # TRL 1.16; verl uses 1e-6; eq. 3 has none
+
+    def validate(self) -> None:
+        c = self.cfg
+        if c.loss_agg not in AGGREGATIONS:
+            raise ValueError(f"loss_agg must be one of {AGGREGATIONS}, got '{c.loss_agg}'")
+        if c.std_kind not in ("sample", "population"):
+            raise ValueError(f"std_kind must be 'sample' or 'population', got '{c.std_kind}'")
+        if c.adv_eps < 0:
+            raise ValueError(f"adv_eps must be >= 0, got {c.adv_eps}")
+
+    @property
+    def needs_reference(self) -> bool:
+        return False
+
+    def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
+        per_token = reinforce_loss(batch.logps, batch.advantages)
+        return self.aggregator(batch)(per_token, batch.mask), {}

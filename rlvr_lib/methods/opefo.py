@@ -1,0 +1,139 @@
+"""OPEFO: On-Policy Entropy Flow Optimization (opefo.txt sec. 5, eq. 6-9, fig. 3).
+
+Per token, the first-order entropy change of a strict on-policy update (eq. 6, eta dropped: it cancels in
+eq. 9), estimated at the sampled token y_t (one-sample estimate of the expectation over a ~ pi in eq. 6):
+
+    dH_t = -A_t * (1 - p_t)^2 * (log p_t + H_t),          p_t = pi(y_t | s_t), H_t = entropy at s_t.
+
+S+ = {dH > 0} (entropy-increasing), S- = {dH < 0} (sec. 5.1). The balancing coefficient (eq. 9)
+
+    lambda* = (sum_{S-} |dH| - sum_{S+} dH) / (sum_{S-} |dH| + sum_{S+} dH)        in [-1, 1]
+
+makes the rescaled flow vanish: (1 + lambda*) sum_{S+} dH + (1 - lambda*) sum_{S-} dH = 0 (eq. 8). The loss
+(eq. 7, fig. 3) is the on-policy REINFORCE term -A_t * log p_t times (1 + lambda*) on S+ and (1 - lambda*)
+on S-, unchanged elsewhere (dH = 0), with no ratio, clip or reference; one update per rollout batch.
+
+Ablations (opefo.txt table 2): ``lambda_mode="static"`` (fixed lambda = ``static_lambda``, 0.001),
+``balance_sides="pos"`` (S+ only) or ``"neg"`` (S- only). Open choices (``docs/assumptions/opefo.md``):
+``lambda_scope`` (rollout batch, the paper's "batch", or micro-batch, what fig. 3 computes on the tensor it
+is given) and ``loss_agg`` (fig. 3's ``.mean()`` -> token-mean). The expectation form of eq. 6 needs the full
+next-token distribution, which (B, T) inputs do not carry: only the sampled-token form is offered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from .base import LossBatch, RolloutBatch, RolloutResult, check_probability
+from .grpo_onpolicy import GRPOOnPolicy, reinforce_loss
+from .registry import register
+
+LAMBDA_MODES = ("adaptive", "static")
+BALANCE_SIDES = ("both", "pos", "neg")
+LAMBDA_SCOPES = ("rollout-batch", "micro-batch")
+EXTRA_WEIGHT = "opefo_weight"
+
+
+# ----------------------------------------------------------------------------- pure functions
+def entropy_change(logps: Tensor, entropies: Tensor, advantages: Tensor, mask: Tensor) -> Tensor:
+    """Sampled-token first-order entropy change dH_t = -A_t (1 - p_t)^2 (log p_t + H_t) (eq. 6, eta = 1).
+
+    logps, entropies, mask: (B, T); advantages (B, T) or (B, 1). Inputs are detached (dH is a diagnostic
+    weight, opefo.txt sec. 3.3). Returns (B, T), 0 at masked positions.
+    """
+    logps, entropies, advantages = logps.detach(), entropies.detach(), advantages.detach()
+    one_minus_p = -torch.expm1(logps)  # 1 - exp(logp), accurate when p is near 1
+    return -advantages * one_minus_p.square() * (logps + entropies) * mask
+
+
+def flow_sums(delta_h: Tensor) -> tuple[Tensor, Tensor]:
+    """(sum_{S+} dH, sum_{S-} |dH|) over all entries of ``delta_h`` (0 at masked positions). Scalars."""
+    return delta_h.clamp(min=0).sum(), (-delta_h).clamp(min=0).sum()
+
+
+def balance_coefficient(pos_flow: Tensor, neg_flow: Tensor, eps: float = 1e-12) -> Tensor:
+    """lambda* = (neg - pos) / max(neg + pos, eps) (eq. 9; fig. 3 clamps the denominator at eps). In [-1, 1]."""
+    return (neg_flow - pos_flow) / (neg_flow + pos_flow).clamp(min=eps)
+
+
+def flow_weights(delta_h: Tensor, lam: Tensor | float, sides: str = "both") -> Tensor:
+    """Per-token scale of the policy-gradient term (eq. 7): 1 + lam on S+, 1 - lam on S-, 1 elsewhere.
+
+    delta_h: (B, T); lam: scalar. ``sides`` "pos" / "neg" rescale only S+ / only S- (table 2 one-sided
+    ablations). Returns (B, T), no gradient.
+    """
+    pos = (delta_h > 0).to(delta_h.dtype) if sides in ("both", "pos") else torch.zeros_like(delta_h)
+    neg = (delta_h < 0).to(delta_h.dtype) if sides in ("both", "neg") else torch.zeros_like(delta_h)
+    return 1.0 + lam * (pos - neg)
+
+
+def opefo_loss(logps: Tensor, advantages: Tensor, weights: Tensor) -> Tensor:
+    """Per-token OPEFO loss -A_t * log p_t * w_t (fig. 3: ``pg_terms`` rescaled in place). (B, T)."""
+    return reinforce_loss(logps, advantages) * weights
+
+
+# ----------------------------------------------------------------------------- method
+@register
+class OPEFO(GRPOOnPolicy):
+    name = "opefo"
+    paper = "opefo.txt (On-Policy Entropy Flow Optimization), eq. 6-9 and fig. 3"
+    updates_per_batch = "one"
+
+    @dataclass
+    class Config(GRPOOnPolicy.Config):
+        lambda_mode: str = "adaptive"  # eq. 9; "static" = table 2 "Static Scaling"
+        static_lambda: float = 0.001  # table 2 / sec. 6.4: the average lambda* over training
+        balance_sides: str = "both"  # "pos" / "neg": table 2 one-sided variants
+        lambda_scope: str = "rollout-batch"  # sec. 5.3 "computed directly from the current batch"
+        lambda_eps: float = 1e-12  # fig. 3 clamp_min(eps)
+
+    def validate(self) -> None:
+        super().validate()
+        c = self.cfg
+        for field, value, allowed in (
+            ("lambda_mode", c.lambda_mode, LAMBDA_MODES),
+            ("balance_sides", c.balance_sides, BALANCE_SIDES),
+            ("lambda_scope", c.lambda_scope, LAMBDA_SCOPES),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{field} must be one of {allowed}, got '{value}'")
+        check_probability("static_lambda", c.static_lambda, low=-1.0, high=1.0)
+        if c.lambda_eps <= 0:
+            raise ValueError(f"lambda_eps must be > 0, got {c.lambda_eps}")
+
+    def balance(
+        self, logps: Tensor, entropies: Tensor, advantages: Tensor, mask: Tensor
+    ) -> tuple[Tensor, dict[str, float]]:
+        """Weights (B, T) and the flow metrics for one scope of tokens (rollout batch or micro-batch)."""
+        c = self.cfg
+        delta_h = entropy_change(logps, entropies, advantages, mask)
+        pos_flow, neg_flow = flow_sums(delta_h)
+        if c.lambda_mode == "adaptive":
+            lam = balance_coefficient(pos_flow, neg_flow, c.lambda_eps)
+        else:
+            lam = torch.tensor(c.static_lambda, dtype=delta_h.dtype, device=delta_h.device)
+        weights = flow_weights(delta_h, lam, c.balance_sides)
+        n_valid = mask.sum().clamp(min=1.0)
+        stats = torch.stack([
+            lam, pos_flow, neg_flow, pos_flow - neg_flow, (weights * delta_h).sum(),
+            (delta_h > 0).sum() / n_valid, (delta_h < 0).sum() / n_valid,  # dH = 0 at masked positions
+        ]).float().tolist()
+        keys = ("lambda", "flow_pos", "flow_neg", "flow_net", "flow_net_rescaled", "frac_pos", "frac_neg")
+        return weights, {f"{self.name}/{k}": v for k, v in zip(keys, stats)}
+
+    def rollout(self, batch: RolloutBatch) -> RolloutResult:
+        result = super().rollout(batch)
+        if self.cfg.lambda_scope == "rollout-batch":
+            weights, result.metrics = self.balance(batch.logps, batch.entropies, result.advantages, batch.mask)
+            result.extras[EXTRA_WEIGHT] = weights
+        return result
+
+    def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
+        if self.cfg.lambda_scope == "rollout-batch":
+            weights, metrics = batch.extras[EXTRA_WEIGHT], {}
+        else:  # pi^k of eq. 6 is the current policy, which is the behaviour policy when strictly on-policy
+            weights, metrics = self.balance(batch.logps, batch.entropies, batch.advantages, batch.mask)
+        per_token = opefo_loss(batch.logps, batch.advantages, weights)
+        return self.aggregator(batch)(per_token, batch.mask), metrics

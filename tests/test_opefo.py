@@ -1,0 +1,238 @@
+"""OPEFO (shared/papers/opefo.txt eq. 6-9, fig. 3): hand examples, the balance property, ablations, scopes."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
+from rlvr_lib.methods.opefo import balance_coefficient, entropy_change, flow_sums, flow_weights, opefo_loss
+
+
+def rollout_batch(b=16, t=10, group=4, seed=0, rewards=None, mask=None):
+    g = torch.Generator().manual_seed(seed)
+    logits = 2.0 * torch.randn(b, t, 12, generator=g)
+    logp_all = torch.log_softmax(logits, -1)
+    entropies = -(logp_all.exp() * logp_all).sum(-1)
+    tokens = torch.multinomial(logp_all.exp().reshape(-1, 12), 1, generator=g).reshape(b, t)
+    logps = logp_all.gather(-1, tokens[..., None]).squeeze(-1)
+    if mask is None:
+        lengths = torch.randint(1, t + 1, (b,), generator=g)
+        mask = (torch.arange(t)[None] < lengths[:, None]).float()
+    if rewards is None:
+        rewards = torch.tensor([1.0, 0.0, 0.0, 1.0] * (b // 4))[torch.randperm(b, generator=g)]
+    return RolloutBatch(rewards=rewards, group_ids=torch.arange(b) // group, mask=mask, logps=logps,
+                        entropies=entropies, accuracy=rewards)
+
+
+def loss_batch(rb, result, rows=None):
+    rows = slice(None) if rows is None else rows
+    logps = rb.logps[rows].clone().requires_grad_()
+    mask = rb.mask[rows]
+    return LossBatch(logps=logps, entropies=rb.entropies[rows].clone().requires_grad_(), old_logps=logps.detach(),
+                     advantages=result.advantages[rows], mask=mask, num_tokens=float(mask.sum()),
+                     num_seqs=float(mask.shape[0]), max_completion_length=mask.shape[1],
+                     extras={k: v[rows] for k, v in result.extras.items()})
+
+
+def only_values(x, allowed):
+    """Every entry of x is (close to) one of ``allowed``."""
+    return bool(torch.stack([torch.isclose(x, torch.tensor(a)) for a in allowed]).any(0).all())
+
+
+def run(rb, **hp):
+    method = build_method("opefo", **hp)
+    result = method.rollout(rb)
+    lb = loss_batch(rb, result)
+    loss, metrics = method.loss(lb)
+    loss.backward()
+    return method, result, lb, loss, {**result.metrics, **metrics}
+
+
+# ----------------------------------------------------------------------------- pure functions
+def test_entropy_change_hand_example():
+    logps = torch.tensor([[math.log(0.5), math.log(0.9), math.log(0.2)]])
+    entropies = torch.tensor([[1.0, 0.5, 3.0]])
+    adv = torch.tensor([[1.0, -2.0, 5.0]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    # token 0: -1 * (1-0.5)^2 * (ln 0.5 + 1)  = -0.25 * 0.306853 = -0.0767132
+    # token 1: +2 * (1-0.9)^2 * (ln 0.9 + 0.5) = 0.02 * 0.394639 = 0.0078928
+    # token 2: padding -> 0
+    out = entropy_change(logps, entropies, adv, mask)
+    assert torch.allclose(out, torch.tensor([[-0.0767132, 0.0078928, 0.0]]), atol=1e-6)
+
+
+def test_entropy_change_signs_follow_the_paper():
+    # A > 0 on a token more likely than typical (log p > -H) sharpens the distribution: dH < 0 (sec. 5.1)
+    assert entropy_change(torch.tensor([[-0.1]]), torch.tensor([[1.0]]), torch.tensor([[1.0]]), torch.ones(1, 1)) < 0
+    # A > 0 on a rare token (log p < -H) broadens it: dH > 0
+    assert entropy_change(torch.tensor([[-3.0]]), torch.tensor([[1.0]]), torch.tensor([[1.0]]), torch.ones(1, 1)) > 0
+    # p = 1 or A = 0: no change
+    assert entropy_change(torch.tensor([[0.0]]), torch.tensor([[1.0]]), torch.tensor([[1.0]]), torch.ones(1, 1)) == 0
+
+
+def test_flow_sums_coefficient_and_weights_hand_example():
+    dh = torch.tensor([[0.3, -0.1, -0.5, 0.0]])
+    pos, neg = flow_sums(dh)
+    # S+ = {0.3} -> 0.3 ; S- = {-0.1, -0.5} -> 0.6 ; lambda* = (0.6 - 0.3) / (0.6 + 0.3) = 1/3
+    assert pos.item() == pytest.approx(0.3) and neg.item() == pytest.approx(0.6)
+    lam = balance_coefficient(pos, neg)
+    assert lam.item() == pytest.approx(1 / 3)
+    # both: 1 + 1/3 on S+, 1 - 1/3 on S-, 1 where dH = 0
+    assert torch.allclose(flow_weights(dh, lam, "both"), torch.tensor([[4 / 3, 2 / 3, 2 / 3, 1.0]]))
+    assert torch.allclose(flow_weights(dh, lam, "pos"), torch.tensor([[4 / 3, 1.0, 1.0, 1.0]]))
+    assert torch.allclose(flow_weights(dh, lam, "neg"), torch.tensor([[1.0, 2 / 3, 2 / 3, 1.0]]))
+    # rescaled flow: 0.3 * 4/3 - 0.6 * 2/3 = 0.4 - 0.4 = 0 (eq. 8)
+    assert (flow_weights(dh, lam) * dh).sum().item() == pytest.approx(0.0, abs=1e-7)
+
+
+def test_opefo_loss_hand_example():
+    logps = torch.tensor([[-0.5, -2.0]])
+    adv = torch.tensor([[2.0, -1.0]])
+    w = torch.tensor([[1.5, 0.5]])
+    # -A*logp*w: -(2)(-0.5)(1.5) = 1.5 ; -(-1)(-2)(0.5) = -1.0
+    assert torch.allclose(opefo_loss(logps, adv, w), torch.tensor([[1.5, -1.0]]))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rescaled_flow_vanishes_and_lambda_is_bounded(seed):
+    g = torch.Generator().manual_seed(seed)
+    dh = torch.randn(6, 9, generator=g) * torch.rand(6, 1, generator=g) + 0.3 * (seed - 4)  # skewed both ways
+    dh = dh * (torch.rand(6, 9, generator=g) > 0.2)
+    pos, neg = flow_sums(dh)
+    lam = balance_coefficient(pos, neg)
+    assert -1.0 <= lam.item() <= 1.0
+    assert (flow_weights(dh, lam) * dh).sum().item() == pytest.approx(0.0, abs=1e-5 * dh.abs().sum().item())
+
+
+def test_lambda_limits_and_empty_flow():
+    only_neg = torch.tensor([[-0.2, -0.1]])
+    only_pos = torch.tensor([[0.2, 0.1]])
+    assert balance_coefficient(*flow_sums(only_neg)).item() == pytest.approx(1.0)  # S- weight 0, nothing to do
+    assert balance_coefficient(*flow_sums(only_pos)).item() == pytest.approx(-1.0)
+    zero = torch.zeros(2, 3)
+    lam = balance_coefficient(*flow_sums(zero))
+    assert lam.item() == 0.0 and torch.all(flow_weights(zero, lam) == 1.0)  # fig. 3's eps guard
+
+
+def test_matches_figure_3_code_on_an_unpadded_batch():
+    rb = rollout_batch(mask=torch.ones(16, 10))
+    _, result, lb, loss, metrics = run(rb)
+    # opefo.txt fig. 3, transcribed: pg_terms = -log_prob * advantages; rescale S+ / S-; pg_terms.mean()
+    adv = result.advantages
+    delta_h = -adv * (1 - rb.logps.exp()) ** 2 * (rb.logps + rb.entropies)
+    pg_terms = -rb.logps * adv
+    s_pos, s_neg = delta_h > 0, delta_h < 0
+    pos_mag, neg_mag = delta_h[s_pos].sum(), delta_h[s_neg].abs().sum()
+    lambda_s = (neg_mag - pos_mag) / (neg_mag + pos_mag).clamp_min(1e-12)
+    pg_terms[s_pos] *= 1.0 + lambda_s
+    pg_terms[s_neg] *= 1.0 - lambda_s
+    assert loss.item() == pytest.approx(pg_terms.mean().item(), rel=1e-5)
+    assert metrics["opefo/lambda"] == pytest.approx(lambda_s.item(), abs=1e-6)  # float32 cancellation in eq. 9
+
+
+# ----------------------------------------------------------------------------- the method
+def test_rollout_metrics_and_balance():
+    rb = rollout_batch(seed=2)
+    _, result, _, _, metrics = run(rb)
+    for key in ("lambda", "flow_pos", "flow_neg", "frac_pos", "frac_neg"):
+        assert f"opefo/{key}" in metrics
+    assert -1 <= metrics["opefo/lambda"] <= 1
+    assert metrics["opefo/flow_pos"] >= 0 and metrics["opefo/flow_neg"] >= 0
+    assert metrics["opefo/flow_net_rescaled"] == pytest.approx(0.0, abs=1e-5)
+    assert 0 < metrics["opefo/frac_pos"] + metrics["opefo/frac_neg"] <= 1
+    assert only_values(result.extras["opefo_weight"], (1 + metrics["opefo/lambda"], 1 - metrics["opefo/lambda"], 1.0))
+
+
+def test_gradient_is_the_rescaled_policy_gradient():
+    rb = rollout_batch(seed=3)
+    _, result, lb, _, _ = run(rb)
+    n = rb.mask.sum()
+    # d/dlogp of token-mean(-A logp w) = -A w / N on valid tokens, 0 on padding
+    assert torch.allclose(lb.logps.grad, -result.advantages * result.extras["opefo_weight"] * rb.mask / n, atol=1e-7)
+    assert lb.logps.grad.abs().sum() > 0
+
+
+def test_static_lambda_zero_is_strict_on_policy_grpo():
+    rb = rollout_batch(seed=4)
+    _, _, lb, loss, _ = run(rb, lambda_mode="static", static_lambda=0.0)
+    base = build_method("grpo_onpolicy")
+    lb0 = loss_batch(rb, base.rollout(rb))
+    loss0, _ = base.loss(lb0)
+    loss0.backward()
+    assert loss.item() == pytest.approx(loss0.item(), rel=1e-6)
+    assert torch.allclose(lb.logps.grad, lb0.logps.grad)
+
+
+def test_static_and_one_sided_ablations():
+    rb = rollout_batch(seed=5)
+    _, result, _, _, metrics = run(rb, lambda_mode="static")
+    assert metrics["opefo/lambda"] == pytest.approx(0.001)  # table 2 "Static Scaling"
+    assert only_values(result.extras["opefo_weight"], (1.001, 0.999, 1.0))
+    _, both, _, _, m = run(rb)
+    _, pos_only, _, _, _ = run(rb, balance_sides="pos")
+    _, neg_only, _, _, _ = run(rb, balance_sides="neg")
+    lam = m["opefo/lambda"]
+    w_both, w_pos, w_neg = (r.extras["opefo_weight"] for r in (both, pos_only, neg_only))
+    s_plus = w_pos != 1
+    s_minus = w_neg != 1
+    assert not (s_plus & s_minus).any()  # one side each
+    assert torch.allclose(w_pos[~s_plus], torch.tensor(1.0)) and torch.allclose(w_neg[~s_minus], torch.tensor(1.0))
+    assert torch.allclose(w_both, w_pos + w_neg - 1)
+
+
+def test_micro_batch_scope_equals_rollout_scope_on_the_whole_batch_and_differs_on_a_part():
+    rb = rollout_batch(seed=6)
+    _, _, lb_r, loss_r, _ = run(rb)
+    _, _, lb_m, loss_m, m = run(rb, lambda_scope="micro-batch")
+    assert loss_r.item() == pytest.approx(loss_m.item(), rel=1e-6) and "opefo/lambda" in m
+    # on half of the rows the micro-batch lambda* is that half's own balance
+    method = build_method("opefo", lambda_scope="micro-batch")
+    result = method.rollout(rb)
+    half = loss_batch(rb, result, rows=slice(0, 8))
+    _, metrics = method.loss(half)
+    dh = entropy_change(rb.logps[:8], rb.entropies[:8], result.advantages[:8], rb.mask[:8])
+    assert metrics["opefo/lambda"] == pytest.approx(balance_coefficient(*flow_sums(dh)).item(), rel=1e-5)
+    assert metrics["opefo/flow_net_rescaled"] == pytest.approx(0.0, abs=1e-5)
+
+
+def test_strictly_on_policy_and_reference_free():
+    method = build_method("opefo")
+    assert method.updates_per_batch == "one" and not method.needs_reference
+    assert method.cfg.loss_agg == "token-mean" and method.cfg.lambda_scope == "rollout-batch"
+
+
+@pytest.mark.parametrize("case", ["all_equal_rewards", "one_token", "masked_rows", "all_masked"])
+@pytest.mark.parametrize("scope", ["rollout-batch", "micro-batch"])
+def test_degenerate_inputs_give_finite_results(case, scope):
+    t = 6
+    mask = torch.ones(8, t)
+    if case == "one_token":
+        mask = torch.zeros(8, t)
+        mask[:, 0] = 1
+    elif case == "masked_rows":
+        mask[1] = mask[6] = 0
+    elif case == "all_masked":
+        mask = torch.zeros(8, t)
+    rewards = torch.ones(8) if case == "all_equal_rewards" else None
+    rb = rollout_batch(b=8, t=t, rewards=rewards, mask=mask)
+    _, result, lb, loss, metrics = run(rb, lambda_scope=scope)
+    assert torch.isfinite(loss) and torch.isfinite(lb.logps.grad).all()
+    assert all(math.isfinite(v) for v in metrics.values())
+    assert -1 <= metrics["opefo/lambda"] <= 1
+    if case in ("all_equal_rewards", "all_masked"):  # no flow at all: lambda* = 0, no gradient
+        assert metrics["opefo/lambda"] == 0.0 and torch.all(lb.logps.grad == 0)
+
+
+@pytest.mark.parametrize("hp,message", [
+    ({"lambda_mode": "dynamic"}, "lambda_mode"),
+    ({"balance_sides": "plus"}, "balance_sides"),
+    ({"lambda_scope": "global"}, "lambda_scope"),
+    ({"static_lambda": 1.5}, "static_lambda"),
+    ({"lambda_eps": 0.0}, "lambda_eps"),
+    ({"eps_low": 0.2}, "unknown hyperparameter"),
+])
+def test_invalid_hyperparameters_name_the_field(hp, message):
+    with pytest.raises(ValueError, match=message):
+        build_method("opefo", **hp)
