@@ -63,6 +63,11 @@ class RLVRTrainer(GRPOTrainer):
                 "GRPOConfig.beta must be 0 with RLVRTrainer: set the KL coefficient as the method's "
                 f"hyperparameter (e.g. beta for '{method.name}') instead"
             )
+        if training_args is not None and str(training_args.eval_strategy) not in ("no", "IntervalStrategy.NO"):
+            raise ValueError(
+                "RLVRTrainer does not run TRL's evaluation loop (its rollouts would update method state such as "
+                "AER's entropy target): set eval_strategy='no' and evaluate with rlvr_lib.eval"
+            )
         super().__init__(*args, **kwargs)
         self.method = method
         self._rewards_per_func: torch.Tensor | None = None

@@ -204,3 +204,8 @@ def test_inert_configuration_warns(tmp_path, tiny_dir):
 
     with pytest.warns(UserWarning, match="several updates per rollout batch"):
         make_trainer(tmp_path, tiny_dir, SeveralUpdates())
+
+
+def test_trl_eval_loop_is_rejected(tmp_path, tiny_dir):
+    with pytest.raises(ValueError, match="eval_strategy"):
+        make_trainer(tmp_path, tiny_dir, build_method("grpo"), eval_strategy="steps", eval_steps=1)

@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 from .base import LossBatch, RolloutBatch, RolloutResult
-from .core import StdKind, clip_metrics, group_index, group_mean_std, group_sum, ppo_clip_loss
+from .core import StdKind, clip_metrics, group_index, group_mean_std, group_sum, masked_quantiles, ppo_clip_loss
 from .grpo import GRPO
 from .registry import register
 
@@ -97,35 +97,21 @@ def normalize_weights(w: Tensor, mask: Tensor, index: Tensor, n_segments: int) -
     return w * scale[index, None] * mask
 
 
-def sorted_quantiles(x: Tensor, mask: Tensor, qs: tuple[float, ...]) -> list[float]:
-    """Quantiles (linear interpolation, as ``torch.quantile``) of the masked entries of ``x``; NaN if none.
-
-    A sort on the input's device: no size limit (torch.quantile stops at 2**24 elements) and the q's live
-    on the same device (``core.masked_quantiles`` builds them on the CPU, which fails for CUDA input).
-    """
-    values = x[mask.bool()].detach().float()
-    if values.numel() == 0:
-        return [float("nan")] * len(qs)
-    values, _ = torch.sort(values)
-    pos = torch.tensor(qs, dtype=values.dtype, device=values.device) * (values.numel() - 1)
-    lo, hi = pos.floor().long(), pos.ceil().long()
-    return (values[lo] + (values[hi] - values[lo]) * (pos - lo)).tolist()
-
-
 def covariance_percentiles(cov: Tensor, mask: Tensor, top_percents=COV_TOP_PERCENTS) -> dict[str, float]:
     """Table 1 of the paper: the covariance at the top p % of positive and of negative tokens.
 
     For positive c the value above which p % of the positive covariances lie (quantile 1 - p/100); for
-    negative c the value below which p % of the negative ones lie (quantile p/100). NaN when there are none.
+    negative c the value below which p % of the negative ones lie (quantile p/100). A side with no tokens
+    (e.g. every group has equal rewards) is left out rather than logged as NaN.
     """
     valid = mask.bool()
-    pos = sorted_quantiles(cov, valid & (cov > 0), tuple(1.0 - p / 100.0 for p in top_percents))
-    neg = sorted_quantiles(cov, valid & (cov < 0), tuple(p / 100.0 for p in top_percents))
+    pos = masked_quantiles(cov, valid & (cov > 0), tuple(1.0 - p / 100.0 for p in top_percents))
+    neg = masked_quantiles(cov, valid & (cov < 0), tuple(p / 100.0 for p in top_percents))
     out = {}
     for p, vp, vn in zip(top_percents, pos, neg):
         out[f"cw_grpo/cov_pos_top{p:g}pct"] = vp
         out[f"cw_grpo/cov_neg_top{p:g}pct"] = vn
-    return out
+    return {k: v for k, v in out.items() if not math.isnan(v)}
 
 
 def covariance_weighted_advantages(

@@ -61,4 +61,6 @@ class GSPO(GRPO):
         per_token, info = ppo_clip_loss(log_ratio, torch.zeros_like(log_ratio), batch.advantages, c.eps_low, c.eps_high)
         kl, metrics = self.kl_term(batch, info["ratio"])
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
-        return loss, {**metrics, **clip_metrics(info, batch.mask)}
+        seq_ratio = info["ratio"].detach()[:, 0]  # s_i, identical on every token of a response
+        own = {"gspo/seq_ratio_mean": float(seq_ratio.mean()), "gspo/seq_ratio_max_dev": float((seq_ratio - 1).abs().max())}
+        return loss, {**metrics, **clip_metrics(info, batch.mask), **own}
