@@ -121,7 +121,10 @@ class RLVRTrainer(GRPOTrainer):
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
 
     def _generate_and_score_completions(self, inputs):
-        output = super()._generate_and_score_completions(inputs)
+        return self.apply_rollout_hook(super()._generate_and_score_completions(inputs))
+
+    def apply_rollout_hook(self, output: dict[str, Any]) -> dict[str, Any]:
+        """Hook 1 on a scored generation batch (TRL's output dict; rewards from ``_calculate_rewards``)."""
         mode = "train" if self.model.training else "eval"
         completion_ids = output["completion_ids"]
         input_ids = torch.cat([output["prompt_ids"], completion_ids], dim=1)
