@@ -12,6 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .atomic import write_json_atomic, write_jsonl_atomic
 from .config import Params, load_params
 
 DATA_DIR = Path("data/generated")
@@ -38,20 +39,6 @@ def enter_repo(params_path: str = "params.yaml") -> Params:
     """chdir to the repository root and load (and validate) params.yaml."""
     os.chdir(repo_root())
     return load_params(params_path)
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=1) + "\n")
-    os.replace(tmp, path)
-
-
-def write_jsonl_atomic(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    os.replace(tmp, path)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -198,10 +185,11 @@ def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
 # ----------------------------------------------------------------------------- stage: report
 def stage_report(params: Params) -> Path:
     from .report import write_report
+    from .report import load_eval_results, load_histories
 
     runs = list(params.runs)
-    histories = {run: TRAINING_LOGS_DIR / run for run in runs}
-    evals = {run: EVAL_DIR / run for run in ["base", *runs]}
+    histories = load_histories({run: TRAINING_LOGS_DIR / run for run in runs})
+    evals = load_eval_results({run: EVAL_DIR / run for run in ["base", *runs]})
     summary = {"profile": params.profile, "seed": params.seed, "data": asdict(params.data),
                "train": asdict(params.train), "eval": asdict(params.eval),
                "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()}}

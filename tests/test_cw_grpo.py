@@ -9,7 +9,6 @@ import torch
 from rlvr_lib.methods.core import masked_quantiles
 
 from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
-from rlvr_lib.methods.core import group_index
 from rlvr_lib.methods.cw_grpo import (
     covariance_percentiles,
     covariance_weighted_advantages,

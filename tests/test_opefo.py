@@ -180,6 +180,7 @@ def test_static_and_one_sided_ablations():
     assert not (s_plus & s_minus).any()  # one side each
     assert torch.allclose(w_pos[~s_plus], torch.tensor(1.0)) and torch.allclose(w_neg[~s_minus], torch.tensor(1.0))
     assert torch.allclose(w_both, w_pos + w_neg - 1)
+    assert torch.allclose(w_pos[s_plus], torch.tensor(1 + lam)) and torch.allclose(w_neg[s_minus], torch.tensor(1 - lam))
 
 
 def test_micro_batch_scope_equals_rollout_scope_on_the_whole_batch_and_differs_on_a_part():

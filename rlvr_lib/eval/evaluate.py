@@ -2,17 +2,16 @@
 write the results of several benchmarks atomically as JSON and CSV."""
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..atomic import write_atomic
 from ..rewards import grade
 from .passk import bootstrap_ci, k_values, pass_at_k
 from .sampling import sample_completions
@@ -83,21 +82,6 @@ def evaluate_benchmark(
     return {"n_problems": len(problems), "settings": settings, "metrics": metrics, "per_problem": rows}
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to a temp file beside ``path`` and rename it over ``path``; no partial file on error."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _csv_text(results: dict[str, dict]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -119,6 +103,6 @@ def write_results(results: dict[str, dict], out_dir: str | os.PathLike) -> tuple
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     json_path, csv_path = out / "results.json", out / "results.csv"
-    _atomic_write(json_path, json_text)
-    _atomic_write(csv_path, csv_text)
+    write_atomic(json_path, json_text)
+    write_atomic(csv_path, csv_text)
     return json_path, csv_path

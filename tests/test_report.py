@@ -1,0 +1,220 @@
+"""Report tables, figures and README from synthetic histories and evaluation results."""
+import json
+import os
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlvr_lib import plots, report
+from rlvr_lib.eval import write_results
+
+N = 8  # samples per problem: pass@1, 2, 4, 8
+STEPS = 10
+BENCHMARKS = ("math500", "aime24")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def history(entropy: np.ndarray, accuracy: np.ndarray, extra: dict[str, np.ndarray]) -> list[dict]:
+    """Per-step dicts as train_method writes them."""
+    rows = []
+    for i in range(STEPS):
+        row = {
+            "step": i + 1, "reward": float(accuracy[i]), "accuracy": float(accuracy[i]),
+            "entropy/mean": float(entropy[i]), "entropy/p10": float(entropy[i] / 10),
+            "entropy/p50": float(entropy[i] / 2), "entropy/p90": float(entropy[i] * 3), "entropy": float(entropy[i]),
+            "completions/mean_length": 40.0 + i, "kl_to_reference": 0.01 * i, "clip_ratio/low": 0.0,
+            "clip_ratio/high": 0.01, "clip_ratio/region": 0.01, "grad_norm": 1.0 / (i + 1), "step_time": 2.0,
+            "rewards/accuracy_reward/mean": float(accuracy[i]),  # a TRL key: generic, not a method quantity
+        }
+        rows.append(row | {k: float(v[i]) for k, v in extra.items()})
+    return rows
+
+
+STEP = np.arange(STEPS)
+HISTORIES = {
+    "grpo": history(2.0 * 0.9**STEP, 0.1 + 0.05 * STEP, {}),
+    "erpo": history(np.full(STEPS, 1.5), 0.2 + 0.02 * STEP, {"erpo/gate_mean": 0.5 + 0.01 * STEP,
+                                                            "erpo/psi_std": np.ones(STEPS)}),
+}
+
+
+def metric(value: float, width: float = 0.05) -> dict:
+    return {"value": value, "ci_low": value - width, "ci_high": value + width}
+
+
+def eval_result(offset: float) -> dict:
+    """A hand-made evaluate_benchmark() result: pass@k = offset + 0.1 * log2(k)."""
+    metrics = {f"pass@{k}": metric(offset + 0.1 * np.log2(k)) for k in (1, 2, 4, 8)}
+    metrics |= {f"mean@{N}": metric(offset), "format_rate": metric(0.9), "response_length": metric(50.0 + offset, 2.0),
+                "token_entropy": metric(0.7)}
+    settings = {"n": N, "ks": [1, 2, 4, 8], "temperature": 1.0, "top_p": 1.0, "max_new_tokens": 64,
+                "batch_size": 8, "seed": 0, "n_boot": 100}
+    return {"n_problems": 20, "settings": settings, "metrics": metrics, "per_problem": []}
+
+
+OFFSETS = {"base": 0.2, "grpo": 0.3, "erpo": 0.35}  # aime24 values are 0.1 lower
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    run_dirs, result_dirs = {}, {}
+    for run, rows in HISTORIES.items():
+        run_dirs[run] = root / "train" / run
+        run_dirs[run].mkdir(parents=True)
+        (run_dirs[run] / "history.json").write_text(json.dumps(rows))
+    for run, offset in OFFSETS.items():
+        result_dirs[run] = root / "eval" / run
+        write_results({"math500": eval_result(offset), "aime24": eval_result(offset - 0.1)}, result_dirs[run])
+    return report.load_histories(run_dirs), report.load_eval_results(result_dirs)
+
+
+PARAMS = {"model": "tiny", "train": {"max_steps": STEPS, "learning_rate": 1e-4}}
+
+
+@pytest.fixture(scope="module")
+def report_dir(data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("reports")
+    report.write_report(out, *data, title="Synthetic replication", params_summary=PARAMS)
+    return out
+
+
+def expected_files() -> list[str]:
+    figures = ["training_dynamics", "entropy_quantiles", "method_erpo", *(f"pass_at_k_{b}" for b in BENCHMARKS)]
+    tables = [f"results_{b}.{ext}" for b in BENCHMARKS for ext in ("md", "csv")]
+    return [*(f"figures/{f}.png" for f in figures), *(f"tables/{t}" for t in tables), "README.md"]
+
+
+def test_loaders_shape(data):
+    histories, evals = data
+    assert sorted(histories["run"].unique()) == ["erpo", "grpo"]
+    assert len(histories) == 2 * STEPS and histories.columns[0] == "run"
+    assert histories.loc[histories["run"] == "grpo", "erpo/gate_mean"].isna().all()
+    assert list(evals.columns) == list(report.EVAL_COLUMNS)
+    assert len(evals) == 3 * len(BENCHMARKS) * 8  # runs x benchmarks x (4 pass@k + 4 other metrics)
+
+
+@pytest.mark.parametrize("loader, name", [(report.load_histories, "history.json"),
+                                          (report.load_eval_results, "results.json")])
+def test_missing_file_is_named(loader, name, tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "empty" / name))):
+        loader({"grpo": tmp_path / "empty"})
+
+
+def test_results_table_numbers(data):
+    histories, evals = data
+    table = report.results_table(evals, histories, "math500").set_index("run")
+    assert list(table.index) == ["base", "grpo", "erpo"]
+    assert {"mean@8", "pass@1", "pass@8", "pass@8_ci_low", "pass@8_ci_high", "response_length"} <= set(table.columns)
+    assert table.loc["erpo", "pass@8"] == pytest.approx(0.35 + 0.3)
+    assert table.loc["erpo", "pass@8_ci_low"] == pytest.approx(0.35 + 0.3 - 0.05)
+    assert table.loc["grpo", "pass@1"] == pytest.approx(0.3)
+    assert table.loc["base", "mean@8"] == pytest.approx(0.2)
+    assert table.loc["base", "response_length"] == pytest.approx(50.2)
+    # grpo entropy 2 * 0.9^i, i = 0..9: mean of the last 5 steps over the first
+    assert table.loc["grpo", "entropy_retained"] == pytest.approx((0.9**5 + 0.9**6 + 0.9**7 + 0.9**8 + 0.9**9) / 5)
+    assert table.loc["erpo", "entropy_retained"] == pytest.approx(1.0)
+    assert table.loc["grpo", "train_accuracy"] == pytest.approx(0.1 + 0.05 * 7)  # mean of steps 6..10
+    assert np.isnan(table.loc["base", "entropy_retained"]) and np.isnan(table.loc["base", "train_accuracy"])
+    last_only = report.results_table(evals, histories, "aime24", tail_steps=1).set_index("run")
+    assert last_only.loc["grpo", "entropy_retained"] == pytest.approx(0.9**9)
+    assert last_only.loc["grpo", "pass@8"] == pytest.approx(0.2 + 0.3)
+
+
+def test_results_table_unknown_benchmark(data):
+    with pytest.raises(ValueError, match="gsm8k"):
+        report.results_table(data[1], data[0], "gsm8k")
+
+
+def test_markdown_table_lists_every_run(report_dir):
+    text = (report_dir / "tables" / "results_math500.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [r.split("|")[1].strip() for r in rows] == ["base", "grpo", "erpo"]
+    assert "0.650 [0.600, 0.700]" in rows[2]  # erpo pass@8
+    assert rows[0].count(report.MISSING) == 2  # base: no entropy retained, no train accuracy
+    csv = pd.read_csv(report_dir / "tables" / "results_math500.csv")
+    assert csv.loc[csv["run"] == "erpo", "pass@8"].item() == pytest.approx(0.65)
+
+
+def test_every_file_written(report_dir):
+    for rel in expected_files():
+        path = report_dir / rel
+        assert path.is_file() and path.stat().st_size > 0, rel
+        if rel.endswith(".png"):
+            assert path.read_bytes()[:8] == PNG_MAGIC, rel
+    assert not (report_dir / "figures" / "method_grpo.png").exists()  # grpo logs no quantities of its own
+    assert not list(report_dir.rglob("*.tmp"))
+
+
+def test_readme_links_resolve(report_dir):
+    text = (report_dir / "README.md").read_text()
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert {link for link in links if link.endswith(".png")} == {f for f in expected_files() if f.endswith(".png")}
+    for link in links:
+        assert (report_dir / link).is_file(), link
+    assert "make repro" in text and "# Synthetic replication" in text and "train.learning_rate" in text
+    for run in OFFSETS:
+        assert f"| {run} |" in text
+
+
+def test_colors_stable_and_base_black():
+    a, b = plots.run_colors(["grpo", "erpo", "base"]), plots.run_colors(["base", "erpo", "grpo"])
+    assert a == b and a["base"] == (0.0, 0.0, 0.0) and len(set(a.values())) == 3
+
+
+def test_ema_and_method_keys(data):
+    values = pd.Series([1.0, np.nan, 3.0])
+    assert plots.ema(values, 0.5).tolist() == [1.0, 1.0, 2.0]
+    assert plots.ema(values, 1.0).tolist() == [1.0, 1.0, 3.0]
+    histories = data[0]
+    assert plots.method_keys(histories[histories["run"] == "erpo"]) == ["erpo/gate_mean", "erpo/psi_std"]
+    assert plots.method_keys(histories[histories["run"] == "grpo"]) == []
+
+
+def snapshot(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_failed_plot_leaves_previous_report_untouched(data, report_dir, monkeypatch):
+    before = snapshot(report_dir)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("plot failed")
+
+    monkeypatch.setattr(plots, "plot_pass_at_k", broken)
+    with pytest.raises(RuntimeError, match="plot failed"):
+        report.write_report(report_dir, *data, title="Synthetic replication", params_summary=PARAMS)
+    assert snapshot(report_dir) == before
+
+
+def test_failed_write_leaves_complete_files_or_none(data, tmp_path, monkeypatch):
+    rendered = report.render_report(*data, title="Synthetic replication", params_summary=PARAMS)
+    assert sorted(rendered) == sorted(expected_files()) and list(rendered)[-1] == "README.md"
+    real_replace, calls = os.replace, []
+
+    def replace_twice(src, dst):
+        calls.append(dst)
+        if len(calls) > 2:
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(report.os, "replace", replace_twice)
+    with pytest.raises(OSError, match="disk full"):
+        report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
+    written = snapshot(tmp_path)
+    assert written == {rel: rendered[rel] for rel in list(rendered)[:2]}  # complete; no temp files, no README
+
+
+def test_base_only_report(data, tmp_path):
+    """No trained run yet: pass@k figures and tables only, every README link resolves."""
+    evals = data[1][data[1]["run"] == "base"]
+    report.write_report(tmp_path, report.load_histories({}), evals, title="Base only", params_summary={})
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.png")) == [
+        f"figures/pass_at_k_{b}.png" for b in sorted(BENCHMARKS)]
+    text = (tmp_path / "README.md").read_text()
+    assert "Training dynamics" not in text
+    for link in re.findall(r"\]\(([^)]+)\)", text):
+        assert (tmp_path / link).is_file(), link
