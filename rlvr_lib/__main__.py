@@ -1,4 +1,9 @@
-"""Command line: ``python -m rlvr_lib methods`` lists every registered method with its paper and defaults."""
+"""Command line.
+
+``python -m rlvr_lib methods`` lists every registered method with its paper and defaults;
+``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
+``accelerate launch -m rlvr_lib train grpo`` on several GPUs.
+"""
 from __future__ import annotations
 
 import argparse
@@ -22,9 +27,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("methods", help="list registered methods with their paper and default hyperparameters")
+    for stage in ("train", "eval"):
+        stage_parser = sub.add_parser(stage, help=f"run the {stage} stage for one entry of params.yaml 'methods'")
+        stage_parser.add_argument("run", help="an entry of params.yaml 'methods' (or 'base' for eval)")
+        stage_parser.add_argument("--params", default="params.yaml")
     args = parser.parse_args(argv)
     if args.command == "methods":
         print(format_methods())
+        return 0
+    from . import pipeline
+
+    params = pipeline.enter_repo(args.params)
+    stage = pipeline.stage_train if args.command == "train" else pipeline.stage_eval
+    stage(params, args.run)
     return 0
 
 

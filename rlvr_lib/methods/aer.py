@@ -13,7 +13,7 @@ H_t; the loss multiplies f(q) by the current alpha_t, and ``on_optimizer_step`` 
 Ablations (aer.txt table 2): ``difficulty_aware=False`` gives every prompt f = 1 (C2&C3 only);
 ``adaptive_alpha=False`` freezes alpha at ``alpha_init`` (C1 only; with both off: the fixed coefficient).
 Defaults tau 0.4, rho 0.2, eta 0.005 (App. A.2, table 3); alpha_0 is not given (``alpha_init``).
-Choices and their sources: ``docs/assumptions/aer.md``.
+Choices and their sources: ``docs/assumptions.md (aer)``.
 """
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class AER(GRPO):
         tau: float = 0.4  # eq. 10 reduction ratio (table 3)
         rho: float = 0.2  # eq. 9 pivot accuracy (table 3)
         eta: float = 0.005  # eq. 11 step size (table 3)
-        alpha_init: float = 0.0  # alpha_0: not given by the paper (docs/assumptions/aer.md)
+        alpha_init: float = 0.0  # alpha_0: not given by the paper (docs/assumptions.md (aer))
         eps: float = 1e-8  # eq. 9 ("typically 1e-8")
         difficulty_aware: bool = True  # C1; False: lambda_t(q) = alpha_t for every prompt
         adaptive_alpha: bool = True  # C2 & C3; False: alpha stays alpha_init

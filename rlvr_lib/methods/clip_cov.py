@@ -10,7 +10,7 @@ aggregation (baselines.md "Recipe values"; aer.txt table 3: c_l = c_h = 1.0, rho
 
 verl computes the covariance on the micro-batch tensor it is given; ``cov_mean_scope="rollout-batch"``
 instead centres with means over the whole rollout batch (behaviour log-probs, computed in the rollout hook).
-The covariance helpers here are shared with KL-Cov (``kl_cov.py``). Choices: ``docs/assumptions/baselines.md``.
+The covariance helpers here are shared with KL-Cov (``kl_cov.py``). Choices: ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Per token (the paper's equations are unnumbered; names follow section 2.3):
 
 The weights are constants (no gradient). The paper's l_{i,t} has no clip; ``use_clip=True`` gives GRPO's
 clipped surrogate on the reweighted advantages. Open choices (scope of the statistics, centring of A,
-which log-probs, clip) are ``Config`` fields; ``docs/assumptions/cw_grpo.md`` gives the reasons.
+which log-probs, clip) are ``Config`` fields; ``docs/assumptions.md (cw_grpo)`` gives the reasons.
 
 Shapes: B responses, T padded tokens, ``mask`` float (B, T); ``index`` (B,) dense segment ids (the groups,
 or all zeros for batch scope). Nothing loops over tokens or groups in Python.

@@ -4,7 +4,7 @@
 
 with A_t the GRPO advantage and H_t the behaviour policy's entropy at token t (rollout hook, no gradient).
 The clipped surrogate is GRPO's, unchanged. Defaults alpha 0.4, kappa 2 are AER's (aer.txt table 3 /
-App. A.2); TEPO lists alpha 4e-4 (tepo.txt sec. 4.1). Choices: ``docs/assumptions/baselines.md``.
+App. A.2); TEPO lists alpha 4e-4 (tepo.txt sec. 4.1). Choices: ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 baselines.md, "Entropy regularisation (fixed coefficient)": loss = pg_loss - coef * agg(H), with agg the
 same aggregation as the policy loss; OPEFO uses coef 0.01. pg_loss is GRPO's clipped surrogate (``grpo.py``),
-H the current policy's per-token entropy (with gradient). Choices: ``docs/assumptions/baselines.md``.
+H the current policy's per-token entropy (with gradient). Choices: ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ The loss is GRPO's clipped surrogate (eq. 5) with these token advantages plus ``
 the reference (eq. 4). The paper has no ablation section; the switches ``use_*`` turn off the three
 components its abstract names (Entropy-aware Gating, Bucket-based Implicit Normalization, Result-anchored
 Advantage Synthesis) and the two normalisation steps of eq. 10 one at a time. Every choice the paper leaves
-open is a ``Config`` field; ``docs/assumptions/erpo.md`` gives the reasons for each default.
+open is a ``Config`` field; ``docs/assumptions.md (erpo)`` gives the reasons for each default.
 
 Shapes: B responses, T padded completion tokens, ``mask`` float (B, T); ``index`` (B,) dense group ids
 0..n_groups-1 (``core.group_index``). Nothing loops over tokens or groups in Python.

@@ -8,7 +8,7 @@ the fig. 3 code ``pg_terms = -log_prob * advantages``), the REINFORCE form used 
 
 Its gradient equals GRPO's clipped loss at ratio 1. OPEFO (``opefo.py``) is this loss with the per-token
 terms rescaled; at lambda* = 0 it is exactly this method (opefo.txt table 2 caption).
-Choices and their sources: ``docs/assumptions/opefo.md``.
+Choices and their sources: ``docs/assumptions.md (opefo)``.
 """
 from __future__ import annotations
 

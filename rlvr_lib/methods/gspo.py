@@ -8,7 +8,7 @@ the clip cannot act and the gradient is GRPO's, so GSPO needs several updates (`
 
 Clip defaults 3e-4 / 4e-4 are the GSPO paper's (v2, sec. 5.1, as TRL's paper index and ms-swift quote them):
 a sequence ratio is a geometric mean of token ratios, so it stays orders of magnitude closer to 1 than a token
-ratio and 0.2 would almost never clip. See ``docs/assumptions/baselines.md``.
+ratio and 0.2 would almost never clip. See ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 

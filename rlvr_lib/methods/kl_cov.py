@@ -6,7 +6,7 @@ baselines.md, "KL-Cov":
         L_t = -A_t * rho_t + coef * |logp_t - old_logp_t|          (coef 1, the paper's value, not verl's 0.1)
     and every other token the UNCLIPPED surrogate L_t = -A_t * rho_t.  Aggregation: token-mean (recipe).
 With one update per rollout batch logp == old_logp, so the penalty and its gradient vanish and KL-Cov is the
-plain (unclipped) policy gradient: ``updates_per_batch = "several"``. Choices: ``docs/assumptions/baselines.md``.
+plain (unclipped) policy gradient: ``updates_per_batch = "several"``. Choices: ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 

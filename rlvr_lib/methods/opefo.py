@@ -14,7 +14,7 @@ makes the rescaled flow vanish: (1 + lambda*) sum_{S+} dH + (1 - lambda*) sum_{S
 on S-, unchanged elsewhere (dH = 0), with no ratio, clip or reference; one update per rollout batch.
 
 Ablations (opefo.txt table 2): ``lambda_mode="static"`` (fixed lambda = ``static_lambda``, 0.001),
-``balance_sides="pos"`` (S+ only) or ``"neg"`` (S- only). Open choices (``docs/assumptions/opefo.md``):
+``balance_sides="pos"`` (S+ only) or ``"neg"`` (S- only). Open choices (``docs/assumptions.md (opefo)``):
 ``lambda_scope`` (rollout batch, the paper's "batch", or micro-batch, what fig. 3 computes on the tensor it
 is given) and ``loss_agg`` (fig. 3's ``.mean()`` -> token-mean). The expectation form of eq. 6 needs the full
 next-token distribution, which (B, T) inputs do not carry: only the sampled-token form is offered.

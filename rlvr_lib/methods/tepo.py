@@ -12,7 +12,7 @@ through w_i into every token of the response. With a single update per rollout b
 KL(pi || pi_old) = 0, so the mask and the KL are inert: TEPO needs several updates per rollout batch
 (the paper uses 8). The ablations of table 3 are ``mask_scope`` (panel E, plus "all" for panel A's
 undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
-``docs/assumptions/tepo.md`` gives the reasons for every default.
+``docs/assumptions.md (tepo)`` gives the reasons for every default.
 
 Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). No Python loops over tokens.
 """
