@@ -226,7 +226,7 @@ class RLVRTrainer(GRPOTrainer):
         if self.aux_loss_enabled:
             loss = loss + self.router_aux_loss_coef * aux_loss / grad_accum
 
-        method_metrics = {"entropy": float(masked_mean(entropies.detach(), mask)), **method_metrics}
+        method_metrics = {"entropy/current": float(masked_mean(entropies.detach(), mask)), **method_metrics}
         keys = sorted(method_metrics)  # same order on every process: reduce is a collective
         values = torch.tensor([method_metrics[k] for k in keys], device=logps.device, dtype=torch.float32)
         values = self.accelerator.reduce(values, reduction="mean")

@@ -23,7 +23,7 @@ def history(entropy: np.ndarray, accuracy: np.ndarray, extra: dict[str, np.ndarr
         row = {
             "step": i + 1, "reward": float(accuracy[i]), "accuracy": float(accuracy[i]),
             "entropy/mean": float(entropy[i]), "entropy/p10": float(entropy[i] / 10),
-            "entropy/p50": float(entropy[i] / 2), "entropy/p90": float(entropy[i] * 3), "entropy": float(entropy[i]),
+            "entropy/p50": float(entropy[i] / 2), "entropy/p90": float(entropy[i] * 3), "entropy/current": float(entropy[i]),
             "completions/mean_length": 40.0 + i, "kl_to_reference": 0.01 * i, "clip_ratio/low": 0.0,
             "clip_ratio/high": 0.01, "clip_ratio/region": 0.01, "grad_norm": 1.0 / (i + 1), "step_time": 2.0,
             "rewards/accuracy_reward/mean": float(accuracy[i]),  # a TRL key: generic, not a method quantity
