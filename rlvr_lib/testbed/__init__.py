@@ -1,0 +1,17 @@
+"""Synthetic verifiable testbed: task generator, from-scratch tokenizer and Qwen2 model, SFT base policy."""
+from .generator import LEVELS, Problem, make_splits, sample_solutions, to_records
+from .model import build_model
+from .sft import TestbedConfig, build_base_policy
+from .tokenizer import build_tokenizer
+
+__all__ = [
+    "LEVELS",
+    "Problem",
+    "TestbedConfig",
+    "build_base_policy",
+    "build_model",
+    "build_tokenizer",
+    "make_splits",
+    "sample_solutions",
+    "to_records",
+]

@@ -1,0 +1,121 @@
+"""Seeded generator of the synthetic verifiable task: add a list of integers.
+
+Prompt ``"Compute 3+5+2+7.\\nAnswer:"``; a worked solution combines two of the remaining numbers per step,
+``" 3+5=8, 8+2=10, 10+7=17. \\boxed{17}"``. Which pair to combine is a decision point (every choice is
+valid, so a solution sampled for SFT picks one uniformly); the sums are deterministic steps. Difficulty
+grows with the number of operands and their size (``LEVELS``).
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Level:
+    n_operands: int
+    low: int
+    high: int  # operands are drawn uniformly from [low, high]
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(3, 1, 9),
+    2: Level(4, 1, 9),
+    3: Level(3, 10, 99),
+    4: Level(4, 10, 99),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    uid: str
+    prompt: str  # plain text the policy sees; the completion starts right after it
+    answer: str
+    level: int
+    solution: str  # one sampled worked solution (starts with a space, ends with \boxed{answer})
+
+
+def format_prompt(operands: list[int]) -> str:
+    return f"Compute {'+'.join(map(str, operands))}.\nAnswer:"
+
+
+def operands_of(prompt: str) -> list[int]:
+    """Inverse of ``format_prompt``."""
+    match = re.fullmatch(r"Compute ([\d+]+)\.\nAnswer:", prompt)
+    if match is None:
+        raise ValueError(f"not a testbed prompt: {prompt!r}")
+    return [int(x) for x in match.group(1).split("+")]
+
+
+def sample_solution(operands: list[int], rng: random.Random) -> str:
+    """One worked solution: repeatedly add a uniformly chosen pair of the remaining numbers.
+
+    The pair is written in list order and its sum takes the place of the first of the two, so
+    always choosing the first pair is plain left-to-right addition.
+    """
+    nums, steps = list(operands), []
+    while len(nums) > 1:
+        i, j = sorted(rng.sample(range(len(nums)), 2))
+        total = nums[i] + nums[j]
+        steps.append(f"{nums[i]}+{nums[j]}={total}")
+        nums[i] = total
+        del nums[j]
+    return f" {', '.join(steps)}. \\boxed{{{nums[0]}}}"
+
+
+def sample_solutions(problem: Problem, k: int, seed: int) -> list[str]:
+    """Up to ``k`` distinct worked solutions of ``problem`` (fewer when fewer exist), deterministic per seed."""
+    rng = random.Random(f"{seed}/{problem.uid}")
+    operands, found = operands_of(problem.prompt), {}
+    for _ in range(20 * k):
+        found.setdefault(sample_solution(operands, rng), None)
+        if len(found) == k:
+            break
+    return list(found)
+
+
+def make_problem(level: int, rng: random.Random) -> Problem:
+    spec = LEVELS[level]
+    operands = [rng.randint(spec.low, spec.high) for _ in range(spec.n_operands)]
+    prompt = format_prompt(operands)
+    uid = f"L{level}-{hashlib.sha1(prompt.encode()).hexdigest()[:10]}"
+    return Problem(uid, prompt, str(sum(operands)), level, sample_solution(operands, rng))
+
+
+def _sample_distinct(n: int, rng: random.Random, levels: tuple[int, ...], exclude: set[str]) -> list[Problem]:
+    """``n`` problems with levels cycling through ``levels``, none of whose prompt is in ``exclude``."""
+    out: list[Problem] = []
+    seen = set(exclude)
+    for idx in range(n):
+        for _ in range(1000):
+            problem = make_problem(levels[idx % len(levels)], rng)
+            if problem.prompt not in seen:
+                break
+        else:
+            raise ValueError(f"level {levels[idx % len(levels)]} has too few distinct problems for n={n}")
+        seen.add(problem.prompt)
+        out.append(problem)
+    return out
+
+
+def make_splits(
+    n_train: int, n_eval: int, seed: int, levels: tuple[int, ...] = (1, 2, 3)
+) -> tuple[list[Problem], list[Problem]]:
+    """Disjoint train and eval problems (no shared prompt), levels mixed evenly, deterministic per seed.
+
+    The eval split depends only on ``(n_eval, seed, levels)``, not on ``n_train``.
+    """
+    levels = tuple(levels)
+    unknown = set(levels) - set(LEVELS)
+    if unknown:
+        raise ValueError(f"unknown levels {sorted(unknown)}; known: {sorted(LEVELS)}")
+    eval_problems = _sample_distinct(n_eval, random.Random(f"{seed}/eval"), levels, set())
+    train = _sample_distinct(n_train, random.Random(f"{seed}/train"), levels, {p.prompt for p in eval_problems})
+    return train, eval_problems
+
+
+def to_records(problems: list[Problem]) -> list[dict]:
+    """The dataset rows the trainer and evaluator use: prompt, answer, level, uid."""
+    return [{"prompt": p.prompt, "answer": p.answer, "level": p.level, "uid": p.uid} for p in problems]
