@@ -1,4 +1,5 @@
 """Benchmark and training-set loaders on the shared files (row counts and fields from PROVENANCE.md)."""
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from rlvr_lib.data import (
 )
 from rlvr_lib.rewards import extract_boxed
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED = Path(os.environ.get("RLVR_DATA_ROOT") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 pytestmark = pytest.mark.skipif(not (SHARED / "PROVENANCE.md").is_file(), reason=f"no shared data at {SHARED}")
 
 BENCHMARK_ROWS = {"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40, "minerva": 272, "olympiadbench": 675,

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -63,12 +64,14 @@ def test_every_report_file_appears_with_finite_metrics(smoke_repo):
     assert all(name in readme for name in runs)
 
 
+def stages_run(output: str) -> set[str]:
+    return set(re.findall(r"Running stage '([^']+)'", output))
+
+
 def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     root, env, params = smoke_repo
-    status = run(["dvc", "status", "--json"], root, env)
-    assert json.loads(status.stdout or "{}") == {}  # everything up to date: a second repro would run nothing
+    assert stages_run(run(["dvc", "repro"], root, env).stdout) == set()
     changed = dict(params)
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
-    stale = set(json.loads(run(["dvc", "status", "--json"], root, env).stdout))
-    assert stale == {"train@dapo", "eval@dapo", "report"}, stale
+    assert stages_run(run(["dvc", "repro"], root, env).stdout) == {"train@dapo", "eval@dapo", "report"}
