@@ -36,9 +36,26 @@ def repo_root(start: Path | None = None) -> Path:
 
 
 def enter_repo(params_path: str = "params.yaml") -> Params:
-    """chdir to the repository root and load (and validate) params.yaml."""
+    """chdir to the repository root and load (and validate) params.yaml.
+
+    Inside a DVC stage (DVC sets ``DVC_STAGE``, and the kernel inherits it) progress bars are switched to
+    plain text, so papermill's ``--log-output`` shows them in the log instead of as notebook widgets.
+    """
+    if os.environ.get("DVC_STAGE"):
+        use_text_progress_bars()
     os.chdir(repo_root())
     return load_params(params_path)
+
+
+def use_text_progress_bars() -> None:
+    """Replace tqdm's notebook bars by text bars in the modules that draw the long-running ones."""
+    import tqdm.std
+    import transformers.trainer_callback
+
+    from .eval import sampling
+
+    transformers.trainer_callback.tqdm = tqdm.std.tqdm
+    sampling.tqdm = tqdm.std.tqdm
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
