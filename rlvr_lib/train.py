@@ -17,6 +17,8 @@ import torch
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.integrations import DVCLiveCallback
+from transformers.trainer_callback import ProgressCallback
+from transformers.utils.notebook import NotebookProgressCallback
 from trl import GRPOConfig
 
 from .methods import build_method
@@ -171,6 +173,10 @@ def train_method(
         method=method,
         log_reference_kl=cfg.log_reference_kl,
     )
+    if trainer.pop_callback(NotebookProgressCallback) is not None:
+        # In a notebook kernel transformers re-renders an HTML table of every logged step at every step; under
+        # papermill each render is saved, which makes long runs quadratic. A tqdm bar + one log line per step instead.
+        trainer.add_callback(ProgressCallback)
     trainer.train()
     history = [row for row in trainer.state.log_history if "step_time" in row]
 
