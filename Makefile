@@ -10,7 +10,14 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DVC_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install repro test lab clean-reports
+# `make repro` runs the independent train/eval stages of the runs in JOBS parallel `dvc repro` processes (DVC
+# releases its repository lock while a stage's command runs), each with an equal share of the cores, then a
+# final `dvc repro` (the report, and anything still missing). JOBS=1 runs the whole pipeline in one `dvc repro`.
+JOBS ?= 2
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+THREADS := $(shell echo $$(( $(NPROC) / $(JOBS) > 0 ? $(NPROC) / $(JOBS) : 1 )))
+
+.PHONY: install repro test lab
 
 install: $(STAMP)
 
@@ -22,6 +29,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 repro: $(STAMP)
+ifneq ($(JOBS),1)
+	$(BIN)/dvc repro base_model eval_base
+	$(BIN)/dvc stage list --name-only | grep '^eval@' | \
+		OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -n 1 $(BIN)/dvc --wait-for-lock repro
+endif
 	$(BIN)/dvc repro
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
