@@ -10,8 +10,8 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DVC_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 
-# `make repro` runs the independent train/eval stages of the runs in JOBS parallel `dvc repro` processes (DVC
-# releases its repository lock while a stage's command runs), each with an equal share of the cores, then a
+# `make repro` runs the train and eval stages of the runs in JOBS parallel `dvc repro -s` processes (DVC
+# releases its repository lock while a stage's command runs; -s skips the upstream checks, done just before), each with an equal share of the cores, then a
 # final `dvc repro` (the report, and anything still missing). JOBS=1 runs the whole pipeline in one `dvc repro`.
 JOBS ?= 2
 NPROC := $(shell nproc 2>/dev/null || echo 1)
@@ -31,8 +31,8 @@ $(STAMP): pyproject.toml
 repro: $(STAMP)
 ifneq ($(JOBS),1)
 	$(BIN)/dvc repro base_model eval_base
-	$(BIN)/dvc stage list --name-only | grep '^eval@' | \
-		OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -n 1 $(BIN)/dvc --wait-for-lock repro
+	$(BIN)/dvc stage list --name-only | sed -n 's/^train@//p' | OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -I{} \
+		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} && $(BIN)/dvc --wait-for-lock repro -s eval@{}'
 endif
 	$(BIN)/dvc repro
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
