@@ -5,10 +5,10 @@ import math
 
 import pytest
 import torch
-
-from rlvr_lib.methods.core import masked_quantiles
+from degenerate import CASES, make_degenerate
 
 from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
+from rlvr_lib.methods.core import masked_quantiles
 from rlvr_lib.methods.cw_grpo import (
     covariance_percentiles,
     covariance_weighted_advantages,
@@ -170,18 +170,9 @@ def test_equal_reward_group_has_zero_advantages_and_unit_weights():
     assert 0 < res.metrics["cw_grpo/w_min"] <= res.metrics["cw_grpo/w_mean"] <= res.metrics["cw_grpo/w_max"] <= 1
 
 
-@pytest.mark.parametrize("case", ["all_equal", "one_token", "masked_row", "single_response_groups"])
+@pytest.mark.parametrize("case", CASES)
 def test_degenerate_inputs_are_finite(case):
-    b = random_batch(seed=4, groups=2, G=3, T=5)
-    if case == "all_equal":
-        b.rewards[:] = 1.0
-    elif case == "one_token":
-        b.mask[:] = 0.0
-        b.mask[:, 0] = 1.0
-    elif case == "masked_row":
-        b.mask[2] = 0.0
-    elif case == "single_response_groups":
-        b.group_ids = torch.arange(6)
+    b = make_degenerate(random_batch(seed=4, groups=2, G=3, T=5), case)
     for kw in ({}, {"scope": "batch"}, {"adv_centering": "response"}, {"logp_source": "current"}):
         m = build_method("cw_grpo", **kw)
         res = m.rollout(b)

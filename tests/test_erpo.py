@@ -5,6 +5,7 @@ import math
 
 import pytest
 import torch
+from degenerate import CASES, make_degenerate
 
 from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
 from rlvr_lib.methods.core import group_index
@@ -281,18 +282,9 @@ def test_ablation_switches():
 
 
 # ----------------------------------------------------------------------------- degenerate inputs
-@pytest.mark.parametrize("case", ["all_equal", "one_token", "masked_row", "single_response_groups"])
+@pytest.mark.parametrize("case", CASES)
 def test_degenerate_inputs_are_finite(case):
-    b = random_batch(seed=7, groups=2, G=3, T=5)
-    if case == "all_equal":
-        b.rewards[:] = 1.0
-    elif case == "one_token":
-        b.mask[:] = 0.0
-        b.mask[:, 0] = 1.0
-    elif case == "masked_row":
-        b.mask[2] = 0.0
-    elif case == "single_response_groups":
-        b.group_ids = torch.arange(6)
+    b = make_degenerate(random_batch(seed=7, groups=2, G=3, T=5), case)
     for kw in ({}, {"active_tokens": "anchored"}, {"psi_scale_scope": "group"}, {"position_base": 0}):
         res = build_method("erpo", **kw).rollout(b)
         assert torch.isfinite(res.advantages).all()

@@ -5,9 +5,15 @@ import math
 
 import pytest
 import torch
+from degenerate import make_degenerate
 
 from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
-from rlvr_lib.methods.tepo import entropy_kl_mask, kl_estimate, sequence_clip_surrogate, sequence_log_weight
+from rlvr_lib.methods.tepo import (
+    entropy_kl_mask,
+    kl_estimate,
+    sequence_clip_surrogate,
+    sequence_log_weight,
+)
 
 D = torch.float64
 
@@ -174,14 +180,7 @@ def test_global_kl_to_reference_variant():
 
 @pytest.mark.parametrize("case", ["all_equal", "one_token", "masked_row"])
 def test_degenerate_inputs_are_finite(case):
-    b = random_batch(seed=6, groups=2, G=3, T=5)
-    if case == "all_equal":
-        b.rewards[:] = 1.0
-    elif case == "one_token":
-        b.mask[:] = 0.0
-        b.mask[:, 0] = 1.0
-    elif case == "masked_row":
-        b.mask[2] = 0.0
+    b = make_degenerate(random_batch(seed=6, groups=2, G=3, T=5), case)
     for kw in ({}, {"surrogate": "eq4_literal"}, {"surrogate": "unclipped"}, {"loss_agg": "seq-mean-token-mean"},
                {"mask_scope": "either", "kl_estimator": "k2"}):
         m = build_method("tepo", **kw)
