@@ -65,6 +65,11 @@ class TrainConfig:
             raise ValueError(f"train.top_p must lie in (0, 1], got {self.top_p}")
         if self.temperature <= 0:
             raise ValueError(f"train.temperature must be > 0, got {self.temperature}")
+        if self.warmup_steps > 0 and self.lr_scheduler_type == "constant":
+            raise ValueError(
+                "train.warmup_steps is ignored by lr_scheduler_type 'constant' (transformers' constant schedule "
+                "has no warm-up): set lr_scheduler_type to 'constant_with_warmup'"
+            )
         if self.bf16 and not torch.cuda.is_available():
             raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
 

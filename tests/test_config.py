@@ -34,6 +34,7 @@ def test_smoke_profile_applies_overrides():
     ({**BASE, "methods": {"grpo": {"eps": 1}}}, r"methods.grpo.*unknown hyperparameter.*eps_low"),
     ({**BASE, "train": {"max_step": 3}}, r"train.*max_step"),
     ({**BASE, "methods": {"x": {"method": "dapo", "train": {"top_p": 2}}}}, r"methods.x.*top_p"),
+    ({**BASE, "train": {"warmup_steps": 10}}, r"warmup_steps.*constant_with_warmup"),
     ({**BASE, "eval": {"n": 4, "ks": [8]}}, r"eval.ks"),
     ({**BASE, "data": {"source": "hub"}}, r"data.source.*testbed"),
     ({**BASE, "bogus": 1}, r"bogus"),

@@ -93,8 +93,19 @@ def check_cov_scope(scope: str) -> None:
 
 
 # ----------------------------------------------------------------------------- method
+class RolloutCovarianceMeans:
+    """Mixin of Clip-Cov and KL-Cov: with ``cov_mean_scope="rollout-batch"`` the rollout hook stores the rollout
+    batch's means of A and log p, which ``covariance_means`` hands to the loss."""
+
+    def rollout(self, batch: RolloutBatch) -> RolloutResult:
+        result = super().rollout(batch)
+        if self.cfg.cov_mean_scope == "rollout-batch":
+            result.extras.update(rollout_covariance_means(result.advantages, batch.logps, batch.mask))
+        return result
+
+
 @register
-class ClipCov(GRPO):
+class ClipCov(RolloutCovarianceMeans, GRPO):
     name = "clip_cov"
     paper = "Cui et al. 2025 (Clip-Cov), verl semantics: baselines.md"
 
@@ -115,12 +126,6 @@ class ClipCov(GRPO):
         if not c.clip_cov_lb < c.clip_cov_ub:
             raise ValueError(f"clip_cov_lb must be < clip_cov_ub, got {c.clip_cov_lb} >= {c.clip_cov_ub}")
         check_cov_scope(c.cov_mean_scope)
-
-    def rollout(self, batch: RolloutBatch) -> RolloutResult:
-        result = super().rollout(batch)
-        if self.cfg.cov_mean_scope == "rollout-batch":
-            result.extras.update(rollout_covariance_means(result.advantages, batch.logps, batch.mask))
-        return result
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg

@@ -15,8 +15,14 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import LossBatch, RolloutBatch, RolloutResult, check_positive, check_probability
-from .clip_cov import check_cov_scope, covariance_means, rollout_covariance_means, selection_count, token_covariance
+from .base import LossBatch, check_positive, check_probability
+from .clip_cov import (
+    RolloutCovarianceMeans,
+    check_cov_scope,
+    covariance_means,
+    selection_count,
+    token_covariance,
+)
 from .core import AGGREGATIONS, masked_mean
 from .grpo import GRPO
 from .registry import register
@@ -48,7 +54,7 @@ def kl_cov_loss(
 
 
 @register
-class KLCov(GRPO):
+class KLCov(RolloutCovarianceMeans, GRPO):
     name = "kl_cov"
     paper = "Cui et al. 2025 (KL-Cov), verl semantics with the paper's coefficient: baselines.md"
     updates_per_batch = "several"
@@ -75,12 +81,6 @@ class KLCov(GRPO):
             raise ValueError(f"loss_agg must be one of {AGGREGATIONS}, got '{c.loss_agg}'")
         if c.std_kind not in ("sample", "population"):
             raise ValueError(f"std_kind must be 'sample' or 'population', got '{c.std_kind}'")
-
-    def rollout(self, batch: RolloutBatch) -> RolloutResult:
-        result = super().rollout(batch)
-        if self.cfg.cov_mean_scope == "rollout-batch":
-            result.extras.update(rollout_covariance_means(result.advantages, batch.logps, batch.mask))
-        return result
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg
