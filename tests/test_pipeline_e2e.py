@@ -25,7 +25,7 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
 
 @pytest.fixture(scope="module")
 def smoke_repo(tmp_path_factory):
-    """A copy of the committed repository with profile: smoke, after one `dvc repro`."""
+    """A copy of the committed repository with profile: smoke, after one `make repro` (its parallel path)."""
     root = tmp_path_factory.mktemp("e2e") / "repo"
     files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
     for rel in files:
@@ -41,7 +41,8 @@ def smoke_repo(tmp_path_factory):
     run(["git", "init", "-q"], root, env)
     run(["git", "add", "-A"], root, env)
     run(["git", "commit", "-qm", "smoke copy"], root, env)
-    run(["dvc", "repro"], root, env)
+    venv = Path(sys.executable).parent.parent  # `make repro` on this environment; -o: no reinstall into it
+    run(["make", "repro", f"VENV={venv}", "-o", f"{venv}/.installed"], root, env)
     return root, env, params
 
 
