@@ -10,9 +10,10 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DVC_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 
-# `make repro` runs the train and eval stages of the runs in JOBS parallel `dvc repro -s` processes (DVC
-# releases its repository lock while a stage's command runs; -s skips the upstream checks, done just before), each with an equal share of the cores, then a
-# final `dvc repro` (the report, and anything still missing). JOBS=1 runs the whole pipeline in one `dvc repro`.
+# `make repro` runs the runs' train and eval stages in JOBS parallel `dvc repro -s` processes, each with an
+# equal share of the cores (DVC releases its repository lock while a stage's command runs; -s skips the upstream
+# checks, done once just before), then a final `dvc repro` (the report, and anything still missing).
+# JOBS=1 runs the whole pipeline in one `dvc repro`.
 JOBS ?= 2
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 THREADS := $(shell echo $$(( $(NPROC) / $(JOBS) > 0 ? $(NPROC) / $(JOBS) : 1 )))
