@@ -27,7 +27,7 @@ from rlvr_lib.pipeline import read_jsonl  # noqa: E402
 from rlvr_lib.train import TrainConfig, train_method  # noqa: E402
 
 DEFAULTS = {"max_steps": 120, "prompts_per_step": 8, "num_generations": 8, "max_completion_length": 64,
-            "learning_rate": 5e-5, "steps_per_generation": 2}  # params.yaml's default `train` section
+            "learning_rate": 7e-5, "steps_per_generation": 2}  # params.yaml's default `train` section
 
 
 def parse_overrides(pairs: list[str]) -> dict:

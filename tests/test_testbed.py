@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import re
 from collections import Counter
 
@@ -26,7 +27,7 @@ from rlvr_lib.testbed import (
 )
 from rlvr_lib.testbed import sft as sft_module
 from rlvr_lib.testbed import tokenizer as tokenizer_module
-from rlvr_lib.testbed.generator import operands_of
+from rlvr_lib.testbed.generator import operands_of, sample_solution, slipped
 
 TINY = {
     "n_train": 24, "n_eval": 8, "levels": (1, 2), "solutions_per_problem": 2, "vocab_size": 300,
@@ -91,6 +92,42 @@ def test_solutions_are_correct_and_diverse():
     assert len(set(sols)) == 4
     assert sols == sample_solutions(four_distinct, 4, seed=0)
     assert len(sample_solutions(four_distinct, 100, seed=0)) == 18  # 6 * 3 * 1 pair orders exist
+
+
+def replay_with_slips(solution: str) -> tuple[int, int]:
+    """(steps, slipped steps) of a worked solution whose every sum is either right or off by 1-9; checks
+    that each step adds numbers still left and that the boxed number is the last written one."""
+    body, boxed = re.fullmatch(r" (.+)\. \\boxed\{(\d+)\}", solution).groups()
+    steps = body.split(", ")
+    n_slipped = 0
+    for step in steps:
+        a, b, c = map(int, re.fullmatch(r"(\d+)\+(\d+)=(\d+)", step).groups())
+        assert abs(c - (a + b)) <= 9, step
+        n_slipped += c != a + b
+    assert int(boxed) == c  # the boxed number is the last written sum, right or not
+    return len(steps), n_slipped
+
+
+def test_slips_write_wrong_sums_at_the_given_rate():
+    problems = make_splits(400, 0, seed=0)[0]
+    operands = [operands_of(p.prompt) for p in problems]
+    assert [sample_solution(ops, random.Random(1)) for ops in operands] == [
+        sample_solution(ops, random.Random(1), slip_rate=0.0) for ops in operands
+    ]
+    rng = random.Random(0)
+    for ops in operands:  # a slip at every step
+        steps, n_slipped = replay_with_slips(sample_solution(ops, rng, 1.0))
+        assert n_slipped == steps == len(ops) - 1
+    counts = [replay_with_slips(sample_solution(ops, rng, 0.3)) for ops in operands]
+    assert 0.25 < sum(s for _, s in counts) / sum(n for n, _ in counts) < 0.35
+    offsets = Counter(slipped(20, rng) - 20 for _ in range(3600))
+    assert set(offsets) == set(range(-9, 0)) | set(range(1, 10))
+    assert max(offsets.values()) < 2 * min(offsets.values())  # uniform over the 18 offsets
+    assert all(slipped(3, rng) >= 0 for _ in range(200))
+    for s in sample_solutions(problems[0], 4, seed=0, slip_rate=0.5):
+        replay_with_slips(s)
+    with pytest.raises(ValueError, match="slip_rate"):
+        sample_solution([1, 2], rng, slip_rate=1.5)
 
 
 def test_to_records():

@@ -1,9 +1,13 @@
 """Seeded generator of the synthetic verifiable task: add a list of integers.
 
 Prompt ``"Compute 3+5+2+7.\\nAnswer:"``; a worked solution combines two of the remaining numbers per step,
-``" 3+5=8, 8+2=10, 10+7=17. \\boxed{17}"``. Which pair to combine is a decision point (every choice is
-valid, so a solution sampled for SFT picks one uniformly); the sums are deterministic steps. Difficulty
-grows with the number of operands and their size (``LEVELS``).
+``" 3+5=8, 8+2=10, 10+7=17. \\boxed{17}"``. Which pair to combine is a decision point (a solution sampled
+for SFT picks one uniformly); the sums are deterministic steps. Difficulty grows with the number of
+operands and their size (``LEVELS``).
+
+SFT solutions may contain *slips* (``slip_rate``): a step's sum is written off by 1-9 (``8+5=15``) and the
+solution goes on from the wrong number, as a careless solver's would. The base policy learns to slip about
+as often, so part of its entropy sits at the sums and decides the reward: the kind that RL removes first.
 """
 from __future__ import annotations
 
@@ -20,12 +24,14 @@ class Level:
     high: int  # operands are drawn uniformly from [low, high]
 
 
-# mean@16 of the default base policy per level: 0.57, 0.35, 0.12; level 4 (not in the default mix): ~0.01.
+# Levels 1-3 (one-digit operands) make the default mix; 4-5 add two-digit operands, which the default base
+# policy never sees in SFT (an earlier default mix with level 4 left GRPO little signal: docs/testbed.md).
 LEVELS: dict[int, Level] = {
     1: Level(3, 1, 9),
     2: Level(4, 1, 9),
-    3: Level(3, 10, 99),
-    4: Level(4, 10, 99),
+    3: Level(5, 1, 9),
+    4: Level(3, 10, 99),
+    5: Level(4, 10, 99),
 }
 
 
@@ -50,28 +56,44 @@ def operands_of(prompt: str) -> list[int]:
     return [int(x) for x in match.group(1).split("+")]
 
 
-def sample_solution(operands: list[int], rng: random.Random) -> str:
+SLIP_OFFSETS = tuple(d for d in range(-9, 10) if d)
+
+
+def slipped(total: int, rng: random.Random) -> int:
+    """``total`` off by a uniform nonzero offset in [-9, 9], resampled until the result is >= 0."""
+    while True:
+        wrong = total + rng.choice(SLIP_OFFSETS)
+        if wrong >= 0:
+            return wrong
+
+
+def sample_solution(operands: list[int], rng: random.Random, slip_rate: float = 0.0) -> str:
     """One worked solution: repeatedly add a uniformly chosen pair of the remaining numbers.
 
     The pair is written in list order and its sum takes the place of the first of the two, so
-    always choosing the first pair is plain left-to-right addition.
+    always choosing the first pair is plain left-to-right addition. Each sum is written wrong
+    (``slipped``) with probability ``slip_rate``; later steps use the written sum.
     """
+    if not 0.0 <= slip_rate <= 1.0:
+        raise ValueError(f"slip_rate must be in [0, 1], got {slip_rate}")
     nums, steps = list(operands), []
     while len(nums) > 1:
         i, j = sorted(rng.sample(range(len(nums)), 2))
         total = nums[i] + nums[j]
+        if slip_rate and rng.random() < slip_rate:
+            total = slipped(total, rng)
         steps.append(f"{nums[i]}+{nums[j]}={total}")
         nums[i] = total
         del nums[j]
     return f" {', '.join(steps)}. \\boxed{{{nums[0]}}}"
 
 
-def sample_solutions(problem: Problem, k: int, seed: int) -> list[str]:
+def sample_solutions(problem: Problem, k: int, seed: int, slip_rate: float = 0.0) -> list[str]:
     """Up to ``k`` distinct worked solutions of ``problem`` (fewer when fewer exist), deterministic per seed."""
     rng = random.Random(f"{seed}/{problem.uid}")
     operands, found = operands_of(problem.prompt), {}
     for _ in range(20 * k):
-        found.setdefault(sample_solution(operands, rng), None)
+        found.setdefault(sample_solution(operands, rng, slip_rate), None)
         if len(found) == k:
             break
     return list(found)

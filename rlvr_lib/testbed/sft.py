@@ -35,11 +35,12 @@ class TestbedConfig:
     n_eval: int = 128
     levels: tuple[int, ...] = (1, 2, 3)
     solutions_per_problem: int = 2  # distinct worked solutions per SFT problem (diversity at the forks)
+    slip_rate: float = 0.3  # P(a step of an SFT solution writes a wrong sum); see generator.py and docs/testbed.md
     vocab_size: int = 512  # upper bound; the small corpus yields fewer tokens
     hidden_size: int = 128  # 0.82M params: a TRL GRPO step (8x8 completions) ~0.35 s on 2 cores
     num_layers: int = 3
     num_heads: int = 4
-    sft_steps: int = 550  # mean@16 rises steeply with steps (550: 0.35, 650: 0.48)
+    sft_steps: int = 800  # with slip_rate 0.3: base mean@16 0.25 (docs/testbed.md)
     batch_size: int = 64
     lr: float = 1e-3
     warmup_steps: int = 20
@@ -48,10 +49,12 @@ class TestbedConfig:
         self.levels = tuple(self.levels)
 
 
-def sft_records(problems: list[Problem], k: int, seed: int) -> list[dict[str, str]]:
+def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0) -> list[dict[str, str]]:
     """Prompt/completion rows, ``k`` distinct solutions per problem (fewer when fewer exist)."""
     return [
-        {"prompt": p.prompt, "completion": s} for p in problems for s in sample_solutions(p, k, seed)
+        {"prompt": p.prompt, "completion": s}
+        for p in problems
+        for s in sample_solutions(p, k, seed, slip_rate)
     ]
 
 
@@ -97,7 +100,7 @@ def build_base_policy(out_dir: str | Path, config: TestbedConfig | None = None, 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
         train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels)
-        records = sft_records(train, cfg.solutions_per_problem, cfg.seed)
+        records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate)
         tokenizer = build_tokenizer([r["prompt"] + r["completion"] for r in records], cfg.vocab_size, tmp)
         model = build_model(
             len(tokenizer),
