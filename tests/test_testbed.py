@@ -36,20 +36,28 @@ TINY = {
 
 
 # ----------------------------------------------------------------------------- generator
-def check_solution(prompt: str, answer: str, solution: str) -> None:
-    """Replay a worked solution: every step adds two numbers still available, the sums are right,
-    the last number left is the boxed answer."""
+def replay(prompt: str, solution: str) -> tuple[int, int]:
+    """Replay a worked solution: every step adds two numbers still available and writes their sum, right
+    or off by 1-9 (a slip); the last number left is the boxed one. Returns (steps, slipped steps)."""
     match = re.fullmatch(r" (.+)\. \\boxed\{(-?\d+)\}", solution)
     assert match, solution
-    assert match.group(2) == answer
-    pool = Counter(operands_of(prompt))
-    for step in match.group(1).split(", "):
+    pool, n_slipped = Counter(operands_of(prompt)), 0
+    steps = match.group(1).split(", ")
+    for step in steps:
         a, b, c = map(int, re.fullmatch(r"(\d+)\+(\d+)=(\d+)", step).groups())
-        assert a + b == c, step
+        assert abs(c - (a + b)) <= 9, step
+        n_slipped += c != a + b
         used = Counter([a, b])
         assert all(pool[x] >= n for x, n in used.items()), f"{step} uses a number that is not left"
         pool = pool - used + Counter([c])
-    assert list(pool.elements()) == [int(answer)]
+    assert list(pool.elements()) == [int(match.group(2))]
+    return len(steps), n_slipped
+
+
+def check_solution(prompt: str, answer: str, solution: str) -> None:
+    """A slip-free worked solution that ends in the right boxed answer."""
+    assert replay(prompt, solution)[1] == 0, solution
+    assert solution.endswith(f"\\boxed{{{answer}}}")
 
 
 def test_splits_are_disjoint_and_deterministic():
@@ -94,20 +102,6 @@ def test_solutions_are_correct_and_diverse():
     assert len(sample_solutions(four_distinct, 100, seed=0)) == 18  # 6 * 3 * 1 pair orders exist
 
 
-def replay_with_slips(solution: str) -> tuple[int, int]:
-    """(steps, slipped steps) of a worked solution whose every sum is either right or off by 1-9; checks
-    that each step adds numbers still left and that the boxed number is the last written one."""
-    body, boxed = re.fullmatch(r" (.+)\. \\boxed\{(\d+)\}", solution).groups()
-    steps = body.split(", ")
-    n_slipped = 0
-    for step in steps:
-        a, b, c = map(int, re.fullmatch(r"(\d+)\+(\d+)=(\d+)", step).groups())
-        assert abs(c - (a + b)) <= 9, step
-        n_slipped += c != a + b
-    assert int(boxed) == c  # the boxed number is the last written sum, right or not
-    return len(steps), n_slipped
-
-
 def test_slips_write_wrong_sums_at_the_given_rate():
     problems = make_splits(400, 0, seed=0)[0]
     operands = [operands_of(p.prompt) for p in problems]
@@ -115,17 +109,17 @@ def test_slips_write_wrong_sums_at_the_given_rate():
         sample_solution(ops, random.Random(1), slip_rate=0.0) for ops in operands
     ]
     rng = random.Random(0)
-    for ops in operands:  # a slip at every step
-        steps, n_slipped = replay_with_slips(sample_solution(ops, rng, 1.0))
+    for p, ops in zip(problems, operands):  # a slip at every step
+        steps, n_slipped = replay(p.prompt, sample_solution(ops, rng, 1.0))
         assert n_slipped == steps == len(ops) - 1
-    counts = [replay_with_slips(sample_solution(ops, rng, 0.3)) for ops in operands]
+    counts = [replay(p.prompt, sample_solution(ops, rng, 0.3)) for p, ops in zip(problems, operands)]
     assert 0.25 < sum(s for _, s in counts) / sum(n for n, _ in counts) < 0.35
     offsets = Counter(slipped(20, rng) - 20 for _ in range(3600))
     assert set(offsets) == set(range(-9, 0)) | set(range(1, 10))
     assert max(offsets.values()) < 2 * min(offsets.values())  # uniform over the 18 offsets
     assert all(slipped(3, rng) >= 0 for _ in range(200))
     for s in sample_solutions(problems[0], 4, seed=0, slip_rate=0.5):
-        replay_with_slips(s)
+        replay(problems[0].prompt, s)
     with pytest.raises(ValueError, match="slip_rate"):
         sample_solution([1, 2], rng, slip_rate=1.5)
 
