@@ -21,9 +21,15 @@ def method_class(name: str) -> type[Method]:
     return REGISTRY[name]
 
 
-def build_method(name: str, **hparams: Any) -> Method:
-    """Instantiate a registered method; unknown names and hyperparameters raise ValueError."""
-    return method_class(name)(**hparams)
+def build_method(name: str, hparams: dict[str, Any] | None = None, *, path: str | None = None, **kwargs: Any) -> Method:
+    """Instantiate a registered method from ``hparams`` (or keyword arguments); unknown names and bad
+    hyperparameters raise ValueError, prefixed with ``path`` (e.g. ``methods.aer``) when given."""
+    try:
+        return method_class(name)(**{**(hparams or {}), **kwargs})
+    except (TypeError, ValueError) as err:
+        if path is None:
+            raise
+        raise ValueError(f"{path}: {err}") from None
 
 
 def available_methods() -> list[str]:
