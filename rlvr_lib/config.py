@@ -180,6 +180,10 @@ class TrainConfig:
                 f"gives a rollout batch of {generation_batch} responses (per-device batch "
                 f"{responses // self.gradient_accumulation_steps} x {self.rollout_micro_batches} micro-batches), which "
                 f"must hold whole groups of num_generations = {self.num_generations} (TRL's generation_batch_size rule)")
+        updates = self.rollout_micro_batches * self.num_iterations / self.gradient_accumulation_steps
+        require(not self.save_steps or self.save_steps % updates == 0, "save_steps",
+                f"({self.save_steps}) must be a multiple of the {updates:g} optimizer steps of one rollout batch, so a "
+                "resumed run starts on a fresh rollout batch exactly as the uninterrupted run does")
 
     @property
     def rollout_micro_batches(self) -> int:
