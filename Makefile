@@ -1,4 +1,4 @@
-# Two commands set everything up: `make repro` (results) and `make test` (test suite).
+# Two commands set everything up: `make repro` (results) and `make test` (test suite, lint included).
 # Both create the virtual environment on first use and install the pinned dependencies into it.
 VENV ?= .venv
 PYTHON ?= python3
@@ -18,7 +18,7 @@ JOBS ?= 2
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 THREADS := $(shell echo $$(( $(NPROC) / $(JOBS) > 0 ? $(NPROC) / $(JOBS) : 1 )))
 
-.PHONY: install repro test lab
+.PHONY: install repro test test-fast lint lab
 
 install: $(STAMP)
 
@@ -38,8 +38,15 @@ endif
 	$(BIN)/dvc repro
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)  # everything but the tests that train or run the pipeline (-m slow)
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from .records import read_jsonl
 from .rewards import extract_boxed
 
 log = logging.getLogger(__name__)
@@ -43,11 +44,12 @@ def resolve_data_root(data_root: str | os.PathLike | None = None) -> Path:
 def _read_records(path: Path) -> list[dict]:
     """Records of a .jsonl, .json (list) or .parquet file."""
     if path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
+        return read_jsonl(path)
     if path.suffix == ".json":
-        with path.open(encoding="utf-8") as f:
-            return json.load(f)
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path}: not a readable JSON file ({err})") from None
     if path.suffix == ".parquet":
         return pd.read_parquet(path).to_dict(orient="records")
     raise ValueError(f"path: unsupported file type {path.suffix!r} ({path})")

@@ -28,42 +28,65 @@ SMOKE_PARAMS = {
 }
 
 
-@pytest.fixture(scope="session")
-def built_workspace(tmp_path_factory) -> Path:
-    """A folder with params.yaml, the data stage's files and a small SFT base policy whose rewards vary (about a
-    minute to build, once per session). Copy it (``workspace``) before changing anything in it."""
+def _build_workspace(root: Path, sft: bool) -> Path:
     from rlvr_lib import pipeline
+    from tiny import save_tiny
 
-    root = tmp_path_factory.mktemp("workspace") / "repo"
-    root.mkdir()
+    root.mkdir(parents=True)
     (root / "params.yaml").write_text(yaml.safe_dump(SMOKE_PARAMS, sort_keys=False))
     cwd = os.getcwd()
     try:
         os.chdir(root)
         params = pipeline.load_params()
         pipeline.stage_data(params)
-        pipeline.stage_base_model(params)
+        if sft:
+            pipeline.stage_base_model(params)
+        else:
+            save_tiny(root / pipeline.BASE_MODEL_DIR)
     finally:
         os.chdir(cwd)
     return root
 
 
-@pytest.fixture
-def workspace(built_workspace, tmp_path, monkeypatch) -> Path:
-    """A private copy of ``built_workspace``, made the working directory."""
+@pytest.fixture(scope="session")
+def trained_workspace_template(tmp_path_factory) -> Path:
+    """params.yaml, the data stage's files and a small SFT base policy whose rewards vary (about a minute to
+    build, once per session)."""
+    return _build_workspace(tmp_path_factory.mktemp("sft_workspace") / "repo", sft=True)
+
+
+@pytest.fixture(scope="session")
+def light_workspace_template(tmp_path_factory) -> Path:
+    """params.yaml, the data stage's files and the tiny random model as models/base (seconds to build)."""
+    return _build_workspace(tmp_path_factory.mktemp("light_workspace") / "repo", sft=False)
+
+
+def _private_copy(template: Path, tmp_path: Path, monkeypatch) -> Path:
     root = tmp_path / "repo"
-    shutil.copytree(built_workspace, root)
+    shutil.copytree(template, root)
     monkeypatch.chdir(root)
     return root
 
 
 @pytest.fixture
-def set_params(workspace):
-    """``set_params(**sections)``: overlay sections on the workspace's params (None removes one), write the file."""
+def workspace(trained_workspace_template, tmp_path, monkeypatch) -> Path:
+    """A private copy of the SFT workspace, made the working directory: for tests that train."""
+    return _private_copy(trained_workspace_template, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def light_workspace(light_workspace_template, tmp_path, monkeypatch) -> Path:
+    """A private copy of the light workspace, made the working directory: for tests that fail before training."""
+    return _private_copy(light_workspace_template, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def set_params():
+    """``set_params(**sections)``: overlay sections on the test params (None removes one), write ./params.yaml."""
 
     def write(**sections) -> Path:
         params = {k: v for k, v in {**SMOKE_PARAMS, **sections}.items() if v is not None}
-        (workspace / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-        return workspace / "params.yaml"
+        Path("params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        return Path("params.yaml")
 
     return write
