@@ -153,7 +153,7 @@ def parse_run(name: str, entry: dict[str, Any] | None, shared_train: dict[str, A
     method = entry.pop("method", name)
     train_overrides = entry.pop("train", None) or {}
     try:
-        build_method(method, **entry)
+        build_method(method, entry, path=f"methods.{name}")
         train = TrainConfig.from_dict({**shared_train, **train_overrides})
     except (TypeError, ValueError) as err:
         raise ValueError(f"params 'methods.{name}': {err}") from None

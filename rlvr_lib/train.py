@@ -152,7 +152,7 @@ def train_method(
         raise FileNotFoundError(
             f"no model at {model_path} (config.json missing): run the base_model stage or set model.path in params.yaml"
         )
-    method = build_method(method_name, **method_hparams)
+    method = build_method(method_name, method_hparams)
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(model_path)

@@ -102,7 +102,7 @@ def test_loss_and_gradient_parity_with_trl(tmp_path, tiny_dir, loss_type, method
     )
     ours = RLVRTrainer(
         model=copy.deepcopy(model), processing_class=tokenizer, reward_funcs=[exact_match], train_dataset=dataset(),
-        args=config(tmp_path, **common), method=build_method(method_name, **hparams), log_reference_kl=False,
+        args=config(tmp_path, **common), method=build_method(method_name, hparams), log_reference_kl=False,
     )
     inputs = loss_inputs(model, tokenizer, trl_kwargs.get("beta", 0.0))
     stock_loss, stock_grads = loss_and_grads(stock, stock.model, inputs)

@@ -1,6 +1,7 @@
 """Methods looked up by the name users type in params.yaml."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .base import Method
@@ -21,9 +22,13 @@ def method_class(name: str) -> type[Method]:
     return REGISTRY[name]
 
 
-def build_method(name: str, **hparams: Any) -> Method:
-    """Instantiate a registered method; unknown names and hyperparameters raise ValueError."""
-    return method_class(name)(**hparams)
+def build_method(name: str, hparams: Mapping[str, Any] | None = None, *, path: str | None = None) -> Method:
+    """Instantiate a registered method from its hyperparameters (e.g. a params.yaml entry).
+
+    Unknown names, unknown keys and bad values raise ValueError; a bad value is named ``<path>.<key>``
+    (``path`` defaults to the method's name; the pipeline passes ``methods.<run>``).
+    """
+    return method_class(name)(hparams, path=path)
 
 
 def available_methods() -> list[str]:
