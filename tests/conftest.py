@@ -11,7 +11,6 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import torch
 
     from rlvr_lib.methods import LossBatch, Method, RolloutBatch, RolloutResult
 
@@ -44,6 +43,13 @@ def config(tmp_path, **overrides):
 
 
 # ----------------------------------------------------------------------------- method batches
+def t(x):
+    """A float64 tensor (hand-computed examples)."""
+    import torch
+
+    return torch.tensor(x, dtype=torch.float64)
+
+
 def rollout_batch(
     b=16, t=10, group=4, seed=0, rewards=None, mask=None, dtype=None, logit_scale=1.0, entropy_scale=1.0,
     ref_noise=0.2, equal_groups=(),

@@ -104,7 +104,8 @@ def test_clip_cov_zeroes_exactly_k_tokens_and_keeps_them_in_the_denominator():
     n_valid = int(rb.mask.sum())
     ratio = 3.5 / n_valid  # k = max(1, int(3.5)) = 3
     # lb below every covariance: all valid tokens not PPO-clipped are candidates (on-policy: none is clipped)
-    method, result, lb, loss, metrics = run_method("clip_cov", rb, {"clip_cov_ratio": ratio, "clip_cov_lb": -1e9, "clip_cov_ub": 1e9})
+    hp = {"clip_cov_ratio": ratio, "clip_cov_lb": -1e9, "clip_cov_ub": 1e9}
+    method, result, lb, loss, metrics = run_method("clip_cov", rb, hp)
     assert metrics["clip_cov/selected_tokens"] == 3.0
     assert metrics["clip_cov/candidate_tokens"] == n_valid
     grad = lb.logps.grad
@@ -121,7 +122,8 @@ def test_clip_cov_never_selects_ppo_clipped_tokens():
     adv = torch.ones(1, 2)
     logps = torch.tensor([[0.0, -1.0]], requires_grad=True)
     old = torch.tensor([[-1.0, -1.0]])
-    method = build_method("clip_cov", {"eps_low": 0.2, "eps_high": 0.2, "clip_cov_ratio": 1.0, "clip_cov_lb": -1e9, "clip_cov_ub": 1e9})
+    hp = {"eps_low": 0.2, "eps_high": 0.2, "clip_cov_ratio": 1.0, "clip_cov_lb": -1e9, "clip_cov_ub": 1e9}
+    method = build_method("clip_cov", hp)
     lb = LossBatch(logps=logps, entropies=torch.ones(1, 2), old_logps=old, advantages=adv, mask=mask,
                    num_tokens=2.0, num_seqs=1.0, max_completion_length=2)
     _, metrics = method.loss(lb)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 import torch
-from conftest import loss_batch, rollout_batch
+from conftest import loss_batch, rollout_batch, t
 
 from rlvr_lib.methods import build_method
 from rlvr_lib.methods.core import masked_quantiles
@@ -18,10 +18,6 @@ from rlvr_lib.methods.cw_grpo import (
 )
 
 D = torch.float64
-
-
-def t(x):
-    return torch.tensor(x, dtype=D)
 
 
 # one group: logps row 0 = [-1, -3], row 1 = [-2, (pad)]; A = [+1, -1]
@@ -165,7 +161,8 @@ def test_unclipped_by_default_and_clip_option():
     expected = ((-math.exp(0.5) * res.advantages * b.mask).sum(-1) / L).mean()
     assert torch.allclose(loss_free, expected, atol=1e-5)
     assert met_free["clip_ratio/region"] == 0.0
-    loss_clip, met_clip = build_method("cw_grpo", {"beta": 0.0, "use_clip": True}).loss(loss_batch(b, res, old_logps=old))
+    clipped = build_method("cw_grpo", {"beta": 0.0, "use_clip": True})
+    loss_clip, met_clip = clipped.loss(loss_batch(b, res, old_logps=old))
     assert met_clip["clip_ratio/high"] > 0 and not torch.allclose(loss_clip, loss_free)
 
 
@@ -187,7 +184,8 @@ def test_uniform_weights_reduce_to_grpo():
 @pytest.mark.parametrize("scope", ["group", "batch"])
 def test_current_logps_equal_behaviour_on_policy(scope):
     b = rollout_batch(b=12, t=8, seed=8)
-    beh, cur = build_method("cw_grpo", {"scope": scope}), build_method("cw_grpo", {"scope": scope, "logp_source": "current"})
+    beh = build_method("cw_grpo", {"scope": scope})
+    cur = build_method("cw_grpo", {"scope": scope, "logp_source": "current"})
     r_beh, r_cur = beh.rollout(b), cur.rollout(b)
     assert set(r_cur.extras) == {"cw_segment", "cw_seq_adv"}
     lb_beh, lb_cur = loss_batch(b, r_beh), loss_batch(b, r_cur)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 import torch
-from conftest import degenerate_batch, loss_batch, rollout_batch
+from conftest import degenerate_batch, loss_batch, rollout_batch, t
 
 from rlvr_lib.methods import RolloutBatch, build_method
 from rlvr_lib.methods.core import group_index
@@ -23,10 +23,6 @@ from rlvr_lib.methods.erpo import (
 )
 
 D = torch.float64
-
-
-def t(x):
-    return torch.tensor(x, dtype=D)
 
 
 # ----------------------------------------------------------------------------- pure functions, by hand
@@ -182,7 +178,8 @@ def test_vectorised_matches_loop_reference(base):
     index, n = group_index(b.group_ids)
     ours, _ = erpo_token_advantages(
         A, b.logps, b.ref_logps, b.entropies, b.mask, index, n,
-        ERPOConfig(beta_progress=0.1, gamma=5.0, eta=0.2, num_buckets=3, sigma_target=1.0, delta=1e-4, position_base=base),
+        ERPOConfig(beta_progress=0.1, gamma=5.0, eta=0.2, num_buckets=3, sigma_target=1.0, delta=1e-4,
+                   position_base=base),
     )
     ref = naive_erpo(A, b.logps, b.ref_logps, b.entropies, b.mask, b.group_ids, 3, 0.1, 5.0, 0.2, 1.0, 1e-4, base)
     assert torch.allclose(ours, ref, atol=1e-10)
@@ -292,7 +289,8 @@ def test_method_metadata_and_metrics():
 
 
 @pytest.mark.parametrize("bad,message", [
-    ({"num_buckets": 0}, "erpo.num_buckets must be >= 1, got 0"), ({"position_base": 2}, "erpo.position_base must be one of [0, 1]"),
+    ({"num_buckets": 0}, "erpo.num_buckets must be >= 1, got 0"),
+    ({"position_base": 2}, "erpo.position_base must be one of [0, 1]"),
     ({"delta": 0.0}, "erpo.delta must be > 0.0, got 0.0"), ({"nope": 1}, "unknown key(s) ['erpo.nope']"),
 ])
 def test_validation(bad, message):

@@ -1,20 +1,14 @@
 """TEPO (tepo.txt eq. 4, Alg. 1, App. D): hand-computed pure functions, properties, loss and gradient."""
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
-from conftest import loss_batch, rollout_batch
+from conftest import loss_batch, rollout_batch, t
 
 from rlvr_lib.methods import build_method
 from rlvr_lib.methods.tepo import entropy_kl_mask, sequence_clip_surrogate, sequence_log_weight
 
 D = torch.float64
-
-
-def t(x):
-    return torch.tensor(x, dtype=D)
 
 
 # ----------------------------------------------------------------------------- pure functions, by hand
@@ -102,14 +96,15 @@ def test_mask_and_kl_act_off_policy():
     assert met["tepo/mask_frac"] == pytest.approx(float(M.sum() / b.mask.sum()))
     assert 0 < met["tepo/mask_frac"] < 1
     # hand-written eq. 4 (PPO form, token-mean) as a reference
-    w = torch.exp((((logps - b.logps) * b.mask).sum(-1) / b.mask.sum(-1).clamp(min=1)))[:, None]
+    w = torch.exp(((logps - b.logps) * b.mask).sum(-1) / b.mask.sum(-1).clamp(min=1))[:, None]
     A = res.advantages
     pol = -torch.minimum(w * A, torch.clamp(w, 0.8, 1.28) * A)
     kl = torch.exp(b.logps - logps) - (b.logps - logps) - 1
     expected = ((pol + 0.5 * kl * M) * b.mask).sum() / b.mask.sum()
     assert torch.allclose(loss, expected)
     # the mask scope matters: panel E variants give different losses
-    others = [build_method("tepo", {"beta": 0.5, "mask_scope": s}).loss(loss_batch(b, res, logps=logps, entropies=ent))[0]
+    lb = loss_batch(b, res, logps=logps, entropies=ent)
+    others = [build_method("tepo", {"beta": 0.5, "mask_scope": s}).loss(lb)[0]
               for s in ("none", "either", "all")]
     assert len({round(float(x.detach()), 12) for x in [loss, *others]}) == 4
 

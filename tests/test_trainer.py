@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 import torch
-from datasets import Dataset
+from conftest import config, dataset, exact_match
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 from rlvr_lib.methods import build_method
 from rlvr_lib.methods.base import RolloutResult
@@ -24,26 +24,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
     return save_tiny(tmp_path_factory.mktemp("tiny") / "model")
-
-
-def exact_match(prompts, completions, answer, **kwargs):
-    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
-
-
-exact_match.__name__ = "accuracy"
-
-
-def dataset(n=16):
-    return Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(n)])
-
-
-def config(tmp_path, **overrides):
-    base = dict(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False,
-        learning_rate=1e-3, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
-    )
-    return GRPOConfig(**{**base, **overrides})
 
 
 def loss_inputs(model, tokenizer, beta: float, seed: int = 0):

@@ -10,7 +10,8 @@ aggregation (baselines.md "Recipe values"; aer.txt table 3: c_l = c_h = 1.0, rho
 
 verl computes the covariance on the micro-batch tensor it is given; ``cov_mean_scope="rollout-batch"``
 instead centres with means over the whole rollout batch (behaviour log-probs, computed in the rollout hook).
-The covariance is ``core.token_covariance``; its means, shared with KL-Cov (``kl_cov.py``), come from here. Choices: ``docs/assumptions.md (baselines)``.
+The covariance is ``core.token_covariance``; its means, shared with KL-Cov (``kl_cov.py``), come from here.
+Choices: ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 

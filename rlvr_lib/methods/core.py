@@ -27,7 +27,7 @@ def to_floats(values: dict[str, Tensor], dtype: torch.dtype = torch.float32) -> 
     """{name: scalar tensor} -> {name: float} with one host sync (one ``stack`` in ``dtype``, one ``tolist``)."""
     if not values:
         return {}
-    return dict(zip(values, torch.stack([v.detach().to(dtype) for v in values.values()]).tolist()))
+    return dict(zip(values, torch.stack([v.detach().to(dtype) for v in values.values()]).tolist(), strict=True))
 
 
 # ----------------------------------------------------------------------------- masked statistics
@@ -199,7 +199,7 @@ def kl_estimate(logps: Tensor, target_logps: Tensor, estimator: KLEstimator = "k
     return KL_ESTIMATORS[estimator](logps, target_logps)
 
 
-def entropy_bonus_loss(entropies: Tensor, mask: Tensor, coef: Tensor | float, agg: "Aggregator") -> Tensor:
+def entropy_bonus_loss(entropies: Tensor, mask: Tensor, coef: Tensor | float, agg: Aggregator) -> Tensor:
     """-coef * agg(H): ``coef`` a float, (B, 1) per response or (B, T) per token, applied before aggregation."""
     return -agg(coef * entropies, mask) if torch.is_tensor(coef) else -coef * agg(entropies, mask)
 

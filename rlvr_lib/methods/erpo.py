@@ -28,7 +28,16 @@ import torch
 from torch import Tensor
 
 from .base import RolloutBatch, RolloutResult, hparam, require_at_least
-from .core import Aggregation, StdKind, bad_choice, group_index, group_mean_std, masked_mean, std_from_moments, to_floats
+from .core import (
+    Aggregation,
+    StdKind,
+    bad_choice,
+    group_index,
+    group_mean_std,
+    masked_mean,
+    std_from_moments,
+    to_floats,
+)
 from .grpo import GRPO
 from .registry import register
 

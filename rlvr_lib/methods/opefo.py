@@ -85,7 +85,9 @@ class OPEFO(GRPOOnPolicy):
         lambda_mode: Literal["adaptive", "static"] = hparam(
             "adaptive", "lambda* of eq. 9; 'static': a fixed lambda (table 2 'Static Scaling')"
         )
-        static_lambda: float = hparam(0.001, "lambda when static: the average lambda* over training (table 2, sec. 6.4)")
+        static_lambda: float = hparam(
+            0.001, "lambda when static: the average lambda* over training (table 2, sec. 6.4)"
+        )
         balance_sides: BalanceSides = hparam("both", "rescale S+ and S-, or only one side (table 2 'pos' / 'neg')")
         lambda_scope: Literal["rollout-batch", "micro-batch"] = hparam(
             "rollout-batch", "sec. 5.3 'computed directly from the current batch'; fig. 3 uses the tensor given"
