@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from rlvr_lib.pipeline import read_jsonl  # noqa: E402
+from rlvr_lib.records import read_problems  # noqa: E402
 
 KINDS = ("first number", "second number", "sum", "boxed answer", "other")
 _FIELD_START = {",": "first number", " ": "first number", "+": "second number", "=": "sum", "{": "boxed answer"}
@@ -84,7 +84,7 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     tokenizer = AutoTokenizer.from_pretrained(args.model, padding_side="left")
     model = AutoModelForCausalLM.from_pretrained(args.model).eval()
-    prompts = [row["prompt"] for row in read_jsonl(Path(args.data))]
+    prompts = [row["prompt"] for row in read_problems(args.data)]
     result = entropy_by_kind(model, tokenizer, prompts, args.samples, args.max_new_tokens, args.seed)
     for kind, stats in result.items():
         print(json.dumps({"model": args.model, "kind": kind, **{k: round(v, 4) for k, v in stats.items()}}))

@@ -23,7 +23,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from rlvr_lib.methods import available_methods, build_method  # noqa: E402
 from rlvr_lib.testbed import make_splits, to_records  # noqa: E402
-from rlvr_lib.train import TrainConfig, grpo_config, records_dataset  # noqa: E402
+from rlvr_lib.config import TrainConfig  # noqa: E402
+from rlvr_lib.train import grpo_config, records_dataset  # noqa: E402
 from rlvr_lib.rewards import accuracy_reward, format_reward  # noqa: E402
 from rlvr_lib.trainer import RLVRTrainer  # noqa: E402
 

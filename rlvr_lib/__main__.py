@@ -2,6 +2,7 @@
 
 ``python -m rlvr_lib methods`` lists every registered method with its paper and its hyperparameters (default,
 choices, help text citing the paper);
+``python -m rlvr_lib check-params`` validates params.yaml (the pipeline's first stage);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs.
 """
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("methods", help="list registered methods with their paper and hyperparameters")
+    check = sub.add_parser("check-params", help="validate params.yaml and write reports/params_check.txt")
+    check.add_argument("--params", default="params.yaml")
     for stage in ("train", "eval"):
         stage_parser = sub.add_parser(stage, help=f"run the {stage} stage for one entry of params.yaml 'methods'")
         stage_parser.add_argument("run", help="an entry of params.yaml 'methods' (or 'base' for eval)")
@@ -45,9 +48,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from . import pipeline
 
-    params = pipeline.enter_repo(args.params)
-    stage = pipeline.stage_train if args.command == "train" else pipeline.stage_eval
-    stage(params, args.run)
+    try:
+        if args.command == "check-params":
+            pipeline.stage_check_params(args.params)
+            return 0
+        params = pipeline.enter_repo(args.params)
+        stage = pipeline.stage_train if args.command == "train" else pipeline.stage_eval
+        stage(params, args.run)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

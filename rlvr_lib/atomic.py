@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -33,3 +34,46 @@ def write_json_atomic(path: str | os.PathLike, payload: Any) -> None:
 
 def write_jsonl_atomic(path: str | os.PathLike, rows: list[dict[str, Any]]) -> None:
     write_atomic(path, "".join(json.dumps(r) + "\n" for r in rows))
+
+
+def replace_dir(new: str | os.PathLike, target: str | os.PathLike) -> None:
+    """Put folder ``new`` at ``target``, replacing what was there; a reader sees the old or the new folder.
+
+    The old folder is renamed aside first and removed only once ``new`` is in place (two renames on one file
+    system), so an interruption never leaves ``target`` half-written.
+    """
+    new, target = Path(new), Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old = target.with_name(f".{target.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(new, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def publish(outputs: dict[str | os.PathLike, str | os.PathLike]) -> None:
+    """Move each finished ``{staged path: target}`` into place (folders by ``replace_dir``, files by rename).
+
+    Called once a stage has produced all its outputs, so a failed or interrupted stage leaves the previous
+    outputs as they were.
+    """
+    for staged, target in outputs.items():
+        staged, target = Path(staged), Path(target)
+        if staged.is_dir():
+            replace_dir(staged, target)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, target)
+
+
+@contextlib.contextmanager
+def staging_dir(near: str | os.PathLike, name: str):
+    """A fresh folder ``<near>/.staging-<name>`` for a stage's outputs, removed when the block ends."""
+    folder = Path(near) / f".staging-{name}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -5,6 +5,7 @@ papermill (run from the root) and opened in JupyterLab (run from ``notebooks/``)
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -12,18 +13,22 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_json_atomic, write_jsonl_atomic
-from .config import Params, load_params
+from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
+from .config import Params, RunSpec, load_params
+from .progress import in_dvc_stage, use_text_progress_bars
+from .records import read_problems
 
 DATA_DIR = Path("data/generated")
 BASE_MODEL_DIR = Path("models/base")
 RUNS_DIR = Path("runs")
+PARTIAL_RUNS_DIR = RUNS_DIR / ".partial"
 REPORTS_DIR = Path("reports")
 TRAINING_LOGS_DIR = REPORTS_DIR / "training"
 EVAL_DIR = REPORTS_DIR / "eval"
 METRICS_DIR = REPORTS_DIR / "metrics"
 TESTBED_BENCHMARK = "testbed"
 EXTERNAL_MODEL_FILE = "external_model.json"
+PARAMS_CHECK_FILE = REPORTS_DIR / "params_check.txt"
 
 
 def repo_root(start: Path | None = None) -> Path:
@@ -41,39 +46,45 @@ def enter_repo(params_path: str = "params.yaml") -> Params:
     Inside a DVC stage (DVC sets ``DVC_STAGE``, and the kernel inherits it) progress bars are switched to
     plain text, so papermill's ``--log-output`` shows them in the log instead of as notebook widgets.
     """
-    if os.environ.get("DVC_STAGE"):
+    if in_dvc_stage():
         use_text_progress_bars()
     os.chdir(repo_root())
     return load_params(params_path)
 
 
-def use_text_progress_bars() -> None:
-    """Replace tqdm's notebook bars by text bars in the modules that draw the long-running ones."""
-    import tqdm.std
-    import transformers.trainer_callback
-
-    from .eval import sampling
-
-    transformers.trainer_callback.tqdm = tqdm.std.tqdm
-    sampling.tqdm = tqdm.std.tqdm
+def run_spec(params: Params, run: str) -> RunSpec:
+    """The entry ``run`` of params.yaml's ``methods``, or an error listing the runs that exist."""
+    if run not in params.runs:
+        raise ValueError(f"run '{run}' is not an entry of params.yaml 'methods'; runs: {', '.join(sorted(params.runs))}")
+    return params.runs[run]
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        raise FileNotFoundError(f"{path} not found: run the data stage first (`dvc repro data`)")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+# ----------------------------------------------------------------------------- stage: check_params
+def stage_check_params(params_path: str = "params.yaml") -> Path:
+    """Validate the whole params file (unknown top-level keys included) and record that it passed.
+
+    dvc.yaml makes every other stage depend on the record, and this stage on every key of params.yaml, so
+    ``dvc repro`` stops here on any bad or misspelled key. The record's content does not depend on the values,
+    so a valid change reruns only the stages that use it.
+    """
+    load_params(params_path)
+    write_atomic(PARAMS_CHECK_FILE, f"{params_path}: valid\n")
+    return PARAMS_CHECK_FILE
 
 
 # ----------------------------------------------------------------------------- stage: data
 def stage_data(params: Params) -> dict[str, int]:
-    """Write ``data/generated/train.jsonl`` and one ``eval_<benchmark>.jsonl`` per benchmark; returns row counts."""
+    """Write ``data/generated/train.jsonl`` and one ``eval_<benchmark>.jsonl`` per benchmark; returns row counts.
+
+    Every set is built and checked (non-empty) before ``data/generated`` is replaced as a whole.
+    """
     from . import data as real_data
     from .testbed import make_splits, to_records
 
     cfg = params.data
     if cfg.source == "testbed":
-        tb = testbed_data_settings(params)
-        train, held_out = make_splits(tb["n_train"], tb["n_eval"], tb["seed"], tuple(tb["levels"]))
+        tb = cfg.testbed
+        train, held_out = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels))
         train_rows, benchmarks = to_records(train), {TESTBED_BENCHMARK: to_records(held_out)}
     else:
         rows = real_data.load_training_set(cfg.train_set, cfg.root)
@@ -86,82 +97,119 @@ def stage_data(params: Params) -> dict[str, int]:
                    for r in real_data.load_benchmark(name, cfg.root, limit=cfg.max_eval)]
             for name in cfg.benchmarks
         }
-    if DATA_DIR.exists():
-        shutil.rmtree(DATA_DIR)
-    write_jsonl_atomic(DATA_DIR / "train.jsonl", train_rows)
-    for name, rows in benchmarks.items():
-        write_jsonl_atomic(DATA_DIR / f"eval_{name}.jsonl", rows)
+    for name, rows in {"train": train_rows, **{f"eval_{k}": v for k, v in benchmarks.items()}}.items():
+        if not rows:
+            raise ValueError(f"data stage: the '{name}' set is empty (data.{cfg.source} settings in params.yaml)")
+    with staging_dir(".", "data") as staged:
+        write_jsonl_atomic(staged / "train.jsonl", train_rows)
+        for name, rows in benchmarks.items():
+            write_jsonl_atomic(staged / f"eval_{name}.jsonl", rows)
+        publish({staged: DATA_DIR})
     return {"train": len(train_rows), **{f"eval_{k}": len(v) for k, v in benchmarks.items()}}
 
 
-def testbed_data_settings(params: Params) -> dict[str, Any]:
-    settings = {"n_train": 2000, "n_eval": 128, "levels": [1, 2, 3], "seed": params.seed, **params.data.testbed}
-    unknown = sorted(set(settings) - {"n_train", "n_eval", "levels", "seed"})
-    if unknown:
-        raise ValueError(f"unknown key(s) {[f'data.testbed.{k}' for k in unknown]}; valid: n_train, n_eval, levels, seed")
-    return settings
+def training_records() -> list[dict[str, Any]]:
+    return read_problems(DATA_DIR / "train.jsonl", hint="run the data stage first (`dvc repro data`)")
 
 
 def eval_sets() -> dict[str, list[dict[str, Any]]]:
     files = sorted(DATA_DIR.glob("eval_*.jsonl"))
     if not files:
         raise FileNotFoundError(f"no {DATA_DIR}/eval_*.jsonl: run the data stage first (`dvc repro data`)")
-    return {f.stem[len("eval_"):]: read_jsonl(f) for f in files}
+    return {f.stem[len("eval_"):]: read_problems(f, hint="rerun the data stage (`dvc repro -f data`)") for f in files}
 
 
 # ----------------------------------------------------------------------------- stage: base_model
 def stage_base_model(params: Params) -> Path:
     """Build + SFT the testbed base policy into models/base, or record the external model params name."""
-    from .testbed import TestbedConfig, build_base_policy
+    from .testbed import build_base_policy
 
     if params.model.path is not None:
-        if BASE_MODEL_DIR.exists():
-            shutil.rmtree(BASE_MODEL_DIR)
-        write_json_atomic(BASE_MODEL_DIR / EXTERNAL_MODEL_FILE, {"path": params.model.path})
+        with staging_dir(".", "base_model") as staged:
+            write_json_atomic(staged / "base" / EXTERNAL_MODEL_FILE, {"path": params.model.path})
+            publish({staged / "base": BASE_MODEL_DIR})
         return Path(params.model.path)
-    tb = testbed_data_settings(params)
-    knobs = {"seed": tb["seed"], "n_eval": tb["n_eval"], "levels": tuple(tb["levels"]), **params.model.testbed}
-    try:
-        config = TestbedConfig(**knobs)
-    except TypeError as err:
-        raise ValueError(f"params 'model.testbed': {err}") from None
-    return build_base_policy(BASE_MODEL_DIR, config)
+    config = params.testbed_build()
+    with staging_dir(".", "base_model") as staged:
+        build_base_policy(staged / "base", config)
+        publish({staged / "base": BASE_MODEL_DIR})
+    return BASE_MODEL_DIR
 
 
 def base_model_path(params: Params) -> str:
     """Where the base policy lives: params' model.path (local folder or hub id) or the built testbed model."""
+    from .train import check_model_folder
+
     if params.model.path is not None:
+        check_model_folder(params.model.path)
         return params.model.path
     if not (BASE_MODEL_DIR / "config.json").exists():
         raise FileNotFoundError(
             f"no base model in {BASE_MODEL_DIR}: run the base_model stage (`dvc repro base_model`) or set "
             "model.path in params.yaml to a model folder"
         )
+    check_model_folder(BASE_MODEL_DIR)
     return str(BASE_MODEL_DIR)
 
 
 # ----------------------------------------------------------------------------- stage: train
 def stage_train(params: Params, run: str) -> list[dict[str, float]]:
-    """Train one run of params' ``methods`` from the base model; returns the per-step history."""
-    from .train import train_method
+    """Train one run of params' ``methods`` from the base model; returns the per-step history.
 
-    if run not in params.runs:
-        raise ValueError(f"run '{run}' is not in params.yaml 'methods'; runs: {sorted(params.runs)}")
-    spec = params.runs[run]
-    records = read_jsonl(DATA_DIR / "train.jsonl")
-    out_dir, live_dir = RUNS_DIR / run, TRAINING_LOGS_DIR / run
-    for folder in (out_dir, live_dir):
-        if folder.exists():
-            shutil.rmtree(folder)
-    history = train_method(base_model_path(params), spec.method, spec.hparams, records, spec.train, out_dir, live_dir)
-    write_json_atomic(live_dir / "history.json", history)
+    Everything is checked before any work (run name, settings, TRL's batch rules, model folder, data). Training
+    runs in ``runs/.partial/<run>``: with ``save_steps`` it checkpoints there, and a rerun of an interrupted
+    stage with the same settings resumes from the last checkpoint (other settings start afresh). Only a finished
+    run replaces ``runs/<run>`` and ``reports/training/<run>``.
+    """
+    from .train import grpo_config, train_method, write_training_logs
+
+    spec = run_spec(params, run)
+    work = PARTIAL_RUNS_DIR / run
+    grpo_config(spec.train, work)  # TRL's own checks
+    model_path = base_model_path(params)
+    records = training_records()
+    fingerprint = {
+        "method": spec.method, "hparams": spec.hparams, "train": asdict(spec.train), "model": model_path,
+        "model_files": folder_digest(model_path), "data": file_digest(DATA_DIR / "train.jsonl"),
+    }
+    fingerprint_file = work / "fingerprint.json"
+    if not fingerprint_file.exists() or json.loads(fingerprint_file.read_text()) != json.loads(json.dumps(fingerprint)):
+        shutil.rmtree(work, ignore_errors=True)
+        write_json_atomic(fingerprint_file, fingerprint)
+    history = train_method(model_path, spec.method, spec.hparams, records, spec.train, work)
+    staged_logs = work / "logs"
+    shutil.rmtree(staged_logs, ignore_errors=True)
+    write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(spec.train)})
+    write_json_atomic(staged_logs / "history.json", history)
+    with staging_dir(".", f"train_{run}") as staged:
+        os.replace(work / "final", staged / "final")
+        publish({staged: RUNS_DIR / run, staged_logs: TRAINING_LOGS_DIR / run})
+    shutil.rmtree(work)
     return history
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def folder_digest(path: str) -> str | None:
+    """sha256 over a local model folder's files (size + mtime for files over 256 MiB); None for a hub id."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return None
+    h = hashlib.sha256()
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(f.relative_to(folder)).encode())
+        stat = f.stat()
+        h.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode() if stat.st_size > 2**28 else f.read_bytes())
+    return h.hexdigest()
 
 
 # ----------------------------------------------------------------------------- stage: eval
 def model_for_run(params: Params, run: str) -> str:
     if run == "base":
         return base_model_path(params)
+    run_spec(params, run)
     final = RUNS_DIR / run / "final"
     if not (final / "config.json").exists():
         raise FileNotFoundError(f"no trained model in {final}: run `dvc repro train@{run}` first")
@@ -176,6 +224,7 @@ def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
     from .eval import evaluate_benchmark, write_results
 
     path = model_for_run(params, run)
+    problems_by_set = eval_sets()
     tokenizer = AutoTokenizer.from_pretrained(path)
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(path)
@@ -188,23 +237,30 @@ def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
             model, tokenizer, problems, n=e.n, ks=e.ks, temperature=e.temperature, top_p=e.top_p,
             max_new_tokens=e.max_new_tokens, batch_size=e.batch_size, seed=params.seed, n_boot=e.n_boot,
         )
-        for name, problems in eval_sets().items()
+        for name, problems in problems_by_set.items()
     }
-    write_results(results, EVAL_DIR / run)
     summary = {
         bench: {metric: round(v["value"], 6) for metric, v in result["metrics"].items()}
         for bench, result in results.items()
     }
-    write_json_atomic(METRICS_DIR / f"{run}.json", summary)
+    with staging_dir(".", f"eval_{run}") as staged:
+        write_results(results, staged / "eval")
+        write_json_atomic(staged / "metrics.json", summary)
+        publish({staged / "eval": EVAL_DIR / run, staged / "metrics.json": METRICS_DIR / f"{run}.json"})
     return results
 
 
 # ----------------------------------------------------------------------------- stage: report
 def stage_report(params: Params) -> Path:
-    from .report import write_report
-    from .report import load_eval_results, load_histories
+    """Figures, tables and reports/README.md from every run's training log and evaluation.
+
+    Refuses evaluations made with other settings than params.yaml's (e.g. left by a smoke run), naming the run.
+    """
+    from .report import load_eval_results, load_histories, write_report
 
     runs = list(params.runs)
+    for run in ["base", *runs]:
+        check_eval_settings(params, run)
     histories = load_histories({run: TRAINING_LOGS_DIR / run for run in runs})
     evals = load_eval_results({run: EVAL_DIR / run for run in ["base", *runs]})
     summary = {"profile": params.profile, "seed": params.seed, "data": asdict(params.data),
@@ -212,3 +268,23 @@ def stage_report(params: Params) -> Path:
                "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()}}
     write_report(REPORTS_DIR, histories, evals, title="Entropy control in RLVR: results", params_summary=summary)
     return REPORTS_DIR / "README.md"
+
+
+EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")
+
+
+def check_eval_settings(params: Params, run: str) -> None:
+    """Raise when ``reports/eval/<run>`` is missing or was sampled with other settings than params.yaml's."""
+    path = EVAL_DIR / run / "results.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found: run `dvc repro {'eval_base' if run == 'base' else f'eval@{run}'}`")
+    wanted = {**asdict(params.eval), "seed": params.seed}
+    for benchmark, result in json.loads(path.read_text()).items():
+        got = result.get("settings", {})
+        differ = [f"{k}={got.get(k)!r} (params: {wanted[k]!r})" for k in EVAL_SETTINGS_COMPARED if got.get(k) != wanted[k]]
+        if differ:
+            stage = "eval_base" if run == "base" else f"eval@{run}"
+            raise ValueError(
+                f"{path} ({benchmark}) was evaluated with other settings than params.yaml (profile "
+                f"'{params.profile}'): {', '.join(differ)}; rerun `dvc repro {stage}` (or `dvc repro` for all)"
+            )

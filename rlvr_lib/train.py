@@ -1,95 +1,41 @@
-"""One RL run: a model folder + a registered method + training records -> a trained model and its metrics.
+"""One RL run: a model folder + a registered method + training records -> a trained model and its history.
 
-``TrainConfig`` holds the run-level settings (what params.yaml's ``train`` section sets); the method's own
-hyperparameters go to ``rlvr_lib.methods.build_method``. Metrics are logged every step through dvclive.
+``TrainConfig`` (``rlvr_lib.config``) holds the run-level settings; the method's own hyperparameters go to
+``rlvr_lib.methods.build_method``. A run checkpoints into its output folder every ``save_steps`` and, started
+again on the same folder, resumes exactly from the last checkpoint (weights, optimizer, scheduler, RNG states,
+TRL's sampler position, method state and log history).
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
+import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from transformers.integrations import DVCLiveCallback
-from transformers.trainer_callback import ProgressCallback
-from transformers.utils.notebook import NotebookProgressCallback
+from transformers.trainer_utils import get_last_checkpoint
 from trl import GRPOConfig
 
+from .config import TrainConfig
 from .methods import build_method
+from .progress import use_progress_bar
 from .rewards import accuracy_reward, format_reward
 from .trainer import RLVRTrainer
 
 
-@dataclass
-class TrainConfig:
-    """Run-level settings. One optimizer step sees ``prompts_per_step * num_generations`` responses."""
-
-    max_steps: int = 200
-    prompts_per_step: int = 8
-    num_generations: int = 8
-    max_completion_length: int = 64
-    learning_rate: float = 1e-4
-    lr_scheduler_type: str = "constant"
-    warmup_steps: int = 0
-    weight_decay: float = 0.0
-    max_grad_norm: float = 1.0
-    temperature: float = 1.0
-    top_p: float = 1.0
-    gradient_accumulation_steps: int = 1
-    steps_per_generation: int | None = None  # None: = gradient_accumulation_steps (one update per rollout batch)
-    num_iterations: int = 1  # passes over each rollout batch (PPO epochs)
-    format_weight: float = 0.0  # weight of the boxed-format reward added to the accuracy reward
-    lora_r: int = 0  # 0: full fine-tuning; > 0: LoRA of this rank on all linear layers
-    lora_alpha: int = 64
-    bf16: bool = False
-    gradient_checkpointing: bool = False
-    use_vllm: bool = False
-    log_reference_kl: bool = True
-    save_steps: int = 0  # 0: no intermediate checkpoints
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("max_steps", "prompts_per_step", "num_generations", "max_completion_length",
-                     "gradient_accumulation_steps", "num_iterations"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"train.{name} must be >= 1, got {getattr(self, name)}")
-        if self.num_generations < 2:
-            raise ValueError("train.num_generations must be >= 2: group-normalised advantages need a group")
-        if not 0 < self.top_p <= 1:
-            raise ValueError(f"train.top_p must lie in (0, 1], got {self.top_p}")
-        if self.temperature <= 0:
-            raise ValueError(f"train.temperature must be > 0, got {self.temperature}")
-        if self.warmup_steps > 0 and self.lr_scheduler_type == "constant":
-            raise ValueError(
-                "train.warmup_steps is ignored by lr_scheduler_type 'constant' (transformers' constant schedule "
-                "has no warm-up): set lr_scheduler_type to 'constant_with_warmup'"
-            )
-        if self.bf16 and not torch.cuda.is_available():
-            raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
-        valid = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - valid)
-        if unknown:
-            raise ValueError(f"unknown train setting(s) {unknown}; valid: {sorted(valid)}")
-        return cls(**values)
-
-
 def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> GRPOConfig:
-    """Translate a TrainConfig into TRL's GRPOConfig (CPU-safe defaults)."""
+    """Translate a TrainConfig into TRL's GRPOConfig (which runs TRL's own checks: call it before any work)."""
     responses = cfg.prompts_per_step * cfg.num_generations
     if responses % (cfg.gradient_accumulation_steps * num_processes):
         raise ValueError(
             f"train.prompts_per_step x train.num_generations = {responses} must be divisible by "
             f"gradient_accumulation_steps x processes = {cfg.gradient_accumulation_steps * num_processes}"
         )
+    if cfg.bf16 and not torch.cuda.is_available():
+        raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
     return GRPOConfig(
         output_dir=str(output_dir),
         max_steps=cfg.max_steps,
@@ -122,13 +68,76 @@ def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> G
     )
 
 
+MODEL_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
+
+
+def check_model_folder(path: str | Path) -> None:
+    """A local model folder must hold config.json, a tokenizer and weights; a hub id (``org/name``, no such
+    folder here) is left to ``from_pretrained``."""
+    folder = Path(path)
+    if not folder.exists():
+        if re.fullmatch(r"[\w.-]+/[\w.-]+", str(path)):
+            return
+        raise FileNotFoundError(f"model folder {folder} does not exist")
+    missing = []
+    if not (folder / "config.json").exists():
+        missing.append("config.json")
+    if not any((folder / name).exists() for name in TOKENIZER_FILES):
+        missing.append(f"a tokenizer ({' or '.join(TOKENIZER_FILES)})")
+    if not any((folder / name).exists() for name in MODEL_WEIGHTS):
+        missing.append(f"weights ({' or '.join(MODEL_WEIGHTS)})")
+    if missing:
+        raise FileNotFoundError(
+            f"model folder {folder} lacks {', '.join(missing)}: run the base_model stage or set model.path in "
+            "params.yaml to a complete model folder"
+        )
+
+
 def records_dataset(records: list[dict[str, Any]]) -> Dataset:
     """Dataset with the columns the trainer and rewards read: ``prompt`` (text) and ``answer``."""
+    if not records:
+        raise ValueError("no training records")
     for i, row in enumerate(records):
         missing = {"prompt", "answer"} - set(row)
         if missing:
             raise ValueError(f"training record {i} lacks field(s) {sorted(missing)}")
     return Dataset.from_list([{"prompt": r["prompt"], "answer": str(r["answer"])} for r in records])
+
+
+def build_trainer(
+    model_path: str | Path,
+    method_name: str,
+    method_hparams: dict[str, Any],
+    records: list[dict[str, Any]],
+    cfg: TrainConfig,
+    output_dir: str | Path,
+) -> RLVRTrainer:
+    """Everything is checked (method, TRL config, model folder, records) before the model is loaded."""
+    method = build_method(method_name, method_hparams)
+    args = grpo_config(cfg, Path(output_dir))
+    check_model_folder(model_path)
+    dataset = records_dataset(records)
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(model_path)
+    peft_config = None
+    if cfg.lora_r > 0:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM")
+    trainer = RLVRTrainer(
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=[accuracy_reward, format_reward],
+        args=args,
+        train_dataset=dataset,
+        peft_config=peft_config,
+        method=method,
+        log_reference_kl=cfg.log_reference_kl,
+    )
+    use_progress_bar(trainer)
+    return trainer
 
 
 def train_method(
@@ -138,60 +147,51 @@ def train_method(
     records: list[dict[str, Any]],
     cfg: TrainConfig,
     output_dir: str | Path,
-    live_dir: str | Path | None = None,
 ) -> list[dict[str, float]]:
-    """Train ``method_name`` from ``model_path``; save the final model to ``output_dir/final``.
+    """Train ``method_name`` from ``model_path``; returns the per-step log history.
 
-    Returns the per-step log history (also written to ``output_dir/history.json``). The final folder
-    appears only when training finished (written under a temporary name, then renamed).
+    Checkpoints (``save_steps``) go to ``output_dir``; when ``output_dir`` already holds one, training resumes
+    from the last. The final model is saved to ``output_dir/final`` (written under a temporary name, then
+    renamed), with the method's state.
     """
-    from dvclive import Live
-
-    model_path, output_dir = Path(model_path), Path(output_dir)
-    if not (model_path / "config.json").exists():
-        raise FileNotFoundError(
-            f"no model at {model_path} (config.json missing): run the base_model stage or set model.path in params.yaml"
-        )
-    method = build_method(method_name, method_hparams)
-    tokenizer = AutoTokenizer.from_pretrained(model_path)
-    tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(model_path)
-    peft_config = None
-    if cfg.lora_r > 0:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM")
-
-    callbacks = []
-    if live_dir is not None:
-        live = Live(dir=str(live_dir), save_dvc_exp=False, dvcyaml=False)
-        live.log_params({"method": method_name, **method.defaults(), **method_hparams, **dataclasses.asdict(cfg)})
-        callbacks.append(DVCLiveCallback(live=live))
-    trainer = RLVRTrainer(
-        model=model,
-        processing_class=tokenizer,
-        reward_funcs=[accuracy_reward, format_reward],
-        args=grpo_config(cfg, output_dir),
-        train_dataset=records_dataset(records),
-        callbacks=callbacks,
-        peft_config=peft_config,
-        method=method,
-        log_reference_kl=cfg.log_reference_kl,
-    )
-    if trainer.pop_callback(NotebookProgressCallback) is not None:
-        # In a notebook kernel transformers re-renders an HTML table of every logged step at every step; under
-        # papermill each render is saved, which makes long runs quadratic. A tqdm bar + one log line per step instead.
-        trainer.add_callback(ProgressCallback)
-    trainer.train()
-    history = [row for row in trainer.state.log_history if "step_time" in row]
+    output_dir = Path(output_dir)
+    trainer = build_trainer(model_path, method_name, method_hparams, records, cfg, output_dir)
+    checkpoint = get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
+    if checkpoint is not None:
+        print(f"resuming from {checkpoint}")
+    trainer.train(resume_from_checkpoint=checkpoint)
 
     final, partial = output_dir / "final", output_dir / "final.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    merged = trainer.model.merge_and_unload() if peft_config is not None else trainer.model
+    merged = trainer.model.merge_and_unload() if cfg.lora_r > 0 else trainer.model
     merged.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    (partial / "method_state.json").write_text(json.dumps({"method": method_name, "state": method.state_dict()}))
+    trainer.processing_class.save_pretrained(partial)
+    trainer.save_method_state(partial)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(partial, final)
-    (output_dir / "history.json").write_text(json.dumps(history, indent=1))
-    return history
+    return training_history(trainer.state.log_history)
+
+
+def training_history(log_history: list[dict[str, Any]]) -> list[dict[str, float]]:
+    """The per-step rows of TRL's log history (those with ``step_time``; the end-of-training summary is left out)."""
+    return [row for row in log_history if "step_time" in row]
+
+
+def write_training_logs(history: list[dict[str, float]], live_dir: str | Path, params: dict[str, Any]) -> None:
+    """dvclive's metrics.json, plots and params.yaml for a finished run, one step per history row.
+
+    Written once, from the history (which checkpoints carry), so a resumed run logs each step exactly once and
+    an interrupted run leaves no partial metrics where ``dvc metrics show`` reads.
+    """
+    from dvclive import Live
+    from dvclive.plots import Metric
+    from dvclive.utils import standardize_metric_name
+
+    live = Live(dir=str(live_dir), save_dvc_exp=False, dvcyaml=False, report=None)
+    live.log_params(params)
+    for row in history:
+        live.step = int(row["step"])
+        for key, value in row.items():
+            if key != "step" and Metric.could_log(value):
+                live.log_metric(standardize_metric_name(key, "dvclive.huggingface"), value)
+    live.end()

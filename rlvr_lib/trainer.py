@@ -27,6 +27,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from trl import GRPOTrainer
 from trl.trainer.utils import use_adapter
 
+from .atomic import write_json_atomic
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
 
@@ -235,12 +236,17 @@ class RLVRTrainer(GRPOTrainer):
         return loss
 
     # ------------------------------------------------------------------ hook 3: state in checkpoints
+    def save_method_state(self, folder: str | os.PathLike) -> None:
+        """Write ``method_state.json`` (method name + state) into ``folder``: the one writer of that file, used by
+        every checkpoint and by the final model."""
+        write_json_atomic(os.path.join(folder, METHOD_STATE_FILE), {"method": self.method.name, "state": self.method.state_dict()})
+
     def _save_checkpoint(self, model, trial):
         super()._save_checkpoint(model, trial)
         if self.args.should_save:
-            folder = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
-            with open(os.path.join(folder, METHOD_STATE_FILE), "w") as f:
-                json.dump({"method": self.method.name, "state": self.method.state_dict()}, f, indent=2)
+            self.save_method_state(
+                os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
+            )
 
     def _load_optimizer_and_scheduler(self, checkpoint):
         super()._load_optimizer_and_scheduler(checkpoint)

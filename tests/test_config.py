@@ -1,7 +1,11 @@
 """params.yaml validation: bad keys and values fail with messages naming them; smoke overrides apply."""
+import subprocess
+import sys
+import typing
+
 import pytest
 
-from rlvr_lib.config import deep_merge, parse_params
+from rlvr_lib.config import TESTBED_LEVELS, SchedulerName, TrainConfig, deep_merge, load_params, parse_params
 
 BASE = {"profile": "default", "seed": 3, "methods": {"grpo": {}, "dapo": {"eps_high": 0.3}},
         "train": {"max_steps": 50}, "eval": {"n": 8}, "smoke": {"train": {"max_steps": 2}, "eval": {"n": 2}}}
@@ -29,9 +33,9 @@ def test_smoke_profile_applies_overrides():
 
 
 @pytest.mark.parametrize("raw,message", [
-    ({**BASE, "profile": "fast"}, r"profile.*\('default', 'smoke'\)"),
+    ({**BASE, "profile": "fast"}, r"profile must be one of \['default', 'smoke'\]"),
     ({**BASE, "methods": {"grpo2": {}}}, r"methods.grpo2.*registered methods: .*grpo"),
-    ({**BASE, "methods": {"grpo": {"eps": 1}}}, r"methods.grpo.*unknown hyperparameter.*eps_low"),
+    ({**BASE, "methods": {"grpo": {"eps": 1}}}, r"unknown key\(s\) \[.methods\.grpo\.eps.\]; valid: .*eps_low"),
     ({**BASE, "train": {"max_step": 3}}, r"train.*max_step"),
     ({**BASE, "methods": {"x": {"method": "dapo", "train": {"top_p": 2}}}}, r"methods.x.*top_p"),
     ({**BASE, "train": {"warmup_steps": 10}}, r"warmup_steps.*constant_with_warmup"),
@@ -49,3 +53,33 @@ def test_deep_merge_does_not_mutate():
     base = {"a": {"b": 1, "c": [1]}, "d": 2}
     merged = deep_merge(base, {"a": {"b": 5}})
     assert merged == {"a": {"b": 5, "c": [1]}, "d": 2} and base["a"]["b"] == 1
+
+
+def test_importing_config_imports_neither_torch_nor_trl():
+    code = "import sys, rlvr_lib.config; print(sorted(m for m in ('torch', 'trl', 'transformers') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_choices_written_out_in_config_agree_with_their_sources():
+    from transformers import SchedulerType
+
+    from rlvr_lib.testbed.generator import LEVELS
+
+    assert set(typing.get_args(SchedulerName)) == {s.value for s in SchedulerType}
+    assert TESTBED_LEVELS == tuple(sorted(LEVELS))
+
+
+def test_yaml_numbers_without_a_dot_are_floats(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("methods: {grpo: {}}\ntrain: {learning_rate: 1e-4, max_grad_norm: 5E+1}\n")
+    p = load_params(path)
+    assert p.train.learning_rate == 1e-4 and p.train.max_grad_norm == 50.0
+
+
+def test_typed_leaves():
+    p = parse_params({**BASE, "data": {"testbed": {"n_eval": 7, "levels": [2]}}, "model": {"testbed": {"sft_steps": 3}}})
+    assert p.data.testbed.n_eval == 7 and p.model.testbed.sft_steps == 3
+    build = p.testbed_build()
+    assert (build.seed, build.n_eval, build.levels, build.sft_steps) == (3, 7, (2,), 3)
+    assert isinstance(TrainConfig().learning_rate, float)

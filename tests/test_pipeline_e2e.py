@@ -75,4 +75,4 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     changed = dict(params)
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
-    assert stages_run(run(["dvc", "repro"], root, env).stdout) == {"train@dapo", "eval@dapo", "report"}
+    assert stages_run(run(["dvc", "repro"], root, env).stdout) == {"check_params", "train@dapo", "eval@dapo", "report"}

@@ -28,6 +28,8 @@ def build_method(name: str, hparams: Mapping[str, Any] | None = None, *, path: s
     Unknown names, unknown keys and bad values raise ValueError; a bad value is named ``<path>.<key>``
     (``path`` defaults to the method's name; the pipeline passes ``methods.<run>``).
     """
+    if path is not None and name not in REGISTRY:
+        raise ValueError(f"{path}: unknown method '{name}'; registered methods: {', '.join(sorted(REGISTRY))}")
     return method_class(name)(hparams, path=path)
 
 

@@ -12,41 +12,16 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from datasets import Dataset
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from trl import SFTConfig, SFTTrainer
 
+from ..config import TestbedConfig
 from .generator import Problem, make_splits, sample_solutions
 from .model import build_model
 from .tokenizer import build_tokenizer
-
-
-@dataclass
-class TestbedConfig:
-    """Every knob of the testbed build; the defaults are the project's base policy."""
-
-    __test__ = False  # not a pytest test class
-
-    seed: int = 0
-    n_train: int = 1500  # SFT problems (the eval split of ``n_eval`` problems is held out)
-    n_eval: int = 128
-    levels: tuple[int, ...] = (1, 2, 3)
-    solutions_per_problem: int = 2  # distinct worked solutions per SFT problem (diversity at the forks)
-    slip_rate: float = 0.3  # P(a step of an SFT solution writes a wrong sum); see generator.py and docs/testbed.md
-    vocab_size: int = 512  # upper bound; the small corpus yields fewer tokens
-    hidden_size: int = 128  # 0.82M params: a TRL GRPO step (8x8 completions) ~0.35 s on 2 cores
-    num_layers: int = 3
-    num_heads: int = 4
-    sft_steps: int = 800  # with slip_rate 0.3: base mean@16 0.25 (docs/testbed.md)
-    batch_size: int = 64
-    lr: float = 1e-3
-    warmup_steps: int = 20
-
-    def __post_init__(self) -> None:
-        self.levels = tuple(self.levels)
 
 
 def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0) -> list[dict[str, str]]:
