@@ -103,8 +103,8 @@ class CountingMethod(GRPO):
     class Config(GRPO.Config):
         pass
 
-    def __init__(self, **hparams):
-        super().__init__(**hparams)
+    def __init__(self, hparams=None):
+        super().__init__(hparams)
         self.calls = {"rollout": 0, "loss": 0, "step": 0}
         self.steps_seen = 0
         self.last_rollout = None
