@@ -1,6 +1,7 @@
 """Command line.
 
-``python -m rlvr_lib methods`` lists every registered method with its paper and defaults;
+``python -m rlvr_lib methods`` lists every registered method with its paper and its hyperparameters (default,
+choices, help text citing the paper);
 ``python -m rlvr_lib check-params`` validates params.yaml (the pipeline's first stage);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs.
@@ -8,9 +9,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import typing
 
 from .methods import REGISTRY
+from .schema import choices
 
 
 def format_methods() -> str:
@@ -19,15 +23,19 @@ def format_methods() -> str:
         cls = REGISTRY[name]
         lines.append(f"{name}  [{cls.updates_per_batch} update(s) per rollout batch]")
         lines.append(f"    paper: {cls.paper}")
-        defaults = ", ".join(f"{k}={v!r}" for k, v in cls.defaults().items())
-        lines.append(f"    defaults: {defaults or '(none)'}")
+        hints = typing.get_type_hints(cls.Config)
+        for f in dataclasses.fields(cls.Config):
+            allowed = choices(hints[f.name])
+            kind = f"one of {list(allowed)}" if allowed else getattr(hints[f.name], "__name__", str(hints[f.name]))
+            lines.append(f"    {f.name} = {f.default!r}  ({kind})")
+            lines.append(f"        {f.metadata.get('help', '')}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("methods", help="list registered methods with their paper and default hyperparameters")
+    sub.add_parser("methods", help="list registered methods with their paper and hyperparameters")
     check = sub.add_parser("check-params", help="validate params.yaml and write reports/params_check.txt")
     check.add_argument("--params", default="params.yaml")
     for stage in ("train", "eval"):

@@ -1,4 +1,10 @@
-"""Shared fixtures. Test modules never import each other: what several need lives here."""
+"""Shared fixtures and helpers. Test modules never import each other: what several need lives here.
+
+Sections: "pipeline workspaces" (a small workspace with data and a base policy), "trainer runs" (a reward, a
+dataset and a GRPOConfig for the tiny-model trainer tests) and "method batches" (rollout and loss batches for the
+method hooks, and the degenerate batches every method must survive). Torch, TRL and datasets are imported inside
+the helpers, so that collecting a torch-free test module stays torch-free.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,18 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import yaml
 
+if TYPE_CHECKING:
+    from rlvr_lib.methods import LossBatch, Method, RolloutBatch, RolloutResult
+
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))  # tests/tiny.py: the tiny character-level model for trainer tests
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 # ----------------------------------------------------------------------------- pipeline workspaces
@@ -90,3 +101,150 @@ def set_params():
         return Path("params.yaml")
 
     return write
+
+
+# ----------------------------------------------------------------------------- trainer runs
+def exact_match(prompts, completions, answer, **kwargs):
+    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
+
+
+exact_match.__name__ = "accuracy"
+
+
+def dataset(n=16):
+    from datasets import Dataset
+
+    return Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(n)])
+
+
+def config(tmp_path, **overrides):
+    from trl import GRPOConfig
+
+    base = dict(
+        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
+        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False,
+        learning_rate=1e-3, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
+    )
+    return GRPOConfig(**{**base, **overrides})
+
+
+# ----------------------------------------------------------------------------- method batches
+def t(x):
+    """A float64 tensor (hand-computed examples)."""
+    import torch
+
+    return torch.tensor(x, dtype=torch.float64)
+
+
+def rollout_batch(
+    b=16, t=10, group=4, seed=0, rewards=None, mask=None, dtype=None, logit_scale=1.0, entropy_scale=1.0,
+    ref_noise=0.2, equal_groups=(),
+) -> RolloutBatch:
+    """A rollout batch of ``b`` responses in groups of ``group`` consecutive rows, ``t`` tokens, right-padded.
+
+    Tokens are sampled from random softmax policies (``logit_scale`` sharpens them), so log-probs and entropies
+    are consistent; reference log-probs are the log-probs plus ``ref_noise`` Gaussian noise. Lengths are random
+    in 1..t unless ``mask`` is given; rewards random 0/1 with rows 0 and 1 set to 1 and 0 (group 0 always
+    mixed) unless given; groups listed in ``equal_groups`` get reward 1 on every row. Padding positions keep
+    their (meaningless) values: a method must ignore them. ``accuracy`` = rewards. ``dtype``: float32 by default.
+    """
+    import torch
+
+    from rlvr_lib.methods import RolloutBatch
+
+    dtype = dtype or torch.float32
+    g = torch.Generator().manual_seed(seed)
+    logp_all = torch.log_softmax(logit_scale * torch.randn(b, t, 12, generator=g, dtype=dtype), -1)
+    entropies = -(logp_all.exp() * logp_all).sum(-1) * entropy_scale
+    tokens = torch.multinomial(logp_all.exp().reshape(-1, 12).float(), 1, generator=g).reshape(b, t)
+    logps = logp_all.gather(-1, tokens[..., None]).squeeze(-1)
+    ref_logps = logps + ref_noise * torch.randn(b, t, generator=g, dtype=dtype)
+    if mask is None:
+        lengths = torch.randint(1, t + 1, (b,), generator=g)
+        mask = (torch.arange(t)[None] < lengths[:, None]).to(dtype)
+    if rewards is None:
+        rewards = torch.randint(0, 2, (b,), generator=g).to(dtype)
+        rewards[0], rewards[1] = 1.0, 0.0
+    group_ids = torch.arange(b) // group
+    rewards = rewards.to(dtype).clone()
+    for k in equal_groups:
+        rewards[group_ids == k] = 1.0
+    return RolloutBatch(rewards=rewards, group_ids=group_ids, mask=mask.to(dtype), logps=logps, entropies=entropies,
+                        ref_logps=ref_logps, accuracy=rewards)
+
+
+def loss_batch(
+    rb: RolloutBatch, result: RolloutResult, *, logps=None, entropies=None, old_logps=None, noise=0.0, seed=1,
+    rows=None,
+) -> LossBatch:
+    """The loss-time batch of rollout ``rb`` (its rows ``rows``, all by default) after ``result``.
+
+    Current log-probs: ``logps`` if given, else the behaviour log-probs plus ``noise`` Gaussian noise (0: strictly
+    on-policy); a fresh leaf with gradient unless given. Entropies likewise (the behaviour entropies by default).
+    ``old_logps``: the behaviour log-probs unless given. Normalisers count this micro-batch as the optimizer
+    step's whole batch.
+    """
+    import torch
+
+    from rlvr_lib.methods import LossBatch
+
+    rows = slice(None) if rows is None else rows
+    if logps is None:
+        g = torch.Generator().manual_seed(seed)
+        logps = (rb.logps + noise * torch.randn(rb.logps.shape, generator=g, dtype=rb.logps.dtype))[rows]
+        logps = logps.clone().requires_grad_()
+    if entropies is None:
+        entropies = rb.entropies[rows].clone().requires_grad_()
+    mask = rb.mask[rows]
+    return LossBatch(
+        logps=logps, entropies=entropies, old_logps=rb.logps[rows] if old_logps is None else old_logps,
+        advantages=result.advantages[rows], mask=mask,
+        num_tokens=float(mask.sum()), num_seqs=float(mask.shape[0]), max_completion_length=mask.shape[1],
+        ref_logps=None if rb.ref_logps is None else rb.ref_logps[rows],
+        extras={k: v[rows] for k, v in result.extras.items()},
+    )
+
+
+def run_method(name: str | Method, rb: RolloutBatch, hparams=None, noise=0.0):
+    """rollout, loss and backward of one method on ``rb``.
+
+    Returns (method, rollout result, loss batch, loss, metrics of the rollout and the loss together).
+    """
+    from rlvr_lib.methods import build_method
+
+    method = build_method(name, hparams) if isinstance(name, str) else name
+    result = method.rollout(rb)
+    lb = loss_batch(rb, result, noise=noise)
+    loss, metrics = method.loss(lb)
+    loss.backward()
+    return method, result, lb, loss, {**result.metrics, **metrics}
+
+
+DEGENERATE_CASES = ("all_equal_rewards", "one_token", "masked_rows", "all_masked", "single_response_groups")
+
+
+def degenerate_batch(case: str, b=8, t=6, group=4, seed=0, dtype=None) -> RolloutBatch:
+    """A rollout batch every method must survive (finite advantages, loss, gradients and metrics).
+
+    all_equal_rewards: every reward 1 (zero group std); one_token: each response one token long; masked_rows:
+    rows 2 and 5 fully masked; all_masked: no completion token at all; single_response_groups: every response
+    its own group (G = 1: no group statistics).
+    """
+    import torch
+
+    dtype = dtype or torch.float32
+    mask = torch.ones(b, t, dtype=dtype)
+    rewards = None
+    if case == "all_equal_rewards":
+        rewards = torch.ones(b, dtype=dtype)
+    elif case == "one_token":
+        mask[:, 1:] = 0.0
+    elif case == "masked_rows":
+        mask[2] = mask[5] = 0.0
+    elif case == "all_masked":
+        mask.zero_()
+    elif case == "single_response_groups":
+        group = 1
+    else:
+        raise ValueError(f"unknown degenerate case {case!r}; known: {DEGENERATE_CASES}")
+    return rollout_batch(b=b, t=t, group=group, seed=seed, rewards=rewards, mask=mask, dtype=dtype)

@@ -3,12 +3,14 @@ import math
 import warnings
 
 import pytest
+from conftest import config, dataset, exact_match
+from tiny import save_tiny
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rlvr_lib.methods import available_methods, build_method
 from rlvr_lib.trainer import RLVRTrainer
-from test_trainer import config, dataset, exact_match
-from tiny import save_tiny
+
+pytestmark = pytest.mark.slow  # 13 tiny-model trainings (issue 12: `make test-fast` skips them)
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,12 @@ import math
 
 import pytest
 import torch
-from degenerate import CASES, make_degenerate
+from conftest import degenerate_batch, loss_batch, rollout_batch, t
 
-from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
+from rlvr_lib.methods import RolloutBatch, build_method
 from rlvr_lib.methods.core import group_index
 from rlvr_lib.methods.erpo import (
+    ERPOConfig,
     active_token_mask,
     bucket_normalize,
     entropy_gate,
@@ -22,28 +23,6 @@ from rlvr_lib.methods.erpo import (
 )
 
 D = torch.float64
-
-
-def t(x):
-    return torch.tensor(x, dtype=D)
-
-
-def random_batch(seed=0, groups=3, G=4, T=9, equal_groups=(), dtype=D):
-    """Right-padded random batch; groups listed in ``equal_groups`` get equal rewards."""
-    g = torch.Generator().manual_seed(seed)
-    B = groups * G
-    lengths = torch.randint(1, T + 1, (B,), generator=g)
-    mask = (torch.arange(T)[None, :] < lengths[:, None]).to(dtype)
-    rewards = torch.randint(0, 2, (B,), generator=g).to(dtype)
-    rewards[0], rewards[1] = 1.0, 0.0  # group 0 always mixed
-    gids = torch.arange(B) // G
-    for k in equal_groups:
-        rewards[gids == k] = 1.0
-    logps = -torch.rand(B, T, generator=g, dtype=dtype) * 3
-    ref = logps + 0.3 * torch.randn(B, T, generator=g, dtype=dtype)
-    ent = torch.rand(B, T, generator=g, dtype=dtype) * 2
-    return RolloutBatch(rewards=rewards, group_ids=gids, mask=mask, logps=logps * mask, entropies=ent * mask,
-                        ref_logps=ref * mask)
 
 
 # ----------------------------------------------------------------------------- pure functions, by hand
@@ -147,8 +126,8 @@ def test_composition_by_hand_without_gate_and_progress():
     mask = t([[1, 1], [1, 0]])
     zeros = torch.zeros(2, 2, dtype=D)
     final, parts = erpo_token_advantages(
-        t([1.0, -1.0]), zeros, None, zeros, mask, torch.tensor([0, 0]), 1, eta=0.5, delta=0.0,
-        use_entropy_gate=False, use_implicit_progress=False,
+        t([1.0, -1.0]), zeros, None, zeros, mask, torch.tensor([0, 0]), 1,
+        ERPOConfig(eta=0.5, delta=1e-12, use_entropy_gate=False, use_implicit_progress=False),
     )
     assert torch.allclose(parts["psi"], t([[1.0, 1.0], [-1.0, 0.0]]) / math.sqrt(4 / 3))
     assert torch.allclose(final, t([[0.5773503, 0.5773503], [-1.1547005, 0.0]]))
@@ -194,12 +173,13 @@ def naive_erpo(A, lp, ref, H, mask, gids, K, beta_p, gamma, eta, sigma_t, delta,
 
 @pytest.mark.parametrize("base", [0, 1])
 def test_vectorised_matches_loop_reference(base):
-    b = random_batch(seed=3, groups=3, G=4, T=9, equal_groups=(2,))
+    b = rollout_batch(b=12, t=9, seed=3, equal_groups=(2,), dtype=D)
     A = torch.tensor([1.0, -1.0, 0.5, -0.5, 1.2, -0.4, -0.4, -0.4, 0, 0, 0, 0], dtype=D)
     index, n = group_index(b.group_ids)
     ours, _ = erpo_token_advantages(
-        A, b.logps, b.ref_logps, b.entropies, b.mask, index, n, beta_progress=0.1, gamma=5.0, eta=0.2,
-        num_buckets=3, sigma_target=1.0, delta=1e-4, position_base=base,
+        A, b.logps, b.ref_logps, b.entropies, b.mask, index, n,
+        ERPOConfig(beta_progress=0.1, gamma=5.0, eta=0.2, num_buckets=3, sigma_target=1.0, delta=1e-4,
+                   position_base=base),
     )
     ref = naive_erpo(A, b.logps, b.ref_logps, b.entropies, b.mask, b.group_ids, 3, 0.1, 5.0, 0.2, 1.0, 1e-4, base)
     assert torch.allclose(ours, ref, atol=1e-10)
@@ -215,8 +195,8 @@ def per_group_token_stats(adv, mask, gids):
 
 
 def test_zero_mean_unit_variance_per_group_and_zero_for_equal_rewards():
-    b = random_batch(seed=1, groups=4, G=4, T=12, equal_groups=(3,))
-    res = build_method("erpo", delta=1e-8, adv_eps=1e-8).rollout(b)
+    b = rollout_batch(b=16, t=12, seed=1, equal_groups=(3,), dtype=D)
+    res = build_method("erpo", {"delta": 1e-8, "adv_eps": 1e-8}).rollout(b)
     stats = per_group_token_stats(res.advantages, b.mask, b.group_ids)
     for k, (mean, var, amax) in enumerate(stats):
         if k == 3:  # equal rewards -> A_i = 0, sgn = 0 -> Psi = 0 -> Norm_G(0) = 0
@@ -227,7 +207,7 @@ def test_zero_mean_unit_variance_per_group_and_zero_for_equal_rewards():
 
 
 def test_group_ids_need_not_be_contiguous():
-    b = random_batch(seed=5, groups=3, G=4, T=7)
+    b = rollout_batch(b=12, t=7, seed=5, dtype=D)
     perm = torch.randperm(12, generator=torch.Generator().manual_seed(0))
     shuffled = RolloutBatch(rewards=b.rewards[perm], group_ids=b.group_ids[perm] * 7 + 3, mask=b.mask[perm],
                             logps=b.logps[perm], entropies=b.entropies[perm], ref_logps=b.ref_logps[perm])
@@ -237,15 +217,15 @@ def test_group_ids_need_not_be_contiguous():
 
 def test_beta_progress_cancels_in_the_bucket_zscore():
     # eq. 9 z-scores s = beta_progress * (logp - ref): beta_progress only matters through delta
-    b = random_batch(seed=2)
-    a1 = build_method("erpo", beta_progress=0.1, delta=1e-10).rollout(b).advantages
-    a2 = build_method("erpo", beta_progress=3.0, delta=1e-10).rollout(b).advantages
+    b = rollout_batch(b=12, t=9, seed=2, dtype=D)
+    a1 = build_method("erpo", {"beta_progress": 0.1, "delta": 1e-10}).rollout(b).advantages
+    a2 = build_method("erpo", {"beta_progress": 3.0, "delta": 1e-10}).rollout(b).advantages
     assert torch.allclose(a1, a2, atol=1e-6)
 
 
 def test_eta_zero_gives_token_zscore_of_sequence_advantage():
-    b = random_batch(seed=4)
-    m = build_method("erpo", eta=0.0)
+    b = rollout_batch(b=12, t=9, seed=4, dtype=D)
+    m = build_method("erpo", {"eta": 0.0})
     adv = m.rollout(b).advantages
     seq = m.sequence_advantages(b)
     index, n = group_index(b.group_ids)
@@ -254,45 +234,44 @@ def test_eta_zero_gives_token_zscore_of_sequence_advantage():
 
 
 def test_ablation_switches():
-    b = random_batch(seed=6, equal_groups=(1,))
+    b = rollout_batch(b=12, t=9, seed=6, equal_groups=(1,), dtype=D)
     index, n = group_index(b.group_ids)
     A = build_method("erpo").sequence_advantages(b).to(D)
-    kw = dict(logps=b.logps, ref_logps=b.ref_logps, entropies=b.entropies, mask=b.mask, index=index, n_groups=n)
-    base, parts = erpo_token_advantages(A, **kw)
-    _, p_nogate = erpo_token_advantages(A, **kw, use_entropy_gate=False)
+    kw = (b.logps, b.ref_logps, b.entropies, b.mask, index, n)
+    base, parts = erpo_token_advantages(A, *kw, ERPOConfig())
+    _, p_nogate = erpo_token_advantages(A, *kw, ERPOConfig(use_entropy_gate=False))
     assert torch.equal(p_nogate["gate"], b.mask)
     # bucket normalisation off == a single bucket
-    off, _ = erpo_token_advantages(A, **kw, use_bucket_norm=False)
-    k1, _ = erpo_token_advantages(A, **kw, num_buckets=1)
+    off, _ = erpo_token_advantages(A, *kw, ERPOConfig(use_bucket_norm=False))
+    k1, _ = erpo_token_advantages(A, *kw, ERPOConfig(num_buckets=1))
     assert torch.allclose(off, k1) and not torch.allclose(off, base)
     # outcome anchor off: equal-reward group 1 gets non-zero advantages (the guardrail is gone)
-    no_anchor, _ = erpo_token_advantages(A, **kw, use_outcome_anchor=False)
+    no_anchor, _ = erpo_token_advantages(A, *kw, ERPOConfig(use_outcome_anchor=False))
     assert no_anchor[b.group_ids == 1].abs().max() > 0.1
     assert base[b.group_ids == 1].abs().max() == 0
     # no progress: Psi_hat = W * sgn(A)
-    _, p_noprog = erpo_token_advantages(A, **kw, use_implicit_progress=False)
+    _, p_noprog = erpo_token_advantages(A, *kw, ERPOConfig(use_implicit_progress=False))
     assert torch.allclose(p_noprog["psi_hat"], parts["gate"] * torch.sign(A)[:, None] * b.mask)
     # no rescale: Psi = Psi_hat; no group norm: A + eta * Psi
-    raw, p_raw = erpo_token_advantages(A, **kw, use_psi_rescale=False, use_group_norm=False)
+    raw, p_raw = erpo_token_advantages(A, *kw, ERPOConfig(use_psi_rescale=False, use_group_norm=False))
     assert torch.allclose(p_raw["psi"], p_raw["psi_hat"])
     assert torch.allclose(raw, (A[:, None] + 0.2 * p_raw["psi_hat"]) * b.mask)
     # group-scoped rescale differs from the batch-scoped default
-    grp, _ = erpo_token_advantages(A, **kw, psi_scale_scope="group")
+    grp, _ = erpo_token_advantages(A, *kw, ERPOConfig(psi_scale_scope="group"))
     assert not torch.allclose(grp, base)
 
 
 # ----------------------------------------------------------------------------- degenerate inputs
-@pytest.mark.parametrize("case", CASES)
-def test_degenerate_inputs_are_finite(case):
-    b = make_degenerate(random_batch(seed=7, groups=2, G=3, T=5), case)
+# (finite advantages, loss, gradients and metrics for every method: test_method_degenerate.py)
+@pytest.mark.parametrize("case", ["all_equal_rewards", "single_response_groups", "masked_rows"])
+def test_degenerate_inputs_give_zero_advantages_where_there_is_no_signal(case):
+    b = degenerate_batch(case, dtype=D)
     for kw in ({}, {"active_tokens": "anchored"}, {"psi_scale_scope": "group"}, {"position_base": 0}):
-        res = build_method("erpo", **kw).rollout(b)
-        assert torch.isfinite(res.advantages).all()
-        assert all(math.isfinite(v) or math.isnan(v) for v in res.metrics.values())
-        if case in ("all_equal", "single_response_groups"):
+        res = build_method("erpo", kw).rollout(b)
+        if case == "masked_rows":
+            assert (res.advantages[2] == 0).all() and (res.advantages[5] == 0).all()
+        else:  # every group has equal rewards: sgn(A_i) = 0 anchors Psi at 0, Norm_G of a constant is 0
             assert (res.advantages == 0).all()
-        if case == "masked_row":
-            assert (res.advantages[2] == 0).all()
 
 
 # ----------------------------------------------------------------------------- method glue, loss, gradient
@@ -301,7 +280,7 @@ def test_method_metadata_and_metrics():
     assert m.needs_reference and m.updates_per_batch == "any"
     assert (m.cfg.beta_progress, m.cfg.gamma, m.cfg.eta, m.cfg.beta) == (0.1, 5.0, 0.2, 0.001)
     assert m.cfg.loss_agg == "token-mean"
-    res = m.rollout(random_batch(seed=8, dtype=torch.float32))
+    res = m.rollout(rollout_batch(b=12, t=9, seed=8, dtype=torch.float32))
     assert res.advantages.dtype == torch.float32
     assert set(res.metrics) >= {"erpo/gate_mean", "erpo/gate_open_frac", "erpo/psi_std", "erpo/psi_hat_std"}
     assert all(k.startswith("erpo/") for k in res.metrics)
@@ -309,22 +288,23 @@ def test_method_metadata_and_metrics():
     assert abs(res.metrics["erpo/psi_std"] - 1.0) < 1e-3  # rescaled to sigma_target over active tokens
 
 
-@pytest.mark.parametrize("bad", [{"active_tokens": "x"}, {"psi_scale_scope": "x"}, {"num_buckets": 0},
-                                 {"position_base": 2}, {"delta": 0.0}, {"nope": 1}])
-def test_validation(bad):
-    with pytest.raises(ValueError):
-        build_method("erpo", **bad)
+@pytest.mark.parametrize("bad,message", [
+    ({"num_buckets": 0}, "erpo.num_buckets must be >= 1, got 0"),
+    ({"position_base": 2}, "erpo.position_base must be one of [0, 1]"),
+    ({"delta": 0.0}, "erpo.delta must be > 0.0, got 0.0"), ({"nope": 1}, "unknown key(s) ['erpo.nope']"),
+])
+def test_validation(bad, message):
+    with pytest.raises(ValueError) as err:
+        build_method("erpo", bad)
+    assert message in str(err.value)
 
 
 def test_loss_gradient_reaches_logps():
-    b = random_batch(seed=9, dtype=torch.float32)
+    b = rollout_batch(b=12, t=9, seed=9, dtype=torch.float32)
     m = build_method("erpo")
     res = m.rollout(b)
-    logps = b.logps.clone().requires_grad_(True)
-    n_tok = float(b.mask.sum())
-    lb = LossBatch(logps=logps, entropies=b.entropies.clone().requires_grad_(True), old_logps=b.logps,
-                   advantages=res.advantages, mask=b.mask, num_tokens=n_tok, num_seqs=float(b.mask.shape[0]),
-                   max_completion_length=b.mask.shape[1], ref_logps=b.ref_logps)
+    lb = loss_batch(b, res)
+    logps, n_tok = lb.logps, lb.num_tokens
     loss, metrics = m.loss(lb)
     loss.backward()
     # on-policy token-mean: d/dlogp [-rho*A + beta*k3] / N = (-A + beta * (1 - exp(ref - logp))) / N

@@ -5,49 +5,15 @@ import math
 
 import pytest
 import torch
+from conftest import DEGENERATE_CASES, degenerate_batch, loss_batch, rollout_batch, run_method
 
-from rlvr_lib.methods import LossBatch, RolloutBatch, build_method
+from rlvr_lib.methods import build_method
 from rlvr_lib.methods.opefo import balance_coefficient, entropy_change, flow_sums, flow_weights, opefo_loss
-
-
-def rollout_batch(b=16, t=10, group=4, seed=0, rewards=None, mask=None):
-    g = torch.Generator().manual_seed(seed)
-    logits = 2.0 * torch.randn(b, t, 12, generator=g)
-    logp_all = torch.log_softmax(logits, -1)
-    entropies = -(logp_all.exp() * logp_all).sum(-1)
-    tokens = torch.multinomial(logp_all.exp().reshape(-1, 12), 1, generator=g).reshape(b, t)
-    logps = logp_all.gather(-1, tokens[..., None]).squeeze(-1)
-    if mask is None:
-        lengths = torch.randint(1, t + 1, (b,), generator=g)
-        mask = (torch.arange(t)[None] < lengths[:, None]).float()
-    if rewards is None:
-        rewards = torch.tensor([1.0, 0.0, 0.0, 1.0] * (b // 4))[torch.randperm(b, generator=g)]
-    return RolloutBatch(rewards=rewards, group_ids=torch.arange(b) // group, mask=mask, logps=logps,
-                        entropies=entropies, accuracy=rewards)
-
-
-def loss_batch(rb, result, rows=None):
-    rows = slice(None) if rows is None else rows
-    logps = rb.logps[rows].clone().requires_grad_()
-    mask = rb.mask[rows]
-    return LossBatch(logps=logps, entropies=rb.entropies[rows].clone().requires_grad_(), old_logps=logps.detach(),
-                     advantages=result.advantages[rows], mask=mask, num_tokens=float(mask.sum()),
-                     num_seqs=float(mask.shape[0]), max_completion_length=mask.shape[1],
-                     extras={k: v[rows] for k, v in result.extras.items()})
 
 
 def only_values(x, allowed):
     """Every entry of x is (close to) one of ``allowed``."""
     return bool(torch.stack([torch.isclose(x, torch.tensor(a)) for a in allowed]).any(0).all())
-
-
-def run(rb, **hp):
-    method = build_method("opefo", **hp)
-    result = method.rollout(rb)
-    lb = loss_batch(rb, result)
-    loss, metrics = method.loss(lb)
-    loss.backward()
-    return method, result, lb, loss, {**result.metrics, **metrics}
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -117,8 +83,8 @@ def test_lambda_limits_and_empty_flow():
 
 
 def test_matches_figure_3_code_on_an_unpadded_batch():
-    rb = rollout_batch(mask=torch.ones(16, 10))
-    _, result, lb, loss, metrics = run(rb)
+    rb = rollout_batch(logit_scale=2.0, mask=torch.ones(16, 10))
+    _, result, lb, loss, metrics = run_method("opefo", rb)
     # opefo.txt fig. 3, transcribed: pg_terms = -log_prob * advantages; rescale S+ / S-; pg_terms.mean()
     adv = result.advantages
     delta_h = -adv * (1 - rb.logps.exp()) ** 2 * (rb.logps + rb.entropies)
@@ -134,8 +100,8 @@ def test_matches_figure_3_code_on_an_unpadded_batch():
 
 # ----------------------------------------------------------------------------- the method
 def test_rollout_metrics_and_balance():
-    rb = rollout_batch(seed=2)
-    _, result, _, _, metrics = run(rb)
+    rb = rollout_batch(logit_scale=2.0, seed=2)
+    _, result, _, _, metrics = run_method("opefo", rb)
     for key in ("lambda", "flow_pos", "flow_neg", "frac_pos", "frac_neg"):
         assert f"opefo/{key}" in metrics
     assert -1 <= metrics["opefo/lambda"] <= 1
@@ -146,8 +112,8 @@ def test_rollout_metrics_and_balance():
 
 
 def test_gradient_is_the_rescaled_policy_gradient():
-    rb = rollout_batch(seed=3)
-    _, result, lb, _, _ = run(rb)
+    rb = rollout_batch(logit_scale=2.0, seed=3)
+    _, result, lb, _, _ = run_method("opefo", rb)
     n = rb.mask.sum()
     # d/dlogp of token-mean(-A logp w) = -A w / N on valid tokens, 0 on padding
     assert torch.allclose(lb.logps.grad, -result.advantages * result.extras["opefo_weight"] * rb.mask / n, atol=1e-7)
@@ -155,8 +121,8 @@ def test_gradient_is_the_rescaled_policy_gradient():
 
 
 def test_static_lambda_zero_is_strict_on_policy_grpo():
-    rb = rollout_batch(seed=4)
-    _, _, lb, loss, _ = run(rb, lambda_mode="static", static_lambda=0.0)
+    rb = rollout_batch(logit_scale=2.0, seed=4)
+    _, _, lb, loss, _ = run_method("opefo", rb, {"lambda_mode": "static", "static_lambda": 0.0})
     base = build_method("grpo_onpolicy")
     lb0 = loss_batch(rb, base.rollout(rb))
     loss0, _ = base.loss(lb0)
@@ -166,13 +132,13 @@ def test_static_lambda_zero_is_strict_on_policy_grpo():
 
 
 def test_static_and_one_sided_ablations():
-    rb = rollout_batch(seed=5)
-    _, result, _, _, metrics = run(rb, lambda_mode="static")
+    rb = rollout_batch(logit_scale=2.0, seed=5)
+    _, result, _, _, metrics = run_method("opefo", rb, {"lambda_mode": "static"})
     assert metrics["opefo/lambda"] == pytest.approx(0.001)  # table 2 "Static Scaling"
     assert only_values(result.extras["opefo_weight"], (1.001, 0.999, 1.0))
-    _, both, _, _, m = run(rb)
-    _, pos_only, _, _, _ = run(rb, balance_sides="pos")
-    _, neg_only, _, _, _ = run(rb, balance_sides="neg")
+    _, both, _, _, m = run_method("opefo", rb)
+    _, pos_only, _, _, _ = run_method("opefo", rb, {"balance_sides": "pos"})
+    _, neg_only, _, _, _ = run_method("opefo", rb, {"balance_sides": "neg"})
     lam = m["opefo/lambda"]
     w_both, w_pos, w_neg = (r.extras["opefo_weight"] for r in (both, pos_only, neg_only))
     s_plus = w_pos != 1
@@ -184,12 +150,12 @@ def test_static_and_one_sided_ablations():
 
 
 def test_micro_batch_scope_equals_rollout_scope_on_the_whole_batch_and_differs_on_a_part():
-    rb = rollout_batch(seed=6)
-    _, _, lb_r, loss_r, _ = run(rb)
-    _, _, lb_m, loss_m, m = run(rb, lambda_scope="micro-batch")
+    rb = rollout_batch(logit_scale=2.0, seed=6)
+    _, _, lb_r, loss_r, _ = run_method("opefo", rb)
+    _, _, lb_m, loss_m, m = run_method("opefo", rb, {"lambda_scope": "micro-batch"})
     assert loss_r.item() == pytest.approx(loss_m.item(), rel=1e-6) and "opefo/lambda" in m
     # on half of the rows the micro-batch lambda* is that half's own balance
-    method = build_method("opefo", lambda_scope="micro-batch")
+    method = build_method("opefo", {"lambda_scope": "micro-batch"})
     result = method.rollout(rb)
     half = loss_batch(rb, result, rows=slice(0, 8))
     _, metrics = method.loss(half)
@@ -204,36 +170,22 @@ def test_strictly_on_policy_and_reference_free():
     assert method.cfg.loss_agg == "token-mean" and method.cfg.lambda_scope == "rollout-batch"
 
 
-@pytest.mark.parametrize("case", ["all_equal_rewards", "one_token", "masked_rows", "all_masked"])
+# (finite advantages, loss, gradients and metrics for every method: test_method_degenerate.py)
+@pytest.mark.parametrize("case", DEGENERATE_CASES)
 @pytest.mark.parametrize("scope", ["rollout-batch", "micro-batch"])
-def test_degenerate_inputs_give_finite_results(case, scope):
-    t = 6
-    mask = torch.ones(8, t)
-    if case == "one_token":
-        mask = torch.zeros(8, t)
-        mask[:, 0] = 1
-    elif case == "masked_rows":
-        mask[1] = mask[6] = 0
-    elif case == "all_masked":
-        mask = torch.zeros(8, t)
-    rewards = torch.ones(8) if case == "all_equal_rewards" else None
-    rb = rollout_batch(b=8, t=t, rewards=rewards, mask=mask)
-    _, result, lb, loss, metrics = run(rb, lambda_scope=scope)
-    assert torch.isfinite(loss) and torch.isfinite(lb.logps.grad).all()
-    assert all(math.isfinite(v) for v in metrics.values())
+def test_degenerate_inputs_keep_lambda_in_range(case, scope):
+    _, _, lb, _, metrics = run_method("opefo", degenerate_batch(case), {"lambda_scope": scope})
     assert -1 <= metrics["opefo/lambda"] <= 1
-    if case in ("all_equal_rewards", "all_masked"):  # no flow at all: lambda* = 0, no gradient
+    if case in ("all_equal_rewards", "all_masked", "single_response_groups"):  # no flow: lambda* = 0, no gradient
         assert metrics["opefo/lambda"] == 0.0 and torch.all(lb.logps.grad == 0)
 
 
 @pytest.mark.parametrize("hp,message", [
-    ({"lambda_mode": "dynamic"}, "lambda_mode"),
-    ({"balance_sides": "plus"}, "balance_sides"),
-    ({"lambda_scope": "global"}, "lambda_scope"),
-    ({"static_lambda": 1.5}, "static_lambda"),
-    ({"lambda_eps": 0.0}, "lambda_eps"),
-    ({"eps_low": 0.2}, "unknown hyperparameter"),
+    ({"static_lambda": 1.5}, "opefo.static_lambda must lie in [-1.0, 1.0], got 1.5"),
+    ({"lambda_eps": 0.0}, "opefo.lambda_eps must be > 0.0"),
+    ({"eps_low": 0.2}, "unknown key(s) ['opefo.eps_low']"),  # no ratio, no clip
 ])
 def test_invalid_hyperparameters_name_the_field(hp, message):
-    with pytest.raises(ValueError, match=message):
-        build_method("opefo", **hp)
+    with pytest.raises(ValueError) as err:
+        build_method("opefo", hp)
+    assert message in str(err.value)

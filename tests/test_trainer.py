@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 import torch
-from datasets import Dataset
+from conftest import config, dataset, exact_match
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 from rlvr_lib.methods import build_method
 from rlvr_lib.methods.base import RolloutResult
@@ -24,26 +24,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
     return save_tiny(tmp_path_factory.mktemp("tiny") / "model")
-
-
-def exact_match(prompts, completions, answer, **kwargs):
-    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
-
-
-exact_match.__name__ = "accuracy"
-
-
-def dataset(n=16):
-    return Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(n)])
-
-
-def config(tmp_path, **overrides):
-    base = dict(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False,
-        learning_rate=1e-3, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
-    )
-    return GRPOConfig(**{**base, **overrides})
 
 
 def loss_inputs(model, tokenizer, beta: float, seed: int = 0):
@@ -102,7 +82,7 @@ def test_loss_and_gradient_parity_with_trl(tmp_path, tiny_dir, loss_type, method
     )
     ours = RLVRTrainer(
         model=copy.deepcopy(model), processing_class=tokenizer, reward_funcs=[exact_match], train_dataset=dataset(),
-        args=config(tmp_path, **common), method=build_method(method_name, **hparams), log_reference_kl=False,
+        args=config(tmp_path, **common), method=build_method(method_name, hparams), log_reference_kl=False,
     )
     inputs = loss_inputs(model, tokenizer, trl_kwargs.get("beta", 0.0))
     stock_loss, stock_grads = loss_and_grads(stock, stock.model, inputs)
@@ -123,8 +103,8 @@ class CountingMethod(GRPO):
     class Config(GRPO.Config):
         pass
 
-    def __init__(self, **hparams):
-        super().__init__(**hparams)
+    def __init__(self, hparams=None):
+        super().__init__(hparams)
         self.calls = {"rollout": 0, "loss": 0, "step": 0}
         self.steps_seen = 0
         self.last_rollout = None

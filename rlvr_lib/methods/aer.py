@@ -17,21 +17,21 @@ Choices and their sources: ``docs/assumptions.md (aer)``.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from torch import Tensor
 
-from .base import LossBatch, RolloutBatch, RolloutResult, check_positive, check_probability
-from .core import AGGREGATIONS, Aggregator, entropy_bonus_loss, group_index, group_sum, masked_mean
+from ..schema import require
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam, require_at_least, require_between
+from .core import Aggregation, Aggregator, entropy_bonus_loss, group_index, group_sum, masked_mean, to_floats
 from .grpo import GRPO
 from .registry import register
 
 EXTRA_WEIGHT = "aer_difficulty_weight"
-ENTROPY_STATS = ("token-mean", "seq-mean-token-mean")
-ACCURACY_SOURCES = ("accuracy", "reward")
-ALPHA_UPDATES = ("optimizer-step", "rollout-batch")
+EntropyStat = Literal["token-mean", "seq-mean-token-mean"]
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -54,7 +54,7 @@ def difficulty_weight(g: Tensor, rho: float, eps: float = 1e-8) -> Tensor:
     return weight
 
 
-def policy_entropy(entropies: Tensor, mask: Tensor, stat: str = "token-mean") -> Tensor:
+def policy_entropy(entropies: Tensor, mask: Tensor, stat: EntropyStat = "token-mean") -> Tensor:
     """Scalar policy entropy of a batch (H_0 and H_t of eq. 10-11); entropies, mask: (B, T).
 
     "token-mean": mean over all valid tokens (what verl logs as the actor entropy). "seq-mean-token-mean":
@@ -83,48 +83,43 @@ class AER(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        tau: float = 0.4  # eq. 10 reduction ratio (table 3)
-        rho: float = 0.2  # eq. 9 pivot accuracy (table 3)
-        eta: float = 0.005  # eq. 11 step size (table 3)
-        alpha_init: float = 0.0  # alpha_0: not given by the paper (docs/assumptions.md (aer))
-        eps: float = 1e-8  # eq. 9 ("typically 1e-8")
-        difficulty_aware: bool = True  # C1; False: lambda_t(q) = alpha_t for every prompt
-        adaptive_alpha: bool = True  # C2 & C3; False: alpha stays alpha_init
-        bonus_agg: str = "seq-mean-token-mean"  # eq. 7 + eq. 4: mean over responses of each mean token entropy
-        entropy_stat: str = "token-mean"  # H_0 and H_t of eq. 10-11 (verl's logged entropy)
-        alpha_update_every: str = "optimizer-step"  # eq. 11 after every optimizer step, or once per rollout batch
-        accuracy_source: str = "accuracy"  # g(q) from the 1/0 accuracy reward, or from the total reward
+        tau: float = hparam(0.4, "eq. 10 reduction ratio: target entropy H* = tau * H_0 (table 3)")
+        rho: float = hparam(0.2, "eq. 9 pivot accuracy: prompts with g(q) < rho get the bonus (table 3)")
+        eta: float = hparam(0.005, "eq. 11 step size of alpha (table 3)")
+        alpha_init: float = hparam(0.0, "alpha_0: not given by the paper (docs/assumptions.md (aer))")
+        eps: float = hparam(1e-8, "eq. 9 denominator constant ('typically 1e-8')")
+        difficulty_aware: bool = hparam(True, "C1 (table 2); False: lambda_t(q) = alpha_t for every prompt")
+        adaptive_alpha: bool = hparam(True, "C2 & C3 (table 2); False: alpha stays alpha_init")
+        bonus_agg: Aggregation = hparam(
+            "seq-mean-token-mean", "eq. 7 + eq. 4: mean over responses of each response's mean token entropy"
+        )
+        entropy_stat: EntropyStat = hparam("token-mean", "H_0 and H_t of eq. 10-11 (verl's logged entropy)")
+        alpha_update_every: Literal["optimizer-step", "rollout-batch"] = hparam(
+            "optimizer-step", "eq. 11 after every optimizer step, or once per rollout batch"
+        )
+        accuracy_source: Literal["accuracy", "reward"] = hparam(
+            "accuracy", "g(q) (eq. 8) from the 1/0 accuracy reward, or from the total reward"
+        )
 
-    def __init__(self, **hparams: Any):
-        super().__init__(**hparams)
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_between(self, "tau", 0.0, 1.0, low_open=True)
+            require_between(self, "rho", 0.0, 1.0)
+            require_at_least(self, 0.0, "eta", "alpha_init")
+            require_at_least(self, 0.0, "eps", strict=True)
+            require(
+                self.adaptive_alpha or self.alpha_init > 0, "alpha_init",
+                "must be > 0 when adaptive_alpha=False (the coefficient stays alpha_init; e.g. 0.01, OPEFO's "
+                "Entropy-Reg value)",
+            )
+
+    def __init__(self, hparams: Mapping[str, Any] | None = None, *, path: str | None = None):
+        super().__init__(hparams, path=path)
         self.alpha = float(self.cfg.alpha_init)
         self.initial_entropy: float | None = None  # H_0
         self.entropy: float | None = None  # H_t, the latest measurement
         self.pending = False  # H_t measured by a rollout and not yet used by eq. 11
         self.steps = 0  # optimizer steps seen
-
-    def validate(self) -> None:
-        super().validate()
-        c = self.cfg
-        if not 0 < c.tau <= 1:
-            raise ValueError(f"tau must lie in (0, 1], got {c.tau}")
-        check_probability("rho", c.rho)
-        check_positive("eta", c.eta, strict=False)
-        check_positive("alpha_init", c.alpha_init, strict=False)
-        check_positive("eps", c.eps)
-        for field, value, allowed in (
-            ("bonus_agg", c.bonus_agg, AGGREGATIONS),
-            ("entropy_stat", c.entropy_stat, ENTROPY_STATS),
-            ("alpha_update_every", c.alpha_update_every, ALPHA_UPDATES),
-            ("accuracy_source", c.accuracy_source, ACCURACY_SOURCES),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{field} must be one of {allowed}, got '{value}'")
-        if not c.adaptive_alpha and c.alpha_init == 0:
-            raise ValueError(
-                "alpha_init must be > 0 when adaptive_alpha=False (the coefficient stays alpha_init; "
-                "e.g. 0.01, OPEFO's Entropy-Reg value)"
-            )
 
     @property
     def target_entropy(self) -> float | None:
@@ -133,9 +128,9 @@ class AER(GRPO):
     def _state_metrics(self) -> dict[str, float]:
         nan = float("nan")
         return {
-            f"{self.name}/alpha": self.alpha,
-            f"{self.name}/target_entropy": nan if self.target_entropy is None else self.target_entropy,
-            f"{self.name}/entropy": nan if self.entropy is None else self.entropy,
+            self.metric("alpha"): self.alpha,
+            self.metric("target_entropy"): nan if self.target_entropy is None else self.target_entropy,
+            self.metric("entropy"): nan if self.entropy is None else self.entropy,
         }
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
@@ -157,16 +152,16 @@ class AER(GRPO):
         entropy = policy_entropy(batch.entropies, batch.mask, c.entropy_stat)
         index, n_groups = group_index(batch.group_ids)
         hard = (group_sum((weight > 0).float(), index, n_groups) > 0).float().mean()
-        entropy, hard = torch.stack([entropy, hard]).float().tolist()
+        entropy, hard = to_floats({"entropy": entropy, "hard": hard}).values()
         self.entropy, self.pending = entropy, True
         if self.initial_entropy is None:
             self.initial_entropy = entropy  # eq. 10: H_0 from the first training step
         result.extras[EXTRA_WEIGHT] = weight
         result.metrics = {
             **self._state_metrics(),
-            f"{self.name}/initial_entropy": self.initial_entropy,
-            f"{self.name}/frac_prompts_nonzero_coef": hard if self.alpha > 0 else 0.0,
-            f"{self.name}/frac_prompts_below_pivot": hard,
+            self.metric("initial_entropy"): self.initial_entropy,
+            self.metric("frac_prompts_nonzero_coef"): hard if self.alpha > 0 else 0.0,
+            self.metric("frac_prompts_below_pivot"): hard,
         }
         return result
 

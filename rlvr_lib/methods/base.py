@@ -14,11 +14,15 @@ completion tokens. The trainer (``rlvr_lib.trainer``) owns all glue; a method on
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import torch
 from torch import Tensor
+
+from ..schema import build, require
+from .core import Aggregation, StdKind, to_floats
 
 
 @dataclass
@@ -65,8 +69,47 @@ class LossBatch:
 UpdatesPerBatch = Literal["any", "one", "several"]
 
 
+def hparam(default: Any, help: str) -> Any:
+    """A Config field with its default and a help text citing the paper (printed by ``python -m rlvr_lib methods``)."""
+    return field(default=default, metadata={"help": help})
+
+
+def require_at_least(cfg: Any, low: float, *names: str, strict: bool = False) -> None:
+    """Each field in ``names`` must be >= ``low`` (> ``low`` when ``strict``); raises ``SettingError`` naming it."""
+    for name in names:
+        value = getattr(cfg, name)
+        require(value > low if strict else value >= low, name, f"must be {'>' if strict else '>='} {low}, got {value}")
+
+
+def require_between(cfg: Any, name: str, low: float, high: float, *, low_open: bool = False) -> None:
+    """Field ``name`` must lie in [low, high] ((low, high] when ``low_open``)."""
+    value = getattr(cfg, name)
+    inside = (low < value if low_open else low <= value) and value <= high
+    require(inside, name, f"must lie in {'(' if low_open else '['}{low}, {high}], got {value}")
+
+
+@dataclass
+class SharedConfig:
+    """Settings of every group-relative method: the GRPO advantage (Shao et al. 2024 eq. 3) and the loss reduction."""
+
+    loss_agg: Aggregation = hparam(
+        "seq-mean-token-mean", "reduction of the per-token loss (verl's modes, baselines.md); GRPO: per sequence"
+    )
+    scale_rewards: bool = hparam(True, "divide the group-centred reward by the group std (False: Dr. GRPO)")
+    std_kind: StdKind = hparam("sample", "group std with Bessel's correction (TRL) or 'population' (1/G)")
+    adv_eps: float = hparam(1e-4, "added to the group std (TRL 1.16; verl uses 1e-6)")
+
+    def __post_init__(self) -> None:
+        require_at_least(self, 0.0, "adv_eps")
+
+
 class Method:
-    """Base class: hyperparameters in a ``Config`` dataclass, state in plain attributes."""
+    """Base class: hyperparameters in a ``Config`` dataclass, state in plain attributes.
+
+    ``Method(hparams, path=...)`` builds ``Config`` with ``rlvr_lib.schema.build``: unknown keys, values of the
+    wrong type (a string for a number, a bool for a float, a ``Literal`` choice outside its values) and the
+    range checks of ``Config.__post_init__`` all raise ValueError naming ``<path>.<key>``.
+    """
 
     name: ClassVar[str]
     paper: ClassVar[str]
@@ -76,22 +119,24 @@ class Method:
     class Config:
         pass
 
-    def __init__(self, **hparams: Any):
-        valid = {f.name for f in dataclasses.fields(self.Config)}
-        unknown = sorted(set(hparams) - valid)
-        if unknown:
-            raise ValueError(
-                f"method '{self.name}': unknown hyperparameter(s) {unknown}; valid: {sorted(valid)}"
-            )
-        self.cfg = self.Config(**hparams)
-        self.validate()
-
-    def validate(self) -> None:
-        """Raise ValueError naming the bad hyperparameter."""
+    def __init__(self, hparams: Mapping[str, Any] | None = None, *, path: str | None = None):
+        self.cfg = build(self.Config, hparams, self.name if path is None else path)
 
     @classmethod
     def defaults(cls) -> dict[str, Any]:
         return dataclasses.asdict(cls.Config())
+
+    def metric(self, key: str) -> str:
+        """The logged name of one of this method's own quantities: ``<method name>/<key>``."""
+        return f"{self.name}/{key}"
+
+    def prefixed(self, values: dict[str, float]) -> dict[str, float]:
+        """``{key: value}`` -> ``{<method name>/key: value}``."""
+        return {self.metric(k): v for k, v in values.items()}
+
+    def own_metrics(self, values: dict[str, Tensor], dtype: torch.dtype = torch.float32) -> dict[str, float]:
+        """``{key: scalar tensor}`` -> ``{<method name>/key: float}`` with one host sync (``core.to_floats``)."""
+        return self.prefixed(to_floats(values, dtype))
 
     @property
     def needs_reference(self) -> bool:
@@ -112,16 +157,6 @@ class Method:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state:
             raise ValueError(f"method '{self.name}' has no state but got keys {sorted(state)}")
-
-
-def check_probability(name: str, value: float, *, low: float = 0.0, high: float = 1.0) -> None:
-    if not low <= value <= high:
-        raise ValueError(f"{name} must lie in [{low}, {high}], got {value}")
-
-
-def check_positive(name: str, value: float, *, strict: bool = True) -> None:
-    if value < 0 or (strict and value == 0):
-        raise ValueError(f"{name} must be {'> 0' if strict else '>= 0'}, got {value}")
 
 
 def as_float(x: Tensor | float) -> float:

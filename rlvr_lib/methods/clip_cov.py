@@ -10,41 +10,29 @@ aggregation (baselines.md "Recipe values"; aer.txt table 3: c_l = c_h = 1.0, rho
 
 verl computes the covariance on the micro-batch tensor it is given; ``cov_mean_scope="rollout-batch"``
 instead centres with means over the whole rollout batch (behaviour log-probs, computed in the rollout hook).
-The covariance helpers here are shared with KL-Cov (``kl_cov.py``). Choices: ``docs/assumptions.md (baselines)``.
+The covariance is ``core.token_covariance``; its means, shared with KL-Cov (``kl_cov.py``), come from here.
+Choices: ``docs/assumptions.md (baselines)``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 from torch import Tensor
 
-from .base import LossBatch, RolloutBatch, RolloutResult, check_probability
-from .core import clip_metrics, masked_mean, ppo_clip_loss
+from ..schema import require
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam, require_between
+from .core import Aggregation, clip_metrics, masked_mean, ppo_clip_loss, token_covariance
 from .grpo import GRPO
 from .registry import register
 
-COV_MEAN_SCOPES = ("micro-batch", "rollout-batch")
+CovMeanScope = Literal["micro-batch", "rollout-batch"]
 EXTRA_MEAN_ADV = "cov_mean_adv"
 EXTRA_MEAN_LOGP = "cov_mean_logp"
 
 
 # ----------------------------------------------------------------------------- pure functions
-def token_covariance(
-    advantages: Tensor, logps: Tensor, mask: Tensor, means: tuple[Tensor, Tensor] | None = None
-) -> Tensor:
-    """Per-token covariance term cov_t = (A_t - mean A) * (logp_t - mean logp) (baselines.md, Clip-Cov).
-
-    advantages, logps, mask: (B, T); gradients are not taken (inputs are detached). ``means`` = (mean A,
-    mean logp) as scalars or (1,) tensors; when None they are the masked means over the valid tokens of the
-    tensors given (verl: the micro-batch). Returns (B, T); entries at masked positions are meaningless.
-    """
-    advantages, logps = advantages.detach(), logps.detach()
-    if means is None:
-        means = (masked_mean(advantages, mask), masked_mean(logps, mask))
-    return (advantages - means[0]) * (logps - means[1])
-
-
 def selection_count(ratio: float, num_valid: int) -> int:
     """verl's k = max(1, int(ratio * N)) for N valid tokens; 0 when there are none."""
     return max(1, int(ratio * num_valid)) if num_valid > 0 else 0
@@ -80,16 +68,22 @@ def rollout_covariance_means(advantages: Tensor, logps: Tensor, mask: Tensor) ->
     }
 
 
-def covariance_means(scope: str, extras: dict[str, Tensor]) -> tuple[Tensor, Tensor] | None:
-    """The means to centre the covariance with: None (micro-batch) or the rollout-batch values from extras."""
+def covariance_means(scope: CovMeanScope, extras: dict[str, Tensor]) -> tuple[Tensor, Tensor] | None:
+    """The (mean logp, mean A) to centre the covariance with: None (micro-batch: ``core.token_covariance``
+    takes the tensor's own means) or the rollout-batch values from extras, each (1,)."""
     if scope == "micro-batch":
         return None
-    return extras[EXTRA_MEAN_ADV][:1], extras[EXTRA_MEAN_LOGP][:1]
+    return extras[EXTRA_MEAN_LOGP][:1], extras[EXTRA_MEAN_ADV][:1]
 
 
-def check_cov_scope(scope: str) -> None:
-    if scope not in COV_MEAN_SCOPES:
-        raise ValueError(f"cov_mean_scope must be one of {COV_MEAN_SCOPES}, got '{scope}'")
+def cov_mean_scope_field() -> CovMeanScope:
+    """The ``cov_mean_scope`` setting of Clip-Cov and KL-Cov."""
+    return hparam("micro-batch", "means of A and logp over the micro-batch tensor (verl) or the whole rollout batch")
+
+
+def covariance(batch: LossBatch, scope: CovMeanScope) -> Tensor:
+    """cov_t of Clip-Cov and KL-Cov (baselines.md) for one micro-batch, (B, T), 0 on masked positions."""
+    return token_covariance(batch.logps, batch.advantages, batch.mask, means=covariance_means(scope, batch.extras))
 
 
 # ----------------------------------------------------------------------------- method
@@ -111,27 +105,26 @@ class ClipCov(RolloutCovarianceMeans, GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        eps_low: float = 1.0  # Cui et al. recipe (baselines.md); aer.txt table 3 c_l = 1.0
-        eps_high: float = 1.0  # aer.txt table 3 c_h = 1.0
-        loss_agg: str = "token-mean"  # Cui et al. recipe (baselines.md)
-        clip_cov_ratio: float = 2e-4  # fraction of valid tokens whose loss is zeroed
-        clip_cov_lb: float = 1.0
-        clip_cov_ub: float = 5.0
-        cov_mean_scope: str = "micro-batch"  # verl: means over the micro-batch tensor given
+        eps_low: float = hparam(1.0, "PPO clip, Cui et al. recipe (baselines.md; aer.txt table 3 c_l = 1.0)")
+        eps_high: float = hparam(1.0, "PPO clip (aer.txt table 3 c_h = 1.0)")
+        loss_agg: Aggregation = hparam("token-mean", "Cui et al. recipe (baselines.md)")
+        clip_cov_ratio: float = hparam(2e-4, "fraction of valid tokens whose loss is zeroed (aer.txt table 3)")
+        clip_cov_lb: float = hparam(1.0, "lower covariance bound of the candidates (verl)")
+        clip_cov_ub: float = hparam(5.0, "upper covariance bound of the candidates (verl)")
+        cov_mean_scope: CovMeanScope = cov_mean_scope_field()
 
-    def validate(self) -> None:
-        super().validate()
-        c = self.cfg
-        check_probability("clip_cov_ratio", c.clip_cov_ratio)
-        if not c.clip_cov_lb < c.clip_cov_ub:
-            raise ValueError(f"clip_cov_lb must be < clip_cov_ub, got {c.clip_cov_lb} >= {c.clip_cov_ub}")
-        check_cov_scope(c.cov_mean_scope)
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_between(self, "clip_cov_ratio", 0.0, 1.0)
+            require(
+                self.clip_cov_lb < self.clip_cov_ub, "clip_cov_lb",
+                f"must be < clip_cov_ub, got {self.clip_cov_lb} >= {self.clip_cov_ub}",
+            )
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg
         per_token, info = ppo_clip_loss(batch.logps, batch.old_logps, batch.advantages, c.eps_low, c.eps_high)
-        means = covariance_means(c.cov_mean_scope, batch.extras)
-        cov = token_covariance(batch.advantages, batch.logps, batch.mask, means)
+        cov = covariance(batch, c.cov_mean_scope)
         candidates = clip_cov_candidates(
             cov, batch.mask, info["clipped_low"] | info["clipped_high"], c.clip_cov_lb, c.clip_cov_ub
         )
@@ -139,6 +132,5 @@ class ClipCov(RolloutCovarianceMeans, GRPO):
         per_token = per_token * (~selected).to(per_token.dtype)  # zeroed, still counted by the aggregator
         kl, metrics = self.kl_term(batch, info["ratio"])
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
-        counts = torch.stack([selected.sum(), candidates.sum()]).float().tolist()
-        metrics.update({f"{self.name}/selected_tokens": counts[0], f"{self.name}/candidate_tokens": counts[1]})
+        metrics.update(self.own_metrics({"selected_tokens": selected.sum(), "candidate_tokens": candidates.sum()}))
         return loss, {**metrics, **clip_metrics(info, batch.mask)}

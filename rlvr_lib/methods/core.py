@@ -6,14 +6,28 @@ contiguous.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, get_args
 
 import torch
 from torch import Tensor
 
 Aggregation = Literal["token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm"]
-AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum", "seq-mean-token-sum-norm")
 StdKind = Literal["sample", "population"]
+KLEstimator = Literal["k1", "k2", "k3"]
+AdvCentering = Literal["token", "response"]
+
+
+def bad_choice(name: str, value: Any, kind: Any) -> ValueError:
+    """The error a pure function raises for a string outside its ``Literal`` ``kind`` (method Configs are
+    checked earlier, by ``rlvr_lib.schema.build``)."""
+    return ValueError(f"{name} must be one of {list(get_args(kind))}, got {value!r}")
+
+
+def to_floats(values: dict[str, Tensor], dtype: torch.dtype = torch.float32) -> dict[str, float]:
+    """{name: scalar tensor} -> {name: float} with one host sync (one ``stack`` in ``dtype``, one ``tolist``)."""
+    if not values:
+        return {}
+    return dict(zip(values, torch.stack([v.detach().to(dtype) for v in values.values()]).tolist(), strict=True))
 
 
 # ----------------------------------------------------------------------------- masked statistics
@@ -62,9 +76,51 @@ def group_mean_std(
     mean = group_sum(flat_x, index, n_groups) / count.clamp(min=1.0)
     centred = (x - mean[index].view(-1, *([1] * (x.dim() - 1)))) * weight
     sq = group_sum((centred**2).reshape(x.shape[0], -1).sum(-1), index, n_groups)
+    return mean, std_from_moments(sq, count, std_kind)
+
+
+def std_from_moments(sq_sum: Tensor, count: Tensor, std_kind: StdKind = "sample") -> Tensor:
+    """std = sqrt(sum of squared deviations / (count - 1)) (``'sample'``, Bessel) or / count (``'population'``).
+
+    sq_sum, count: any shape, the same. 0 where that denominator is <= 0 (empty segments; one element with
+    ``'sample'``). Used by ``group_mean_std`` and ERPO's (group, bucket) cells (erpo.txt eq. 8-10).
+    """
     denom = (count - 1.0) if std_kind == "sample" else count
-    std = torch.where(denom > 0, sq / denom.clamp(min=1.0), torch.zeros_like(sq)).sqrt()
-    return mean, std
+    return torch.where(denom > 0, sq_sum / denom.clamp(min=1.0), torch.zeros_like(sq_sum)).sqrt()
+
+
+def token_covariance(
+    logps: Tensor, advantages: Tensor, mask: Tensor, index: Tensor | None = None, n_segments: int = 1, *,
+    means: tuple[Tensor, Tensor] | None = None, adv_centering: AdvCentering = "token",
+) -> Tensor:
+    """Per-token centred covariance c_t = (logp_t - mean(logp)) * (A_t - mean(A)), (B, T), 0 on masked positions.
+
+    Cui et al. 2025's covariance (baselines.md "Clip-Cov", "KL-Cov") and CW-GRPO's c_{i,t} (cw_grpo.txt sec. 2.3).
+    logps, mask: (B, T); advantages: (B, T) per token or (B,) per response. Inputs are detached. The means are
+    taken over the valid tokens of one segment:
+
+    - ``index`` None: the whole tensor is one segment (verl: the micro-batch), means by ``masked_mean``; or
+      ``means`` = (mean logp, mean A) given as scalars / (1,) tensors (e.g. over the rollout batch);
+    - ``index`` (B,) dense segment ids 0..n_segments-1 (prompt groups, or zeros for the batch): per-segment
+      means; mean(A) counts A_i once per token (``adv_centering='token'``, as Cui et al.'s covariance) or
+      once per response with at least one token (``'response'``, needs (B,) advantages).
+    """
+    logps, advantages = logps.detach(), advantages.detach().to(logps.dtype)
+    mask = mask.to(logps.dtype)
+    adv = advantages[:, None] if advantages.dim() == 1 else advantages  # (B, 1) or (B, T)
+    if index is None:
+        if means is None:
+            means = (masked_mean(logps, mask), masked_mean(adv.expand_as(mask), mask))
+        return (logps - means[0]) * (adv - means[1]) * mask
+    logp_mean, _ = group_mean_std(logps, index, n_segments, weight=mask)
+    if adv_centering == "token":
+        adv_mean, _ = group_mean_std(adv.expand_as(mask), index, n_segments, weight=mask)
+    elif adv_centering == "response":
+        has_tokens = (mask.sum(-1) > 0).to(logps.dtype)
+        adv_mean, _ = group_mean_std(advantages, index, n_segments, weight=has_tokens)
+    else:
+        raise bad_choice("adv_centering", adv_centering, AdvCentering)
+    return (logps - logp_mean[index, None]) * (adv - adv_mean[index, None]) * mask
 
 
 # ----------------------------------------------------------------------------- advantages
@@ -73,13 +129,17 @@ def group_normalized_advantages(
 ) -> Tensor:
     """GRPO advantage A_i = (r_i - mean_G r) / (std_G r + eps); Dr. GRPO when ``scale=False``.
 
-    rewards, group_ids: (B,). Returns (B,). A singleton or constant group gives A = 0. The defaults
-    (Bessel std, eps 1e-4) are TRL 1.16's; verl uses eps 1e-6.
+    rewards, group_ids: (B,). Returns (B,). A singleton or constant group gives A = 0, also with eps = 0
+    (where 0/0 would be NaN: such a group carries no signal). The defaults (Bessel std, eps 1e-4) are TRL 1.16's;
+    verl uses eps 1e-6.
     """
     index, n = group_index(group_ids)
     mean, std = group_mean_std(rewards.float(), index, n, std_kind=std_kind)
     adv = rewards.float() - mean[index]
-    return adv / (std[index] + eps) if scale else adv
+    if not scale:
+        return adv
+    denom = std[index] + eps
+    return torch.where(denom > 0, adv / denom, torch.zeros_like(adv))
 
 
 # ----------------------------------------------------------------------------- per-token losses
@@ -99,13 +159,47 @@ def ppo_clip_loss(
     return loss, {"ratio": ratio, "clipped_low": low, "clipped_high": high}
 
 
+def sequence_log_ratio(logps: Tensor, old_logps: Tensor, mask: Tensor) -> Tensor:
+    """log s_i = sum_t (logp - old_logp) m / max(1, sum_t m): the log of the geometric mean of token ratios.
+
+    logps (with or without grad), old_logps, mask: (B, T) -> (B,); 0 for a fully masked row. GSPO's sequence
+    ratio (baselines.md "GSPO") and TEPO's w_i (tepo.txt sec. 3.3.1, Alg. 1 lines 9-11).
+    """
+    return ((logps - old_logps) * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)
+
+
+def k1_kl(logps: Tensor, target_logps: Tensor) -> Tensor:
+    """Per-token k1 estimator of KL(pi || pi_target): logp - target, (B, T) (unbiased, can be negative)."""
+    return logps - target_logps
+
+
+def k2_kl(logps: Tensor, target_logps: Tensor) -> Tensor:
+    """Per-token k2 estimator of KL(pi || pi_target): (logp - target)^2 / 2, (B, T)."""
+    diff = logps - target_logps
+    return 0.5 * diff * diff
+
+
 def k3_kl(logps: Tensor, ref_logps: Tensor) -> Tensor:
-    """Per-token k3 estimator of KL(pi || pi_ref): exp(ref - logp) - (ref - logp) - 1, (B, T)."""
+    """Per-token k3 estimator of KL(pi || pi_ref): exp(ref - logp) - (ref - logp) - 1, (B, T), >= 0.
+
+    GRPO's KL penalty (DeepSeekMath eq. 4, TRL and verl ``low_var_kl``), ERPO eq. 4, TEPO eq. 4's default.
+    """
     diff = ref_logps - logps
     return torch.exp(diff) - diff - 1
 
 
-def entropy_bonus_loss(entropies: Tensor, mask: Tensor, coef: Tensor | float, agg: "Aggregator") -> Tensor:
+KL_ESTIMATORS = {"k1": k1_kl, "k2": k2_kl, "k3": k3_kl}
+
+
+def kl_estimate(logps: Tensor, target_logps: Tensor, estimator: KLEstimator = "k3") -> Tensor:
+    """Per-token estimate of KL(pi_theta || pi_target) from the sampled token (Schulman's k1 / k2 / k3), (B, T),
+    differentiable in ``logps``."""
+    if estimator not in KL_ESTIMATORS:
+        raise bad_choice("kl_estimator", estimator, KLEstimator)
+    return KL_ESTIMATORS[estimator](logps, target_logps)
+
+
+def entropy_bonus_loss(entropies: Tensor, mask: Tensor, coef: Tensor | float, agg: Aggregator) -> Tensor:
     """-coef * agg(H): ``coef`` a float, (B, 1) per response or (B, T) per token, applied before aggregation."""
     return -agg(coef * entropies, mask) if torch.is_tensor(coef) else -coef * agg(entropies, mask)
 
@@ -119,8 +213,6 @@ class Aggregator:
     """
 
     def __init__(self, mode: Aggregation, num_tokens: float, num_seqs: float, max_len: int):
-        if mode not in AGGREGATIONS:
-            raise ValueError(f"loss aggregation must be one of {AGGREGATIONS}, got '{mode}'")
         self.mode, self.num_tokens, self.num_seqs, self.max_len = mode, num_tokens, num_seqs, max_len
 
     def __call__(self, per_token: Tensor, mask: Tensor) -> Tensor:
@@ -145,11 +237,11 @@ def aggregate(
         return masked.sum() / max(num_seqs, 1.0)
     if mode == "seq-mean-token-sum-norm":
         return masked.sum() / (max(num_seqs, 1.0) * max_len)
-    raise ValueError(f"loss aggregation must be one of {AGGREGATIONS}, got '{mode}'")
+    raise bad_choice("loss aggregation", mode, Aggregation)
 
 
 def clip_metrics(info: dict[str, Tensor], mask: Tensor) -> dict[str, float]:
     """Fractions of completion tokens clipped low / high by PPO."""
     low = masked_mean(info["clipped_low"].float(), mask)
     high = masked_mean(info["clipped_high"].float(), mask)
-    return {"clip_ratio/low": float(low), "clip_ratio/high": float(high), "clip_ratio/region": float(low + high)}
+    return to_floats({"clip_ratio/low": low, "clip_ratio/high": high, "clip_ratio/region": low + high}, low.dtype)

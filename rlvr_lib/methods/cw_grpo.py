@@ -20,53 +20,42 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import torch
 from torch import Tensor
 
-from .base import LossBatch, RolloutBatch, RolloutResult
-from .core import StdKind, clip_metrics, group_index, group_mean_std, group_sum, masked_quantiles, ppo_clip_loss
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam
+from .core import (
+    AdvCentering,
+    Aggregation,
+    StdKind,
+    bad_choice,
+    clip_metrics,
+    group_index,
+    group_mean_std,
+    group_sum,
+    masked_quantiles,
+    ppo_clip_loss,
+    to_floats,
+    token_covariance,
+)
 from .grpo import GRPO
 from .registry import register
 
-SCOPES = ("group", "batch")
-ADV_CENTERINGS = ("token", "response")
-LOGP_SOURCES = ("behaviour", "current")
+Scope = Literal["group", "batch"]
 # Table 1 / fig. 3 of the paper: covariance magnitude at the top 0.01 %, 1 %, 20 %, 40 %, 100 % of tokens.
 COV_TOP_PERCENTS = (0.01, 1.0, 20.0, 40.0, 100.0)
 
 
 # ----------------------------------------------------------------------------- pure functions
-def scope_index(group_ids: Tensor, scope: str) -> tuple[Tensor, int]:
+def scope_index(group_ids: Tensor, scope: Scope) -> tuple[Tensor, int]:
     """Dense segment ids (B,) over which means, sigma and N are taken: the prompt groups or the whole batch."""
     if scope == "group":
         return group_index(group_ids)
     if scope == "batch":
         return torch.zeros_like(group_ids, dtype=torch.long), 1
-    raise ValueError(f"scope must be one of {SCOPES}, got '{scope}'")
-
-
-def token_covariance(
-    logps: Tensor, seq_adv: Tensor, mask: Tensor, index: Tensor, n_segments: int, adv_centering: str = "token"
-) -> Tensor:
-    """c_{i,t} = (logp_{i,t} - mean(logp)) * (A_i - mean(A)), (B, T), 0 on masked positions.
-
-    mean(logp) is over the masked tokens of the segment. mean(A) is over the segment's tokens (A_i counted
-    once per token, as Cui et al.'s covariance does, ``adv_centering='token'``) or over its responses
-    (``'response'``; 0 for GRPO advantages of a whole group). logps, mask: (B, T); seq_adv: (B,).
-    """
-    mask = mask.to(logps.dtype)
-    seq_adv = seq_adv.to(logps.dtype)
-    logp_mean, _ = group_mean_std(logps, index, n_segments, weight=mask)
-    if adv_centering == "token":
-        adv_tok = seq_adv[:, None].expand_as(mask)
-        adv_mean, _ = group_mean_std(adv_tok, index, n_segments, weight=mask)
-    elif adv_centering == "response":
-        has_tokens = (mask.sum(-1) > 0).to(logps.dtype)
-        adv_mean, _ = group_mean_std(seq_adv, index, n_segments, weight=has_tokens)
-    else:
-        raise ValueError(f"adv_centering must be one of {ADV_CENTERINGS}, got '{adv_centering}'")
-    return (logps - logp_mean[index, None]) * (seq_adv - adv_mean[index])[:, None] * mask
+    raise bad_choice("scope", scope, Scope)
 
 
 def gaussian_kernel_weights(
@@ -102,21 +91,21 @@ def covariance_percentiles(cov: Tensor, mask: Tensor, top_percents=COV_TOP_PERCE
 
     For positive c the value above which p % of the positive covariances lie (quantile 1 - p/100); for
     negative c the value below which p % of the negative ones lie (quantile p/100). A side with no tokens
-    (e.g. every group has equal rewards) is left out rather than logged as NaN.
+    (e.g. every group has equal rewards) is left out rather than logged as NaN. Keys without the method prefix.
     """
     valid = mask.bool()
     pos = masked_quantiles(cov, valid & (cov > 0), tuple(1.0 - p / 100.0 for p in top_percents))
     neg = masked_quantiles(cov, valid & (cov < 0), tuple(p / 100.0 for p in top_percents))
     out = {}
     for p, vp, vn in zip(top_percents, pos, neg):
-        out[f"cw_grpo/cov_pos_top{p:g}pct"] = vp
-        out[f"cw_grpo/cov_neg_top{p:g}pct"] = vn
+        out[f"cov_pos_top{p:g}pct"] = vp
+        out[f"cov_neg_top{p:g}pct"] = vn
     return {k: v for k, v in out.items() if not math.isnan(v)}
 
 
 def covariance_weighted_advantages(
     logps: Tensor, seq_adv: Tensor, mask: Tensor, index: Tensor, n_segments: int, *,
-    adv_centering: str = "token", std_kind: StdKind = "sample",
+    adv_centering: AdvCentering = "token", std_kind: StdKind = "sample",
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Section 2.3 end to end: (logps (B, T), A (B,)) -> reweighted token advantages w_tilde * A_i (B, T).
 
@@ -124,7 +113,7 @@ def covariance_weighted_advantages(
     """
     with torch.no_grad():
         mask = mask.to(logps.dtype)
-        cov = token_covariance(logps, seq_adv, mask, index, n_segments, adv_centering)
+        cov = token_covariance(logps, seq_adv, mask, index, n_segments, adv_centering=adv_centering)
         w, sigma = gaussian_kernel_weights(cov, mask, index, n_segments, std_kind)
         w_tilde = normalize_weights(w, mask, index, n_segments)
         adv = w_tilde * seq_adv.to(logps.dtype)[:, None]
@@ -134,7 +123,8 @@ def covariance_weighted_advantages(
 def weight_metrics(parts: dict[str, Tensor], mask: Tensor, percentiles: bool = True) -> dict[str, float]:
     """Weight spread (min/mean/max/std of the raw kernel weights w), the covariance and its percentiles.
 
-    One host sync for the spread; the percentiles (a sort of the batch's covariances) add two more.
+    One host sync for the spread; the percentiles (a sort of the batch's covariances) add two more. Keys
+    without the method prefix.
     """
     w, wt, cov = parts["w"], parts["w_tilde"], parts["cov"]
     mask = mask.to(w.dtype)
@@ -145,17 +135,17 @@ def weight_metrics(parts: dict[str, Tensor], mask: Tensor, percentiles: bool = T
     w_mean = (w * mask).sum() / n
     inf = torch.tensor(float("inf"), dtype=w.dtype, device=w.device)
     values = {
-        "cw_grpo/w_min": torch.where(valid, w, inf).min(),
-        "cw_grpo/w_mean": w_mean,
-        "cw_grpo/w_max": torch.where(valid, w, -inf).max(),
-        "cw_grpo/w_std": (((w - w_mean) ** 2 * mask).sum() / n).sqrt(),
-        "cw_grpo/w_below_half_frac": ((w < 0.5).to(w.dtype) * mask).sum() / n,
-        "cw_grpo/w_tilde_max": torch.where(valid, wt, -inf).max(),
-        "cw_grpo/cov_mean": (cov * mask).sum() / n,
-        "cw_grpo/cov_abs_mean": (cov.abs() * mask).sum() / n,
-        "cw_grpo/sigma_mean": parts["sigma"].mean(),
+        "w_min": torch.where(valid, w, inf).min(),
+        "w_mean": w_mean,
+        "w_max": torch.where(valid, w, -inf).max(),
+        "w_std": (((w - w_mean) ** 2 * mask).sum() / n).sqrt(),
+        "w_below_half_frac": ((w < 0.5).to(w.dtype) * mask).sum() / n,
+        "w_tilde_max": torch.where(valid, wt, -inf).max(),
+        "cov_mean": (cov * mask).sum() / n,
+        "cov_abs_mean": (cov.abs() * mask).sum() / n,
+        "sigma_mean": parts["sigma"].mean(),
     }
-    out = dict(zip(values, torch.stack([v.to(w.dtype) for v in values.values()]).tolist()))
+    out = to_floats(values, w.dtype)
     if percentiles:
         out.update(covariance_percentiles(cov, mask))
     return out
@@ -170,24 +160,20 @@ class CWGRPO(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        beta: float = 0.04  # l_{i,t} carries -beta*KL, value not given: GRPO's (DeepSeekMath) / Open-RS-era TRL
-        kl_ratio_correction: bool = False  # l_{i,t} has plain beta*KL_{i,t}
-        loss_agg: str = "seq-mean-token-mean"  # 1/G sum_i 1/|o_i| sum_t
-        use_clip: bool = False  # l_{i,t} = rho * (w_tilde * A_i): no clip in the paper's equations
-        scope: str = "group"  # means, sigma, N per prompt group (N = sum_{j=1}^G |o_j|) or "batch"
-        adv_centering: str = "token"  # mean(A) over the scope's tokens, or "response" (over its responses)
-        logp_source: str = "behaviour"  # logp in c: rollout (behaviour) policy, or "current" at loss time
-        log_percentiles: bool = True  # table-1 covariance percentiles each rollout (a sort of the batch)
-
-    def validate(self) -> None:
-        super().validate()
-        c = self.cfg
-        if c.scope not in SCOPES:
-            raise ValueError(f"scope must be one of {SCOPES}, got '{c.scope}'")
-        if c.adv_centering not in ADV_CENTERINGS:
-            raise ValueError(f"adv_centering must be one of {ADV_CENTERINGS}, got '{c.adv_centering}'")
-        if c.logp_source not in LOGP_SOURCES:
-            raise ValueError(f"logp_source must be one of {LOGP_SOURCES}, got '{c.logp_source}'")
+        beta: float = hparam(
+            0.04, "l_{i,t} carries -beta*KL, value not given: GRPO's (DeepSeekMath) / Open-RS-era TRL"
+        )
+        kl_ratio_correction: bool = hparam(False, "l_{i,t} has plain beta*KL_{i,t} (sec. 2.3)")
+        loss_agg: Aggregation = hparam("seq-mean-token-mean", "1/G sum_i 1/|o_i| sum_t (sec. 2.3)")
+        use_clip: bool = hparam(False, "l_{i,t} = rho * (w_tilde * A_i): no clip in the paper's equations")
+        scope: Scope = hparam("group", "means, sigma, N per prompt group (N = sum_{j=1}^G |o_j|) or the batch")
+        adv_centering: AdvCentering = hparam(
+            "token", "mean(A) over the scope's tokens, or over its responses ('response')"
+        )
+        logp_source: Literal["behaviour", "current"] = hparam(
+            "behaviour", "logp in c: rollout (behaviour) policy, or the current policy at loss time"
+        )
+        log_percentiles: bool = hparam(True, "table-1 covariance percentiles each rollout (a sort of the batch)")
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         c = self.cfg
@@ -203,7 +189,7 @@ class CWGRPO(GRPO):
             batch.logps.detach().float(), seq_adv, mask, index, n, adv_centering=c.adv_centering,
             std_kind=c.std_kind,
         )
-        return RolloutResult(advantages=adv, metrics=weight_metrics(parts, mask, c.log_percentiles))
+        return RolloutResult(advantages=adv, metrics=self.prefixed(weight_metrics(parts, mask, c.log_percentiles)))
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg
@@ -215,7 +201,7 @@ class CWGRPO(GRPO):
                 adv_centering=c.adv_centering, std_kind=c.std_kind,
             )
             batch = replace(batch, advantages=adv)
-            metrics.update(weight_metrics(parts, batch.mask, percentiles=False))
+            metrics.update(self.prefixed(weight_metrics(parts, batch.mask, percentiles=False)))
         eps_low, eps_high = (c.eps_low, c.eps_high) if c.use_clip else (math.inf, math.inf)
         per_token, info = ppo_clip_loss(batch.logps, batch.old_logps, batch.advantages, eps_low, eps_high)
         kl, kl_metrics = self.kl_term(batch, info["ratio"])

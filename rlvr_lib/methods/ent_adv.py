@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import RolloutBatch, RolloutResult, check_positive
+from .base import RolloutBatch, RolloutResult, hparam, require_at_least
 from .core import masked_mean
 from .grpo import GRPO
 from .registry import register
@@ -35,18 +35,20 @@ class EntAdv(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        alpha: float = 0.4  # aer.txt App. A.2 (TEPO lists 4e-4)
-        kappa: float = 2.0  # aer.txt App. A.2 and tepo.txt sec. 4.1
+        alpha: float = hparam(0.4, "entropy weight in min(alpha * H_t, |A_t| / kappa) (aer.txt App. A.2; TEPO: 4e-4)")
+        kappa: float = hparam(2.0, "cap |A_t| / kappa of the entropy term (aer.txt App. A.2, tepo.txt sec. 4.1)")
 
-    def validate(self) -> None:
-        super().validate()
-        check_positive("alpha", self.cfg.alpha, strict=False)
-        check_positive("kappa", self.cfg.kappa)
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_at_least(self, 0.0, "alpha")
+            require_at_least(self, 0.0, "kappa", strict=True)
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         adv = self.sequence_advantages(batch)[:, None]
         psi = entropy_advantage_term(adv, batch.entropies, self.cfg.alpha, self.cfg.kappa)
         bound_binds = (self.cfg.alpha * batch.entropies >= adv.abs() / self.cfg.kappa).float()
-        stats = torch.stack([masked_mean(psi, batch.mask), masked_mean(bound_binds, batch.mask)]).tolist()
-        metrics = {f"{self.name}/bonus_mean": stats[0], f"{self.name}/bonus_capped_frac": stats[1]}
+        metrics = self.own_metrics(
+            {"bonus_mean": masked_mean(psi, batch.mask), "bonus_capped_frac": masked_mean(bound_binds, batch.mask)},
+            psi.dtype,
+        )
         return RolloutResult(advantages=(adv + psi).contiguous(), metrics=metrics)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from .base import LossBatch, as_float, check_positive
+from .base import LossBatch, as_float, hparam, require_at_least
 from .core import entropy_bonus_loss
 from .grpo import GRPO
 from .registry import register
@@ -23,14 +23,14 @@ class EntropyReg(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        entropy_coef: float = 0.01  # opefo.txt sec. 6.1
+        entropy_coef: float = hparam(0.01, "coefficient of the entropy bonus (opefo.txt sec. 6.1)")
 
-    def validate(self) -> None:
-        super().validate()
-        check_positive("entropy_coef", self.cfg.entropy_coef, strict=False)
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_at_least(self, 0.0, "entropy_coef")
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         pg_loss, metrics = super().loss(batch)
         bonus = entropy_bonus_loss(batch.entropies, batch.mask, self.cfg.entropy_coef, self.aggregator(batch))
-        metrics[f"{self.name}/bonus_loss"] = as_float(bonus)
+        metrics[self.metric("bonus_loss")] = as_float(bonus)
         return pg_loss + bonus, metrics

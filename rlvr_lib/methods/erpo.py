@@ -22,26 +22,65 @@ Shapes: B responses, T padded completion tokens, ``mask`` float (B, T); ``index`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 from torch import Tensor
 
-from .base import RolloutBatch, RolloutResult, check_positive
-from .core import StdKind, group_index, group_mean_std, masked_mean
+from .base import RolloutBatch, RolloutResult, hparam, require_at_least
+from .core import (
+    Aggregation,
+    StdKind,
+    bad_choice,
+    group_index,
+    group_mean_std,
+    masked_mean,
+    std_from_moments,
+    to_floats,
+)
 from .grpo import GRPO
 from .registry import register
 
-ACTIVE_TOKENS = ("mask", "anchored")
-SCALE_SCOPES = ("batch", "group")
+ActiveTokens = Literal["mask", "anchored"]
+
+
+# ----------------------------------------------------------------------------- settings
+@dataclass
+class ERPOConfig(GRPO.Config):
+    """ERPO's settings (sec. 5.1, table 3; open choices: docs/assumptions.md (erpo)), read by
+    ``erpo_token_advantages``."""
+
+    beta_progress: float = hparam(0.1, "eq. 7 implicit progress scale (sec. 5.1)")
+    gamma: float = hparam(5.0, "eq. 8 gate sharpness (sec. 5.1)")
+    eta: float = hparam(0.2, "eq. 10 weight of the process signal (sec. 5.1)")
+    beta: float = hparam(0.001, "KL-to-reference coefficient (table 3)")
+    loss_agg: Aggregation = hparam("token-mean", "eq. 5: 1/sum|o_i| sum_i sum_t")
+    kl_ratio_correction: bool = hparam(False, "eq. 5 has plain beta*KL (TRL 1.16 would multiply by rho)")
+    num_buckets: int = hparam(4, "K relative-position buckets (Alg. 1 line 10), not given: sec. 4.3's four stages")
+    sigma_target: float = hparam(1.0, "eq. 10 target std of Psi, not given")
+    delta: float = hparam(1e-4, "the paper's 'small constant' in eq. 8-10 (adv_eps is eq. 3's)")
+    position_base: Literal[0, 1] = hparam(1, "t in {1..|o_i|} (eq. 3/5); 0: Python positions")
+    active_tokens: ActiveTokens = hparam(
+        "mask", "eq. 10's 'active' tokens: all completion tokens, or 'anchored' (sgn(A_i) != 0)"
+    )
+    psi_scale_scope: Literal["batch", "group"] = hparam(
+        "batch", "eq. 10's std(Psi_hat_active) has no group subscript: over the batch, or per group"
+    )
+    use_entropy_gate: bool = hparam(True, "component (i), W (eq. 8); off: W = 1")
+    use_implicit_progress: bool = hparam(True, "eq. 7 signal; off: s_tilde = 1 (Psi = W * sgn(A))")
+    use_bucket_norm: bool = hparam(True, "component (ii), per-(group, bucket) z-score (eq. 9); off: per group")
+    use_outcome_anchor: bool = hparam(True, "component (iii), sgn(A_i) (eq. 10); off: 1")
+    use_psi_rescale: bool = hparam(True, "Alg. 1 line 19; off: Psi = Psi_hat")
+    use_group_norm: bool = hparam(True, "Norm_G of eq. 10; off: A_i + eta * Psi")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_at_least(self, 0.0, "beta_progress", "sigma_target", "delta", strict=True)
+        require_at_least(self, 0.0, "gamma", "eta")
+        require_at_least(self, 1, "num_buckets")
 
 
 # ----------------------------------------------------------------------------- pure functions
-def _std_from_moments(sq_sum: Tensor, count: Tensor, std_kind: StdKind) -> Tensor:
-    """sqrt(sum of squared deviations / (count - 1 or count)); 0 where that denominator is <= 0."""
-    denom = (count - 1.0) if std_kind == "sample" else count
-    return torch.where(denom > 0, sq_sum / denom.clamp(min=1.0), torch.zeros_like(sq_sum)).sqrt()
-
-
 def segment_mean_std(
     x: Tensor, segments: Tensor, n_segments: int, mask: Tensor, std_kind: StdKind = "sample"
 ) -> tuple[Tensor, Tensor]:
@@ -59,7 +98,7 @@ def segment_mean_std(
     mean = total / count.clamp(min=1.0)
     centred = (x.reshape(-1) - mean[seg]) * m
     sq = torch.zeros_like(count).index_add_(0, seg, centred * centred)
-    return mean, _std_from_moments(sq, count, std_kind)
+    return mean, std_from_moments(sq, count, std_kind)
 
 
 def group_token_zscore(
@@ -121,7 +160,7 @@ def bucket_normalize(
     return (s - mean[cells]) / (std[cells] + delta) * mask
 
 
-def active_token_mask(mask: Tensor, anchor: Tensor, which: str) -> Tensor:
+def active_token_mask(mask: Tensor, anchor: Tensor, which: ActiveTokens) -> Tensor:
     """Tokens over which eq. 10's std(Psi_hat_active) is taken, (B, T) float.
 
     ``which='mask'``: every completion token. ``'anchored'``: only tokens of responses whose outcome anchor
@@ -132,7 +171,7 @@ def active_token_mask(mask: Tensor, anchor: Tensor, which: str) -> Tensor:
         return mask
     if which == "anchored":
         return mask * (anchor != 0).to(mask.dtype)[:, None]
-    raise ValueError(f"active_tokens must be one of {ACTIVE_TOKENS}, got '{which}'")
+    raise bad_choice("active_tokens", which, ActiveTokens)
 
 
 def rescale_to_target_std(
@@ -152,13 +191,9 @@ def rescale_to_target_std(
 
 def erpo_token_advantages(
     seq_adv: Tensor, logps: Tensor, ref_logps: Tensor | None, entropies: Tensor, mask: Tensor, index: Tensor,
-    n_groups: int, *, beta_progress: float = 0.1, gamma: float = 5.0, eta: float = 0.2, num_buckets: int = 4,
-    sigma_target: float = 1.0, delta: float = 1e-4, position_base: int = 1, active_tokens: str = "mask",
-    psi_scale_scope: str = "batch", std_kind: StdKind = "sample", use_entropy_gate: bool = True,
-    use_implicit_progress: bool = True, use_bucket_norm: bool = True, use_outcome_anchor: bool = True,
-    use_psi_rescale: bool = True, use_group_norm: bool = True,
+    n_groups: int, c: ERPOConfig,
 ) -> tuple[Tensor, dict[str, Tensor]]:
-    """Algorithm 1, lines 5-20: sequence advantages (B,) -> ERPO token advantages (B, T).
+    """Algorithm 1, lines 5-20: sequence advantages (B,) -> ERPO token advantages (B, T), settings from ``c``.
 
     seq_adv: GRPO advantages A_i^group (B,) (eq. 3); logps, ref_logps, entropies, mask: (B, T) of the
     behaviour policy (no gradient); index: (B,) dense group ids. Returns the final advantages (0 on masked
@@ -169,41 +204,42 @@ def erpo_token_advantages(
     """
     mask = mask.to(logps.dtype)
     seq_adv = seq_adv.to(logps.dtype)
+    delta, std_kind = c.delta, c.std_kind
     gate = (
-        entropy_gate(entropies, mask, index, n_groups, gamma, delta, std_kind) if use_entropy_gate else mask
+        entropy_gate(entropies, mask, index, n_groups, c.gamma, delta, std_kind) if c.use_entropy_gate else mask
     )
-    if use_implicit_progress:
+    if c.use_implicit_progress:
         if ref_logps is None:
             raise ValueError("ERPO's implicit progress (eq. 7) needs reference log-probs")
-        s = implicit_progress(logps, ref_logps, mask, beta_progress)
-        k = num_buckets if use_bucket_norm else 1
-        buckets = relative_position_buckets(mask, k, position_base)
+        s = implicit_progress(logps, ref_logps, mask, c.beta_progress)
+        k = c.num_buckets if c.use_bucket_norm else 1
+        buckets = relative_position_buckets(mask, k, c.position_base)
         s_tilde = bucket_normalize(s, mask, index, n_groups, buckets, k, delta, std_kind)
     else:
         s = torch.zeros_like(mask)
         s_tilde = mask
-    anchor = torch.sign(seq_adv) if use_outcome_anchor else torch.ones_like(seq_adv)
+    anchor = torch.sign(seq_adv) if c.use_outcome_anchor else torch.ones_like(seq_adv)
     psi_hat = gate * anchor[:, None] * s_tilde * mask
-    active = active_token_mask(mask, anchor, active_tokens)
-    if use_psi_rescale:
-        scope_index = index if psi_scale_scope == "group" else None
+    active = active_token_mask(mask, anchor, c.active_tokens)
+    if c.use_psi_rescale:
+        scope_index = index if c.psi_scale_scope == "group" else None
         psi, psi_hat_std = rescale_to_target_std(
-            psi_hat, active, sigma_target, delta, scope_index, n_groups, std_kind
+            psi_hat, active, c.sigma_target, delta, scope_index, n_groups, std_kind
         )
     else:
         psi, psi_hat_std = psi_hat, group_mean_std(
             psi_hat, torch.zeros_like(index), 1, weight=active, std_kind=std_kind
         )[1]
-    combined = (seq_adv[:, None] + eta * psi) * mask
-    final = group_token_zscore(combined, mask, index, n_groups, delta, std_kind) if use_group_norm else combined
+    combined = (seq_adv[:, None] + c.eta * psi) * mask
+    final = group_token_zscore(combined, mask, index, n_groups, delta, std_kind) if c.use_group_norm else combined
     parts = {"gate": gate, "s": s, "s_tilde": s_tilde, "psi_hat": psi_hat, "psi": psi, "active": active,
              "psi_hat_std": psi_hat_std, "anchor": anchor}
     return final, parts
 
 
 def erpo_metrics(final: Tensor, seq_adv: Tensor, mask: Tensor, parts: dict[str, Tensor]) -> dict[str, float]:
-    """Diagnostics (floats, one host sync): gate statistics, implicit progress, Psi spread, and how far the
-    token advantages move away from the sequence advantage."""
+    """Diagnostics (floats, one host sync, keys without the method prefix): gate statistics, implicit
+    progress, Psi spread, and how far the token advantages move away from the sequence advantage."""
     mask = mask.to(final.dtype)
     gate, active = parts["gate"], parts["active"]
     anchored = mask * (seq_adv != 0).to(mask.dtype)[:, None]
@@ -215,18 +251,18 @@ def erpo_metrics(final: Tensor, seq_adv: Tensor, mask: Tensor, parts: dict[str, 
     within = (((final - row_mean[:, None]) ** 2 * mask).sum(-1) / lengths).sqrt()
     rows = (mask.sum(-1) > 0).to(mask.dtype)
     values = {
-        "erpo/gate_mean": masked_mean(gate, mask),
-        "erpo/gate_open_frac": masked_mean((gate > 0.5).to(mask.dtype), mask),
-        "erpo/gate_high_frac": masked_mean((gate > 0.9).to(mask.dtype), mask),
-        "erpo/progress_mean": masked_mean(parts["s"], mask),
-        "erpo/psi_hat_std": parts["psi_hat_std"].mean(),
-        "erpo/psi_std": psi_std[0],
-        "erpo/active_frac": active.sum() / mask.sum().clamp(min=1.0),
-        "erpo/adv_abs_mean": masked_mean(final.abs(), mask),
-        "erpo/adv_within_seq_std": (within * rows).sum() / rows.sum().clamp(min=1.0),
-        "erpo/sign_flip_frac": masked_mean(flipped, anchored),
+        "gate_mean": masked_mean(gate, mask),
+        "gate_open_frac": masked_mean((gate > 0.5).to(mask.dtype), mask),
+        "gate_high_frac": masked_mean((gate > 0.9).to(mask.dtype), mask),
+        "progress_mean": masked_mean(parts["s"], mask),
+        "psi_hat_std": parts["psi_hat_std"].mean(),
+        "psi_std": psi_std[0],
+        "active_frac": active.sum() / mask.sum().clamp(min=1.0),
+        "adv_abs_mean": masked_mean(final.abs(), mask),
+        "adv_within_seq_std": (within * rows).sum() / rows.sum().clamp(min=1.0),
+        "sign_flip_frac": masked_mean(flipped, anchored),
     }
-    return dict(zip(values, torch.stack([v.to(final.dtype) for v in values.values()]).tolist()))
+    return to_floats(values, final.dtype)
 
 
 def _at_least_fp32(x: Tensor) -> Tensor:
@@ -242,62 +278,19 @@ class ERPO(GRPO):
     paper = "Yu et al. 2026, ERPO (arXiv 2603.28204), sec. 4, eq. 6-10, Algorithm 1"
     updates_per_batch = "any"
 
-    @dataclass
-    class Config(GRPO.Config):
-        beta_progress: float = 0.1  # eq. 7 (sec. 5.1)
-        gamma: float = 5.0  # eq. 8 gate sharpness (sec. 5.1)
-        eta: float = 0.2  # eq. 10 weight of the process signal (sec. 5.1)
-        beta: float = 0.001  # KL-to-reference coefficient (table 3)
-        loss_agg: str = "token-mean"  # eq. 5: 1/sum|o_i| sum_i sum_t
-        kl_ratio_correction: bool = False  # eq. 5 has plain beta*KL (TRL 1.16 would multiply by rho)
-        num_buckets: int = 4  # K, not given: the four stages of sec. 4.3
-        sigma_target: float = 1.0  # eq. 10, not given
-        delta: float = 1e-4  # the paper's "small constant" in eq. 8-10 (adv_eps is eq. 3's)
-        position_base: int = 1  # t in {1..|o_i|} (eq. 3/5); 0: Python positions
-        active_tokens: str = "mask"  # eq. 10's "active": "mask" (all completion tokens) or "anchored"
-        psi_scale_scope: str = "batch"  # eq. 10's std(Psi_hat_active) has no group subscript; "group"
-        use_entropy_gate: bool = True  # component (i): W; off -> W = 1
-        use_implicit_progress: bool = True  # eq. 7 signal; off -> s_tilde = 1 (Psi = W * sgn(A))
-        use_bucket_norm: bool = True  # component (ii): per-(group, bucket) z-score; off -> per group (K=1)
-        use_outcome_anchor: bool = True  # component (iii): sgn(A_i); off -> 1
-        use_psi_rescale: bool = True  # Alg. 1 line 19; off -> Psi = Psi_hat
-        use_group_norm: bool = True  # Norm_G of eq. 10; off -> A_i + eta * Psi
-
-    def validate(self) -> None:
-        super().validate()
-        c = self.cfg
-        check_positive("beta_progress", c.beta_progress)
-        check_positive("gamma", c.gamma, strict=False)
-        check_positive("eta", c.eta, strict=False)
-        check_positive("sigma_target", c.sigma_target)
-        check_positive("delta", c.delta)
-        if not isinstance(c.num_buckets, int) or c.num_buckets < 1:
-            raise ValueError(f"num_buckets must be an integer >= 1, got {c.num_buckets}")
-        if c.position_base not in (0, 1):
-            raise ValueError(f"position_base must be 0 or 1, got {c.position_base}")
-        if c.active_tokens not in ACTIVE_TOKENS:
-            raise ValueError(f"active_tokens must be one of {ACTIVE_TOKENS}, got '{c.active_tokens}'")
-        if c.psi_scale_scope not in SCALE_SCOPES:
-            raise ValueError(f"psi_scale_scope must be one of {SCALE_SCOPES}, got '{c.psi_scale_scope}'")
+    Config = ERPOConfig
 
     @property
     def needs_reference(self) -> bool:
         return self.cfg.use_implicit_progress or self.cfg.beta > 0
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
-        c = self.cfg
         seq_adv = self.sequence_advantages(batch)
         index, n_groups = group_index(batch.group_ids)
         logps = _at_least_fp32(batch.logps)
         ref = _at_least_fp32(batch.ref_logps) if batch.ref_logps is not None else None
         final, parts = erpo_token_advantages(
-            seq_adv, logps, ref, _at_least_fp32(batch.entropies), batch.mask, index, n_groups,
-            beta_progress=c.beta_progress, gamma=c.gamma, eta=c.eta, num_buckets=c.num_buckets,
-            sigma_target=c.sigma_target, delta=c.delta, position_base=c.position_base,
-            active_tokens=c.active_tokens, psi_scale_scope=c.psi_scale_scope, std_kind=c.std_kind,
-            use_entropy_gate=c.use_entropy_gate, use_implicit_progress=c.use_implicit_progress,
-            use_bucket_norm=c.use_bucket_norm, use_outcome_anchor=c.use_outcome_anchor,
-            use_psi_rescale=c.use_psi_rescale, use_group_norm=c.use_group_norm,
+            seq_adv, logps, ref, _at_least_fp32(batch.entropies), batch.mask, index, n_groups, self.cfg
         )
-        metrics = erpo_metrics(final, seq_adv.to(final.dtype), batch.mask.to(final.dtype), parts)
+        metrics = self.prefixed(erpo_metrics(final, seq_adv.to(final.dtype), batch.mask.to(final.dtype), parts))
         return RolloutResult(advantages=final, metrics=metrics)

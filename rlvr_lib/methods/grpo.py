@@ -11,9 +11,21 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, check_positive
-from .core import AGGREGATIONS, Aggregator, clip_metrics, group_normalized_advantages, k3_kl, masked_mean, ppo_clip_loss
+from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam, require_at_least
+from .core import Aggregation, Aggregator, clip_metrics, group_normalized_advantages, k3_kl, masked_mean, ppo_clip_loss
 from .registry import register
+
+
+@dataclass
+class ReferenceKLConfig(SharedConfig):
+    """SharedConfig plus the KL-to-reference penalty beta * KL_k3(pi || pi_ref) of GRPO (DeepSeekMath eq. 4)."""
+
+    beta: float = hparam(0.0, "KL-to-reference coefficient (k3 estimator); 0: no reference model")
+    kl_ratio_correction: bool = hparam(True, "multiply the k3 KL by rho (TRL's use_bias_correction_kl)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_at_least(self, 0.0, "beta")
 
 
 @register
@@ -22,25 +34,13 @@ class GRPO(Method):
     paper = "Shao et al. 2024 (DeepSeekMath); semantics: baselines.md"
 
     @dataclass
-    class Config:
-        eps_low: float = 0.2
-        eps_high: float = 0.2
-        beta: float = 0.0  # KL-to-reference coefficient (k3 estimator)
-        kl_ratio_correction: bool = True  # multiply the k3 KL by rho (TRL's use_bias_correction_kl)
-        loss_agg: str = "seq-mean-token-mean"
-        scale_rewards: bool = True  # False: Dr. GRPO advantages (no division by the std)
-        std_kind: str = "sample"  # TRL: Bessel-corrected std; "population" for the 1/G form
-        adv_eps: float = 1e-4  # TRL 1.16; verl uses 1e-6
+    class Config(ReferenceKLConfig):
+        eps_low: float = hparam(0.2, "PPO clip: rho below 1 - eps_low is clipped (DeepSeekMath eq. 3)")
+        eps_high: float = hparam(0.2, "PPO clip: rho above 1 + eps_high is clipped (DAPO clip-higher: 0.28)")
 
-    def validate(self) -> None:
-        c = self.cfg
-        check_positive("eps_low", c.eps_low, strict=False)
-        check_positive("eps_high", c.eps_high, strict=False)
-        check_positive("beta", c.beta, strict=False)
-        if c.loss_agg not in AGGREGATIONS:
-            raise ValueError(f"loss_agg must be one of {AGGREGATIONS}, got '{c.loss_agg}'")
-        if c.std_kind not in ("sample", "population"):
-            raise ValueError(f"std_kind must be 'sample' or 'population', got '{c.std_kind}'")
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_at_least(self, 0.0, "eps_low", "eps_high")
 
     @property
     def needs_reference(self) -> bool:
@@ -83,5 +83,5 @@ class DAPO(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        eps_high: float = 0.28
-        loss_agg: str = "token-mean"
+        eps_high: float = hparam(0.28, "clip-higher (DAPO sec. 3.1)")
+        loss_agg: Aggregation = hparam("token-mean", "token-level loss (DAPO sec. 3.3)")

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from .base import LossBatch
-from .core import AGGREGATIONS
+from .base import LossBatch, SharedConfig, hparam
+from .core import Aggregation
 from .grpo import GRPO
 from .registry import register
 
@@ -40,21 +40,10 @@ class GRPOOnPolicy(GRPO):
     updates_per_batch = "one"
 
     @dataclass
-    class Config:
-        # The fig. 3 code reduces with a plain mean over tokens; token-mean is its masked, accumulation-exact form.
-        loss_agg: str = "token-mean"
-        scale_rewards: bool = True  # eq. 3 divides by the group std
-        std_kind: str = "sample"  # project convention (TRL); eq. 3 does not say
-        adv_eps: float = 1e-4  # TRL 1.16; verl uses 1e-6; eq. 3 has none
-
-    def validate(self) -> None:
-        c = self.cfg
-        if c.loss_agg not in AGGREGATIONS:
-            raise ValueError(f"loss_agg must be one of {AGGREGATIONS}, got '{c.loss_agg}'")
-        if c.std_kind not in ("sample", "population"):
-            raise ValueError(f"std_kind must be 'sample' or 'population', got '{c.std_kind}'")
-        if c.adv_eps < 0:
-            raise ValueError(f"adv_eps must be >= 0, got {c.adv_eps}")
+    class Config(SharedConfig):
+        loss_agg: Aggregation = hparam(
+            "token-mean", "fig. 3 reduces with a plain mean over tokens: token-mean is its masked form"
+        )
 
     @property
     def needs_reference(self) -> bool:

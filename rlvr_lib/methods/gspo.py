@@ -17,15 +17,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import LossBatch, check_positive
-from .core import clip_metrics, ppo_clip_loss
+from .base import LossBatch, hparam, require_at_least
+from .core import Aggregation, clip_metrics, ppo_clip_loss, sequence_log_ratio
 from .grpo import GRPO
 from .registry import register
-
-
-def sequence_log_ratio(logps: Tensor, old_logps: Tensor, mask: Tensor) -> Tensor:
-    """log s_i = sum_t (logp - old_logp) m / max(1, sum_t m); logps, old_logps, mask (B, T) -> (B,)."""
-    return ((logps - old_logps) * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)
 
 
 def gspo_token_log_ratio(logps: Tensor, old_logps: Tensor, mask: Tensor, max_log_ratio: float = 10.0) -> Tensor:
@@ -45,14 +40,14 @@ class GSPO(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        eps_low: float = 3e-4  # GSPO paper v2 sec. 5.1
-        eps_high: float = 4e-4  # GSPO paper v2 sec. 5.1
-        loss_agg: str = "seq-mean-token-mean"  # baselines.md: GSPO aggregates per sequence
-        max_log_ratio: float = 10.0  # verl's clamp of log s_i,t
+        eps_low: float = hparam(3e-4, "sequence-ratio clip (GSPO paper v2 sec. 5.1)")
+        eps_high: float = hparam(4e-4, "sequence-ratio clip (GSPO paper v2 sec. 5.1)")
+        loss_agg: Aggregation = hparam("seq-mean-token-mean", "GSPO aggregates per sequence (baselines.md)")
+        max_log_ratio: float = hparam(10.0, "verl's clamp of log s_i,t before the exp")
 
-    def validate(self) -> None:
-        super().validate()
-        check_positive("max_log_ratio", self.cfg.max_log_ratio)
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_at_least(self, 0.0, "max_log_ratio", strict=True)
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg
@@ -62,5 +57,7 @@ class GSPO(GRPO):
         kl, metrics = self.kl_term(batch, info["ratio"])
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
         seq_ratio = info["ratio"].detach()[:, 0]  # s_i, identical on every token of a response
-        own = {"gspo/seq_ratio_mean": float(seq_ratio.mean()), "gspo/seq_ratio_max_dev": float((seq_ratio - 1).abs().max())}
+        own = self.own_metrics(
+            {"seq_ratio_mean": seq_ratio.mean(), "seq_ratio_max_dev": (seq_ratio - 1).abs().max()}, seq_ratio.dtype
+        )
         return loss, {**metrics, **clip_metrics(info, batch.mask), **own}

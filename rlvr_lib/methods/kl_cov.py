@@ -1,7 +1,7 @@
 """KL-Cov (Cui et al. 2025, "The Entropy Mechanism of RL for Reasoning LMs") as verl implements it.
 
 baselines.md, "KL-Cov":
-    cov_t as in Clip-Cov (``clip_cov.token_covariance``); the top-k valid tokens by SIGNED covariance,
+    cov_t as in Clip-Cov (``core.token_covariance``); the top-k valid tokens by SIGNED covariance,
     k = max(1, int(ratio * N)) (ratio 2e-3, the 7B value), get
         L_t = -A_t * rho_t + coef * |logp_t - old_logp_t|          (coef 1, the paper's value, not verl's 0.1)
     and every other token the UNCLIPPED surrogate L_t = -A_t * rho_t.  Aggregation: token-mean (recipe).
@@ -15,16 +15,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import LossBatch, check_positive, check_probability
-from .clip_cov import (
-    RolloutCovarianceMeans,
-    check_cov_scope,
-    covariance_means,
-    selection_count,
-    token_covariance,
-)
-from .core import AGGREGATIONS, masked_mean
-from .grpo import GRPO
+from .base import LossBatch, hparam, require_at_least, require_between
+from .clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
+from .core import Aggregation, masked_mean
+from .grpo import GRPO, ReferenceKLConfig
 from .registry import register
 
 
@@ -60,37 +54,28 @@ class KLCov(RolloutCovarianceMeans, GRPO):
     updates_per_batch = "several"
 
     @dataclass
-    class Config:
-        kl_cov_ratio: float = 2e-3  # 7B value (2e-4 for 32B); a fraction, not the original code's percentage
-        kl_cov_coef: float = 1.0  # Cui et al. and aer.txt table 3 (lambda_kl = 1.0); verl's default is 0.1
-        cov_mean_scope: str = "micro-batch"  # verl: means over the micro-batch tensor given
-        loss_agg: str = "token-mean"  # Cui et al. recipe (baselines.md)
-        beta: float = 0.0  # KL-to-reference coefficient (k3); the recipe uses none
-        kl_ratio_correction: bool = True
-        scale_rewards: bool = True
-        std_kind: str = "sample"
-        adv_eps: float = 1e-4
+    class Config(ReferenceKLConfig):
+        """No PPO clip (eps_low / eps_high): KL-Cov's surrogate is unclipped."""
 
-    def validate(self) -> None:
-        c = self.cfg
-        check_probability("kl_cov_ratio", c.kl_cov_ratio)
-        check_positive("kl_cov_coef", c.kl_cov_coef, strict=False)
-        check_positive("beta", c.beta, strict=False)
-        check_cov_scope(c.cov_mean_scope)
-        if c.loss_agg not in AGGREGATIONS:
-            raise ValueError(f"loss_agg must be one of {AGGREGATIONS}, got '{c.loss_agg}'")
-        if c.std_kind not in ("sample", "population"):
-            raise ValueError(f"std_kind must be 'sample' or 'population', got '{c.std_kind}'")
+        loss_agg: Aggregation = hparam("token-mean", "Cui et al. recipe (baselines.md)")
+        kl_cov_ratio: float = hparam(
+            2e-3, "fraction of valid tokens penalised: 7B value (2e-4 for 32B), not the original code's percentage"
+        )
+        kl_cov_coef: float = hparam(1.0, "Cui et al. and aer.txt table 3 (lambda_kl = 1.0); verl's default is 0.1")
+        cov_mean_scope: CovMeanScope = cov_mean_scope_field()
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_between(self, "kl_cov_ratio", 0.0, 1.0)
+            require_at_least(self, 0.0, "kl_cov_coef")
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg
-        means = covariance_means(c.cov_mean_scope, batch.extras)
-        cov = token_covariance(batch.advantages, batch.logps, batch.mask, means)
+        cov = covariance(batch, c.cov_mean_scope)
         selected = top_covariance_tokens(cov, batch.mask, selection_count(c.kl_cov_ratio, int(batch.mask.sum().item())))
         per_token, ratio = kl_cov_loss(batch.logps, batch.old_logps, batch.advantages, selected, c.kl_cov_coef)
         kl, metrics = self.kl_term(batch, ratio)
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
         abs_log_ratio = masked_mean((batch.logps.detach() - batch.old_logps).abs(), batch.mask)
-        values = torch.stack([selected.sum().float(), abs_log_ratio.float()]).tolist()
-        metrics.update({f"{self.name}/selected_tokens": values[0], f"{self.name}/abs_log_ratio": values[1]})
+        metrics.update(self.own_metrics({"selected_tokens": selected.sum(), "abs_log_ratio": abs_log_ratio}))
         return loss, metrics

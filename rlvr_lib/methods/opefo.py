@@ -22,17 +22,16 @@ next-token distribution, which (B, T) inputs do not carry: only the sampled-toke
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 from torch import Tensor
 
-from .base import LossBatch, RolloutBatch, RolloutResult, check_probability
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam, require_at_least, require_between
 from .grpo_onpolicy import GRPOOnPolicy, reinforce_loss
 from .registry import register
 
-LAMBDA_MODES = ("adaptive", "static")
-BALANCE_SIDES = ("both", "pos", "neg")
-LAMBDA_SCOPES = ("rollout-batch", "micro-batch")
+BalanceSides = Literal["both", "pos", "neg"]
 EXTRA_WEIGHT = "opefo_weight"
 
 
@@ -58,7 +57,7 @@ def balance_coefficient(pos_flow: Tensor, neg_flow: Tensor, eps: float = 1e-12) 
     return (neg_flow - pos_flow) / (neg_flow + pos_flow).clamp(min=eps)
 
 
-def flow_weights(delta_h: Tensor, lam: Tensor | float, sides: str = "both") -> Tensor:
+def flow_weights(delta_h: Tensor, lam: Tensor | float, sides: BalanceSides = "both") -> Tensor:
     """Per-token scale of the policy-gradient term (eq. 7): 1 + lam on S+, 1 - lam on S-, 1 elsewhere.
 
     delta_h: (B, T); lam: scalar. ``sides`` "pos" / "neg" rescale only S+ / only S- (table 2 one-sided
@@ -83,25 +82,22 @@ class OPEFO(GRPOOnPolicy):
 
     @dataclass
     class Config(GRPOOnPolicy.Config):
-        lambda_mode: str = "adaptive"  # eq. 9; "static" = table 2 "Static Scaling"
-        static_lambda: float = 0.001  # table 2 / sec. 6.4: the average lambda* over training
-        balance_sides: str = "both"  # "pos" / "neg": table 2 one-sided variants
-        lambda_scope: str = "rollout-batch"  # sec. 5.3 "computed directly from the current batch"
-        lambda_eps: float = 1e-12  # fig. 3 clamp_min(eps)
+        lambda_mode: Literal["adaptive", "static"] = hparam(
+            "adaptive", "lambda* of eq. 9; 'static': a fixed lambda (table 2 'Static Scaling')"
+        )
+        static_lambda: float = hparam(
+            0.001, "lambda when static: the average lambda* over training (table 2, sec. 6.4)"
+        )
+        balance_sides: BalanceSides = hparam("both", "rescale S+ and S-, or only one side (table 2 'pos' / 'neg')")
+        lambda_scope: Literal["rollout-batch", "micro-batch"] = hparam(
+            "rollout-batch", "sec. 5.3 'computed directly from the current batch'; fig. 3 uses the tensor given"
+        )
+        lambda_eps: float = hparam(1e-12, "fig. 3 clamp_min(eps) of eq. 9's denominator")
 
-    def validate(self) -> None:
-        super().validate()
-        c = self.cfg
-        for field, value, allowed in (
-            ("lambda_mode", c.lambda_mode, LAMBDA_MODES),
-            ("balance_sides", c.balance_sides, BALANCE_SIDES),
-            ("lambda_scope", c.lambda_scope, LAMBDA_SCOPES),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{field} must be one of {allowed}, got '{value}'")
-        check_probability("static_lambda", c.static_lambda, low=-1.0, high=1.0)
-        if c.lambda_eps <= 0:
-            raise ValueError(f"lambda_eps must be > 0, got {c.lambda_eps}")
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_between(self, "static_lambda", -1.0, 1.0)
+            require_at_least(self, 0.0, "lambda_eps", strict=True)
 
     def balance(
         self, logps: Tensor, entropies: Tensor, advantages: Tensor, mask: Tensor
@@ -116,12 +112,11 @@ class OPEFO(GRPOOnPolicy):
             lam = torch.tensor(c.static_lambda, dtype=delta_h.dtype, device=delta_h.device)
         weights = flow_weights(delta_h, lam, c.balance_sides)
         n_valid = mask.sum().clamp(min=1.0)
-        stats = torch.stack([
-            lam, pos_flow, neg_flow, pos_flow - neg_flow, (weights * delta_h).sum(),
-            (delta_h > 0).sum() / n_valid, (delta_h < 0).sum() / n_valid,  # dH = 0 at masked positions
-        ]).float().tolist()
-        keys = ("lambda", "flow_pos", "flow_neg", "flow_net", "flow_net_rescaled", "frac_pos", "frac_neg")
-        return weights, {f"{self.name}/{k}": v for k, v in zip(keys, stats)}
+        return weights, self.own_metrics({
+            "lambda": lam, "flow_pos": pos_flow, "flow_neg": neg_flow, "flow_net": pos_flow - neg_flow,
+            "flow_net_rescaled": (weights * delta_h).sum(),
+            "frac_pos": (delta_h > 0).sum() / n_valid, "frac_neg": (delta_h < 0).sum() / n_valid,  # dH = 0 if masked
+        })
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         result = super().rollout(batch)

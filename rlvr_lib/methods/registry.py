@@ -1,6 +1,7 @@
 """Methods looked up by the name users type in params.yaml."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .base import Method
@@ -21,15 +22,15 @@ def method_class(name: str) -> type[Method]:
     return REGISTRY[name]
 
 
-def build_method(name: str, hparams: dict[str, Any] | None = None, *, path: str | None = None, **kwargs: Any) -> Method:
-    """Instantiate a registered method from ``hparams`` (or keyword arguments); unknown names and bad
-    hyperparameters raise ValueError, prefixed with ``path`` (e.g. ``methods.aer``) when given."""
-    try:
-        return method_class(name)(**{**(hparams or {}), **kwargs})
-    except (TypeError, ValueError) as err:
-        if path is None:
-            raise
-        raise ValueError(f"{path}: {err}") from None
+def build_method(name: str, hparams: Mapping[str, Any] | None = None, *, path: str | None = None) -> Method:
+    """Instantiate a registered method from its hyperparameters (e.g. a params.yaml entry).
+
+    Unknown names, unknown keys and bad values raise ValueError; a bad value is named ``<path>.<key>``
+    (``path`` defaults to the method's name; the pipeline passes ``methods.<run>``).
+    """
+    if path is not None and name not in REGISTRY:
+        raise ValueError(f"{path}: unknown method '{name}'; registered methods: {', '.join(sorted(REGISTRY))}")
+    return method_class(name)(hparams, path=path)
 
 
 def available_methods() -> list[str]:

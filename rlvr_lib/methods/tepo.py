@@ -19,18 +19,28 @@ Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). No Pytho
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
 from torch import Tensor
 
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, check_positive
-from .core import AGGREGATIONS, Aggregator, clip_metrics, group_normalized_advantages, k3_kl, masked_mean, ppo_clip_loss
+from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam, require_at_least
+from .core import (
+    Aggregation,
+    Aggregator,
+    KLEstimator,
+    bad_choice,
+    clip_metrics,
+    group_normalized_advantages,
+    kl_estimate,
+    masked_mean,
+    ppo_clip_loss,
+    sequence_log_ratio,
+)
 from .registry import register
 
-MASK_SCOPES = ("pos_adv_entropy_down", "none", "neg_adv_entropy_up", "either", "all")
-KL_ESTIMATORS = ("k3", "k1", "k2")
-KL_TARGETS = ("old", "ref")
-SURROGATES = ("ppo", "eq4_literal", "unclipped")
+MaskScope = Literal["pos_adv_entropy_down", "none", "neg_adv_entropy_up", "either", "all"]
+Surrogate = Literal["ppo", "eq4_literal", "unclipped"]
 LOG_W_CLAMP = 20.0  # |log w_i| bound before exp (verl clamps token log-ratios to [-20, 20] likewise)
 
 
@@ -38,15 +48,14 @@ LOG_W_CLAMP = 20.0  # |log w_i| bound before exp (verl clamps token log-ratios t
 def sequence_log_weight(logps: Tensor, old_logps: Tensor, mask: Tensor) -> Tensor:
     """Sec. 3.3.1 / Alg. 1 lines 9-11: log w_i = 1/|o_i| sum_t (logp - old_logp) * mask, (B,).
 
-    Differentiable in ``logps``. A fully masked row gives 0 (w = 1). Clamped to +-LOG_W_CLAMP.
+    Differentiable in ``logps``. A fully masked row gives 0 (w = 1). ``core.sequence_log_ratio`` (GSPO's log s_i)
+    clamped to +-LOG_W_CLAMP.
     """
-    mask = mask.to(logps.dtype)
-    length = mask.sum(-1).clamp(min=1.0)
-    return (((logps - old_logps) * mask).sum(-1) / length).clamp(-LOG_W_CLAMP, LOG_W_CLAMP)
+    return sequence_log_ratio(logps, old_logps, mask).clamp(-LOG_W_CLAMP, LOG_W_CLAMP)
 
 
 def sequence_clip_surrogate(
-    log_w: Tensor, advantages: Tensor, eps_low: float, eps_high: float, surrogate: str = "ppo"
+    log_w: Tensor, advantages: Tensor, eps_low: float, eps_high: float, surrogate: Surrogate = "ppo"
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """The policy term of eq. 4 as a per-token LOSS (negated objective), (B, T).
 
@@ -68,11 +77,11 @@ def sequence_clip_surrogate(
         loss = -w * advantages
         low = high = torch.zeros_like(advantages, dtype=torch.bool)
     else:
-        raise ValueError(f"surrogate must be one of {SURROGATES}, got '{surrogate}'")
+        raise bad_choice("surrogate", surrogate, Surrogate)
     return loss, {"ratio": w, "clipped_low": low, "clipped_high": high}
 
 
-def entropy_kl_mask(advantages: Tensor, entropy_change: Tensor, scope: str, tol: float = 0.0) -> Tensor:
+def entropy_kl_mask(advantages: Tensor, entropy_change: Tensor, scope: MaskScope, tol: float = 0.0) -> Tensor:
     """M_{i,t} of eq. 4 and the table 3 panel E / panel A variants, float (B, T) of 0/1.
 
     Delta H counts as negative below -tol and positive above tol (tol = 0: the paper's strict signs).
@@ -93,23 +102,8 @@ def entropy_kl_mask(advantages: Tensor, entropy_change: Tensor, scope: str, tol:
     elif scope == "all":
         m = torch.ones_like(pos)
     else:
-        raise ValueError(f"mask_scope must be one of {MASK_SCOPES}, got '{scope}'")
+        raise bad_choice("mask_scope", scope, MaskScope)
     return m.to(entropy_change.dtype)
-
-
-def kl_estimate(logps: Tensor, target_logps: Tensor, estimator: str = "k3") -> Tensor:
-    """Per-token estimate of KL(pi_theta || pi_target) from the sampled token, (B, T), differentiable in logps.
-
-    k1 = logp - target; k2 = (logp - target)^2 / 2; k3 = exp(target - logp) - (target - logp) - 1 (>= 0).
-    """
-    if estimator == "k3":
-        return k3_kl(logps, target_logps)
-    diff = logps - target_logps
-    if estimator == "k1":
-        return diff
-    if estimator == "k2":
-        return 0.5 * diff * diff
-    raise ValueError(f"kl_estimator must be one of {KL_ESTIMATORS}, got '{estimator}'")
 
 
 # ----------------------------------------------------------------------------- the method
@@ -120,34 +114,27 @@ class TEPO(Method):
     updates_per_batch = "several"
 
     @dataclass
-    class Config:
-        eps_low: float = 0.2  # sec. 4.1: the clip-higher bounds the paper uses (eq. 4 has one eps)
-        eps_high: float = 0.28
-        beta: float = 0.001  # sec. 4.1, Qwen2.5-7B (1.0 for Qwen3-14B)
-        kl_estimator: str = "k3"
-        mask_scope: str = "pos_adv_entropy_down"  # table 3 panel E; "all" = panel A
-        kl_target: str = "old"  # eq. 4: KL(pi_theta || pi_old); "ref": KL to the reference model
-        surrogate: str = "ppo"  # min(w*A, clip(w)*A); "eq4_literal" | "unclipped" (Alg. 1)
-        entropy_change_tol: float = 0.0  # |dH| <= tol counts as no change (0: strict signs of eq. 4)
-        loss_agg: str = "token-mean"  # eq. 4: 1/sum|o_i|; panel D: seq-mean-token-mean / seq-mean-token-sum
-        scale_rewards: bool = True
-        std_kind: str = "sample"  # verl's torch.std
-        adv_eps: float = 1e-6  # verl's GRPO epsilon (eq. 9 has none)
+    class Config(SharedConfig):
+        eps_low: float = hparam(0.2, "sec. 4.1: the clip-higher bounds the paper uses (eq. 4 has one eps)")
+        eps_high: float = hparam(0.28, "sec. 4.1 clip-higher")
+        beta: float = hparam(0.001, "KL coefficient, sec. 4.1, Qwen2.5-7B (1.0 for Qwen3-14B)")
+        kl_estimator: KLEstimator = hparam("k3", "per-token KL estimator in eq. 4")
+        mask_scope: MaskScope = hparam("pos_adv_entropy_down", "M_{i,t} of eq. 4 (table 3 panel E); 'all': panel A")
+        kl_target: Literal["old", "ref"] = hparam(
+            "old", "eq. 4: KL(pi_theta || pi_old); 'ref': KL to the reference model (table 3 panel A)"
+        )
+        surrogate: Surrogate = hparam(
+            "ppo", "min(w*A, clip(w)*A); 'eq4_literal': min(w, clip(w))*A; 'unclipped': w*A (Alg. 1)"
+        )
+        entropy_change_tol: float = hparam(0.0, "|dH| <= tol counts as no change (0: strict signs of eq. 4)")
+        loss_agg: Aggregation = hparam(
+            "token-mean", "eq. 4: 1/sum|o_i|; table 3 panel D: seq-mean-token-mean / seq-mean-token-sum"
+        )
+        adv_eps: float = hparam(1e-6, "verl's GRPO epsilon (eq. 9 has none)")
 
-    def validate(self) -> None:
-        c = self.cfg
-        check_positive("eps_low", c.eps_low, strict=False)
-        check_positive("eps_high", c.eps_high, strict=False)
-        check_positive("beta", c.beta, strict=False)
-        check_positive("entropy_change_tol", c.entropy_change_tol, strict=False)
-        check_positive("adv_eps", c.adv_eps, strict=False)
-        for field, value, allowed in (
-            ("kl_estimator", c.kl_estimator, KL_ESTIMATORS), ("mask_scope", c.mask_scope, MASK_SCOPES),
-            ("kl_target", c.kl_target, KL_TARGETS), ("surrogate", c.surrogate, SURROGATES),
-            ("loss_agg", c.loss_agg, AGGREGATIONS), ("std_kind", c.std_kind, ("sample", "population")),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{field} must be one of {allowed}, got '{value}'")
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            require_at_least(self, 0.0, "eps_low", "eps_high", "beta", "entropy_change_tol")
 
     @property
     def needs_reference(self) -> bool:
@@ -173,8 +160,8 @@ class TEPO(Method):
         m = entropy_kl_mask(batch.advantages, d_entropy, c.mask_scope, c.entropy_change_tol) * mask
         w = torch.exp(log_w.detach())
         values = {
-            "tepo/w_mean": w.mean(), "tepo/w_min": w.min(), "tepo/w_max": w.max(),
-            "tepo/mask_frac": masked_mean(m, mask), "tepo/entropy_change_mean": masked_mean(d_entropy, mask),
+            "w_mean": w.mean(), "w_min": w.min(), "w_max": w.max(),
+            "mask_frac": masked_mean(m, mask), "entropy_change_mean": masked_mean(d_entropy, mask),
         }
         per_token = policy
         if c.beta > 0 and c.mask_scope != "none":
@@ -183,8 +170,8 @@ class TEPO(Method):
                 raise ValueError("tepo with kl_target='ref' needs reference log-probs")
             kl = kl_estimate(batch.logps, target, c.kl_estimator)
             per_token = per_token + c.beta * kl * m
-            values["tepo/kl"] = masked_mean(kl.detach(), mask)
-            values["tepo/kl_masked"] = masked_mean(kl.detach(), m)
-        metrics = dict(zip(values, torch.stack([v.float() for v in values.values()]).tolist()))
+            values["kl"] = masked_mean(kl.detach(), mask)
+            values["kl_masked"] = masked_mean(kl.detach(), m)
+        metrics = self.own_metrics(values)
         loss = Aggregator(c.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)(per_token, mask)
         return loss, {**metrics, **clip_metrics(info, mask)}
