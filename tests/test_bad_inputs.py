@@ -67,7 +67,7 @@ PARAMS_CASES = {
     "misspelled top-level key": ({"trian": {"max_steps": 3}}, "unknown key(s) ['trian']"),
     "misspelled train key": ({"train": {**TRAIN, "max_step": 3}}, "unknown key(s) ['train.max_step']"),
     "unknown method": ({"methods": {"grpo2": {}}}, "methods.grpo2: unknown method 'grpo2'"),
-    "unknown hyperparameter": ({"methods": {"grpo": {"eps": 0.1}}}, "methods.grpo: "),
+    "unknown hyperparameter": ({"methods": {"grpo": {"eps": 0.1}}}, "unknown key(s) ['methods.grpo.eps']"),
     "run train override bad": ({"methods": {"x": {"method": "dapo", "train": {"top_p": 2}}}}, "methods.x.train.top_p"),
     "run name with a slash": ({"methods": {"a/b": {"method": "grpo"}}}, "methods.a/b: a run name uses letters"),
     "run entry not a mapping": ({"methods": {"grpo": 3}}, "methods.grpo must be a mapping"),
