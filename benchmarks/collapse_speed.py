@@ -26,7 +26,7 @@ import torch  # noqa: E402
 from rlvr_lib.records import read_problems  # noqa: E402
 from rlvr_lib.config import TrainConfig  # noqa: E402
 from rlvr_lib.schema import build  # noqa: E402
-from rlvr_lib.train import train_method  # noqa: E402
+from rlvr_lib.train import build_trainer, train_method  # noqa: E402
 
 DEFAULTS = {"max_steps": 120, "prompts_per_step": 8, "num_generations": 8, "max_completion_length": 64,
             "learning_rate": 7e-5, "steps_per_generation": 2}  # params.yaml's default `train` section
@@ -83,7 +83,8 @@ def main() -> None:
     cfg = build(TrainConfig, {**DEFAULTS, **overrides}, "--set")
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        history = train_method(args.model, args.method, {}, read_problems(data), cfg, Path(args.out or tmp))
+        out = Path(args.out or tmp)
+        history = train_method(build_trainer(args.model, args.method, {}, read_problems(data), cfg, out), out)
         wall = time.perf_counter() - started
     print(json.dumps({"method": args.method, "model": args.model, "overrides": overrides,
                       **summarise(history), "wall_s": round(wall, 1)}))

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .schema import SettingError, build, require
+from .schema import SettingError, build, require, require_at_least, setting
 
 Profile = Literal["default", "smoke"]
 DataSource = Literal["testbed", "files"]
@@ -29,20 +29,6 @@ TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/tes
 RESERVED_RUN_KEYS = ("method", "train")
 
 
-def _help(text: str, default: Any = None, factory: Any = None) -> Any:
-    """A dataclass field with a help text (``python -m rlvr_lib methods`` and the docs print it)."""
-    if factory is not None:
-        return field(default_factory=factory, metadata={"help": text})
-    return field(default=default, metadata={"help": text})
-
-
-def _positive(obj: Any, *names: str, strict: bool = True) -> None:
-    for name in names:
-        value = getattr(obj, name)
-        if value is not None:
-            require(value > 0 if strict else value >= 0, name, f"must be {'>' if strict else '>='} 0, got {value}")
-
-
 # ----------------------------------------------------------------------------- testbed
 @dataclass
 class TestbedDataConfig:
@@ -50,13 +36,13 @@ class TestbedDataConfig:
 
     __test__ = False  # not a pytest test class
 
-    n_train: int = _help("RL training problems", 2000)
-    n_eval: int = _help("held-out evaluation problems (never shared with training or SFT)", 128)
-    levels: list[int] = _help("difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3])
-    seed: int | None = _help("seed of the splits; null: params.yaml's top-level seed", None)
+    n_train: int = setting(2000, "RL training problems")
+    n_eval: int = setting(128, "held-out evaluation problems (never shared with training or SFT)")
+    levels: list[int] = setting(help="difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3])
+    seed: int | None = setting(None, "seed of the splits; null: params.yaml's top-level seed")
 
     def __post_init__(self) -> None:
-        _positive(self, "n_train", "n_eval")
+        require_at_least(self, 0, "n_train", "n_eval", strict=True)
         require(bool(self.levels), "levels", "must name at least one level")
         bad = sorted(set(self.levels) - set(TESTBED_LEVELS))
         require(not bad, "levels", f"has unknown level(s) {bad}; valid: {list(TESTBED_LEVELS)}")
@@ -68,22 +54,22 @@ class TestbedModelConfig:
 
     __test__ = False
 
-    n_train: int = _help("SFT problems (the evaluation split is held out)", 1500)
-    solutions_per_problem: int = _help("distinct worked solutions per SFT problem (diversity at the forks)", 2)
-    slip_rate: float = _help("P(a step of an SFT solution writes a wrong sum); docs/testbed.md", 0.3)
-    vocab_size: int = _help("BPE vocabulary upper bound; the small corpus yields fewer tokens", 512)
-    hidden_size: int = _help("model width (128: 0.82M parameters)", 128)
-    num_layers: int = _help("transformer layers", 3)
-    num_heads: int = _help("attention heads", 4)
-    sft_steps: int = _help("SFT optimizer steps (with slip_rate 0.3: base mean@16 0.25, docs/testbed.md)", 800)
-    batch_size: int = _help("SFT batch size", 64)
-    lr: float = _help("SFT peak learning rate (linear decay)", 1e-3)
-    warmup_steps: int = _help("SFT warm-up steps", 20)
+    n_train: int = setting(1500, "SFT problems (the evaluation split is held out)")
+    solutions_per_problem: int = setting(2, "distinct worked solutions per SFT problem (diversity at the forks)")
+    slip_rate: float = setting(0.3, "P(a step of an SFT solution writes a wrong sum); docs/testbed.md")
+    vocab_size: int = setting(512, "BPE vocabulary upper bound; the small corpus yields fewer tokens")
+    hidden_size: int = setting(128, "model width (128: 0.82M parameters)")
+    num_layers: int = setting(3, "transformer layers")
+    num_heads: int = setting(4, "attention heads")
+    sft_steps: int = setting(800, "SFT optimizer steps (with slip_rate 0.3: base mean@16 0.25, docs/testbed.md)")
+    batch_size: int = setting(64, "SFT batch size")
+    lr: float = setting(1e-3, "SFT peak learning rate (linear decay)")
+    warmup_steps: int = setting(20, "SFT warm-up steps")
 
     def __post_init__(self) -> None:
-        _positive(self, "n_train", "solutions_per_problem", "vocab_size", "hidden_size", "num_layers", "num_heads",
-                  "sft_steps", "batch_size", "lr")
-        _positive(self, "warmup_steps", strict=False)
+        require_at_least(self, 0, "n_train", "solutions_per_problem", "vocab_size", "hidden_size", "num_layers", "num_heads",
+                  "sft_steps", "batch_size", "lr", strict=True)
+        require_at_least(self, 0, "warmup_steps")
         require(0 <= self.slip_rate < 1, "slip_rate", f"must lie in [0, 1), got {self.slip_rate}")
         require(self.hidden_size % self.num_heads == 0, "hidden_size",
                 f"({self.hidden_size}) must be divisible by num_heads ({self.num_heads})")
@@ -95,9 +81,9 @@ class TestbedConfig(TestbedModelConfig):
 
     __test__ = False
 
-    seed: int = _help("seed of the task, tokenizer, model initialisation and SFT", 0)
-    n_eval: int = _help("held-out evaluation problems", 128)
-    levels: tuple[int, ...] = _help("difficulty levels", (1, 2, 3))
+    seed: int = setting(0, "seed of the task, tokenizer, model initialisation and SFT")
+    n_eval: int = setting(128, "held-out evaluation problems")
+    levels: tuple[int, ...] = setting((1, 2, 3), "difficulty levels")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -109,17 +95,17 @@ class TestbedConfig(TestbedModelConfig):
 class DataConfig:
     """params.yaml ``data``: where training and evaluation problems come from."""
 
-    source: DataSource = _help("testbed: the synthetic task; files: real sets under `root`", "testbed")
-    root: str | None = _help("data root for `files` (null: $RLVR_DATA_ROOT, else ../shared/data)", None)
-    testbed: TestbedDataConfig = _help("the synthetic task's splits", factory=TestbedDataConfig)
-    train_set: str = _help("files: training set name (rlvr_lib.data)", "math_train")
-    train_levels: list[int] | None = _help("files: keep these MATH levels (ERPO: [3, 4, 5])", None)
-    max_train: int | None = _help("files: keep the first N training problems (null: all)", None)
-    benchmarks: list[str] = _help("files: evaluation sets (rlvr_lib.data)", factory=lambda: ["math500"])
-    max_eval: int | None = _help("files: problems per benchmark (null: all)", None)
+    source: DataSource = setting("testbed", "testbed: the synthetic task; files: real sets under `root`")
+    root: str | None = setting(None, "data root for `files` (null: $RLVR_DATA_ROOT, else ../shared/data)")
+    testbed: TestbedDataConfig = setting(help="the synthetic task's splits", factory=TestbedDataConfig)
+    train_set: str = setting("math_train", "files: training set name (rlvr_lib.data)")
+    train_levels: list[int] | None = setting(None, "files: keep these MATH levels (ERPO: [3, 4, 5])")
+    max_train: int | None = setting(None, "files: keep the first N training problems (null: all)")
+    benchmarks: list[str] = setting(help="files: evaluation sets (rlvr_lib.data)", factory=lambda: ["math500"])
+    max_eval: int | None = setting(None, "files: problems per benchmark (null: all)")
 
     def __post_init__(self) -> None:
-        _positive(self, "max_train", "max_eval")
+        require_at_least(self, 0, "max_train", "max_eval", strict=True)
         require(bool(self.benchmarks), "benchmarks", "must name at least one evaluation set")
 
 
@@ -127,9 +113,8 @@ class DataConfig:
 class ModelConfig:
     """params.yaml ``model``."""
 
-    path: str | None = _help("null: build the testbed base policy (base_model stage); else a model folder or hub id",
-                             None)
-    testbed: TestbedModelConfig = _help("the testbed base policy's build", factory=TestbedModelConfig)
+    path: str | None = setting(None, "null: build the testbed base policy (base_model stage); else a model folder or hub id")
+    testbed: TestbedModelConfig = setting(help="the testbed base policy's build", factory=TestbedModelConfig)
 
 
 @dataclass
@@ -137,36 +122,35 @@ class TrainConfig:
     """params.yaml ``train``: run-level settings. One optimizer step sees ``prompts_per_step * num_generations``
     responses; a rollout batch feeds ``steps_per_generation / gradient_accumulation_steps`` optimizer steps."""
 
-    max_steps: int = _help("optimizer steps", 200)
-    prompts_per_step: int = _help("prompts per optimizer step", 8)
-    num_generations: int = _help("responses per prompt (the group size G)", 8)
-    max_completion_length: int = _help("completion tokens at most", 64)
-    learning_rate: float = _help("AdamW learning rate", 1e-4)
-    lr_scheduler_type: SchedulerName = _help("transformers scheduler name", "constant")
-    warmup_steps: int = _help("learning-rate warm-up steps (needs a *_with_warmup or decaying schedule)", 0)
-    weight_decay: float = _help("AdamW weight decay", 0.0)
-    max_grad_norm: float = _help("gradient-norm clip", 1.0)
-    temperature: float = _help("rollout sampling temperature", 1.0)
-    top_p: float = _help("rollout nucleus sampling", 1.0)
-    gradient_accumulation_steps: int = _help("micro-batches per optimizer step", 1)
-    steps_per_generation: int | None = _help(
-        "micro-batches per rollout batch (null: = gradient_accumulation_steps, one update per rollout batch)", None)
-    num_iterations: int = _help("passes over each rollout batch (PPO epochs)", 1)
-    format_weight: float = _help("weight of the boxed-format reward added to the accuracy reward", 0.0)
-    lora_r: int = _help("0: full fine-tuning; > 0: LoRA of this rank on all linear layers", 0)
-    lora_alpha: int = _help("LoRA alpha", 64)
-    bf16: bool = _help("bf16 mixed precision (CUDA only)", False)
-    gradient_checkpointing: bool = _help("recompute activations in the backward pass", False)
-    use_vllm: bool = _help("generate with vLLM (`pip install -e '.[gpu]'`)", False)
-    log_reference_kl: bool = _help("log KL to the frozen base policy (keeps a reference model)", True)
-    save_steps: int = _help("checkpoint every N optimizer steps (0: none; a rerun resumes from the last one)", 0)
-    seed: int = _help("seed of RL sampling and initialisation", 0)
+    max_steps: int = setting(200, "optimizer steps")
+    prompts_per_step: int = setting(8, "prompts per optimizer step")
+    num_generations: int = setting(8, "responses per prompt (the group size G)")
+    max_completion_length: int = setting(64, "completion tokens at most")
+    learning_rate: float = setting(1e-4, "AdamW learning rate")
+    lr_scheduler_type: SchedulerName = setting("constant", "transformers scheduler name")
+    warmup_steps: int = setting(0, "learning-rate warm-up steps (needs a *_with_warmup or decaying schedule)")
+    weight_decay: float = setting(0.0, "AdamW weight decay")
+    max_grad_norm: float = setting(1.0, "gradient-norm clip")
+    temperature: float = setting(1.0, "rollout sampling temperature")
+    top_p: float = setting(1.0, "rollout nucleus sampling")
+    gradient_accumulation_steps: int = setting(1, "micro-batches per optimizer step")
+    steps_per_generation: int | None = setting(None, "micro-batches per rollout batch (null: = gradient_accumulation_steps, one update per rollout batch)")
+    num_iterations: int = setting(1, "passes over each rollout batch (PPO epochs)")
+    format_weight: float = setting(0.0, "weight of the boxed-format reward added to the accuracy reward")
+    lora_r: int = setting(0, "0: full fine-tuning; > 0: LoRA of this rank on all linear layers")
+    lora_alpha: int = setting(64, "LoRA alpha")
+    bf16: bool = setting(False, "bf16 mixed precision (CUDA only)")
+    gradient_checkpointing: bool = setting(False, "recompute activations in the backward pass")
+    use_vllm: bool = setting(False, "generate with vLLM (`pip install -e '.[gpu]'`)")
+    log_reference_kl: bool = setting(True, "log KL to the frozen base policy (keeps a reference model)")
+    save_steps: int = setting(0, "checkpoint every N optimizer steps (0: none; a rerun resumes from the last one)")
+    seed: int = setting(0, "seed of RL sampling and initialisation")
 
     def __post_init__(self) -> None:
-        _positive(self, "max_steps", "prompts_per_step", "num_generations", "max_completion_length", "learning_rate",
+        require_at_least(self, 0, "max_steps", "prompts_per_step", "num_generations", "max_completion_length", "learning_rate",
                   "gradient_accumulation_steps", "steps_per_generation", "num_iterations", "temperature",
-                  "max_grad_norm", "lora_alpha")
-        _positive(self, "warmup_steps", "weight_decay", "format_weight", "lora_r", "save_steps", strict=False)
+                  "max_grad_norm", "lora_alpha", strict=True)
+        require_at_least(self, 0, "warmup_steps", "weight_decay", "format_weight", "lora_r", "save_steps")
         require(self.num_generations >= 2, "num_generations", "must be >= 2: group-normalised advantages need a group")
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
         require(not (self.warmup_steps > 0 and self.lr_scheduler_type == "constant"), "warmup_steps",
@@ -195,16 +179,16 @@ class TrainConfig:
 class EvalConfig:
     """params.yaml ``eval``: sampling settings of the pass@k evaluation."""
 
-    n: int = _help("samples per problem", 16)
-    ks: list[int] | None = _help("pass@k for these k (null: 1, 2, 4, ..., n)", None)
-    temperature: float = _help("sampling temperature", 1.0)
-    top_p: float = _help("nucleus sampling", 1.0)
-    max_new_tokens: int = _help("completion tokens at most", 64)
-    batch_size: int = _help("sequences per generate call", 256)
-    n_boot: int = _help("bootstrap resamples of the 95% intervals", 1000)
+    n: int = setting(16, "samples per problem")
+    ks: list[int] | None = setting(None, "pass@k for these k (null: 1, 2, 4, ..., n)")
+    temperature: float = setting(1.0, "sampling temperature")
+    top_p: float = setting(1.0, "nucleus sampling")
+    max_new_tokens: int = setting(64, "completion tokens at most")
+    batch_size: int = setting(256, "sequences per generate call")
+    n_boot: int = setting(1000, "bootstrap resamples of the 95% intervals")
 
     def __post_init__(self) -> None:
-        _positive(self, "n", "temperature", "max_new_tokens", "batch_size", "n_boot")
+        require_at_least(self, 0, "n", "temperature", "max_new_tokens", "batch_size", "n_boot", strict=True)
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
         if self.ks is not None:
             require(bool(self.ks) and all(1 <= k <= self.n for k in self.ks), "ks",

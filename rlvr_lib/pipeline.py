@@ -161,11 +161,11 @@ def stage_train(params: Params, run: str) -> list[dict[str, float]]:
     stage with the same settings resumes from the last checkpoint (other settings start afresh). Only a finished
     run replaces ``runs/<run>`` and ``reports/training/<run>``.
     """
-    from .train import grpo_config, train_method, write_training_logs
+    from . import train as training
 
     spec = run_spec(params, run)
     work = PARTIAL_RUNS_DIR / run
-    grpo_config(spec.train, work)  # TRL's own checks
+    training.grpo_config(spec.train, work)  # TRL's own checks
     model_path = base_model_path(params)
     records = training_records()
     fingerprint = {
@@ -176,10 +176,11 @@ def stage_train(params: Params, run: str) -> list[dict[str, float]]:
     if not fingerprint_file.exists() or json.loads(fingerprint_file.read_text()) != json.loads(json.dumps(fingerprint)):
         shutil.rmtree(work, ignore_errors=True)
         write_json_atomic(fingerprint_file, fingerprint)
-    history = train_method(model_path, spec.method, spec.hparams, records, spec.train, work)
+    trainer = training.build_trainer(model_path, spec.method, spec.hparams, records, spec.train, work)
+    history = training.train_method(trainer, work)
     staged_logs = work / "logs"
     shutil.rmtree(staged_logs, ignore_errors=True)
-    write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(spec.train)})
+    training.write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(spec.train)})
     write_json_atomic(staged_logs / "history.json", history)
     with staging_dir(".", f"train_{run}") as staged:
         os.replace(work / "final", staged / "final")

@@ -34,6 +34,28 @@ def require(condition: bool, field: str, message: str) -> None:
         raise SettingError(field, message)
 
 
+def setting(default: Any = None, help: str = "", *, factory: Any = None) -> Any:
+    """A settings field with its default (or ``factory``) and a help text (``python -m rlvr_lib methods`` prints it)."""
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata={"help": help})
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+def require_at_least(cfg: Any, low: float, *names: str, strict: bool = False) -> None:
+    """Each field in ``names`` must be >= ``low`` (> ``low`` when ``strict``; None passes); raises ``SettingError``."""
+    for name in names:
+        value = getattr(cfg, name)
+        if value is not None:
+            require(value > low if strict else value >= low, name, f"must be {'>' if strict else '>='} {low}, got {value}")
+
+
+def require_between(cfg: Any, name: str, low: float, high: float, *, low_open: bool = False) -> None:
+    """Field ``name`` must lie in [low, high] ((low, high] when ``low_open``)."""
+    value = getattr(cfg, name)
+    inside = (low < value if low_open else low <= value) and value <= high
+    require(inside, name, f"must lie in {'(' if low_open else '['}{low}, {high}], got {value}")
+
+
 def choices(hint: Any) -> tuple[Any, ...] | None:
     """The allowed values of a ``Literal[...]`` annotation (also inside ``X | None``), else None."""
     if typing.get_origin(hint) is Literal:

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 from datasets import Dataset
+from accelerate.utils import is_peft_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.trainer_utils import get_last_checkpoint
 from trl import GRPOConfig
@@ -140,22 +141,14 @@ def build_trainer(
     return trainer
 
 
-def train_method(
-    model_path: str | Path,
-    method_name: str,
-    method_hparams: dict[str, Any],
-    records: list[dict[str, Any]],
-    cfg: TrainConfig,
-    output_dir: str | Path,
-) -> list[dict[str, float]]:
-    """Train ``method_name`` from ``model_path``; returns the per-step log history.
+def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str, float]]:
+    """Train with ``trainer`` (``build_trainer``, same ``output_dir``); returns the per-step log history.
 
     Checkpoints (``save_steps``) go to ``output_dir``; when ``output_dir`` already holds one, training resumes
-    from the last. The final model is saved to ``output_dir/final`` (written under a temporary name, then
-    renamed), with the method's state.
+    from the last. The final model (LoRA adapters merged) is saved to ``output_dir/final`` with the method's state,
+    written under a temporary name, then renamed.
     """
     output_dir = Path(output_dir)
-    trainer = build_trainer(model_path, method_name, method_hparams, records, cfg, output_dir)
     checkpoint = get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
     if checkpoint is not None:
         print(f"resuming from {checkpoint}")
@@ -163,7 +156,7 @@ def train_method(
 
     final, partial = output_dir / "final", output_dir / "final.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    merged = trainer.model.merge_and_unload() if cfg.lora_r > 0 else trainer.model
+    merged = trainer.model.merge_and_unload() if is_peft_model(trainer.model) else trainer.model
     merged.save_pretrained(partial)
     trainer.processing_class.save_pretrained(partial)
     trainer.save_method_state(partial)

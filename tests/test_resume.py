@@ -26,6 +26,19 @@ class Interrupt(TrainerCallback):
             raise KeyboardInterrupt
 
 
+def interrupt_training(monkeypatch, at: int):
+    """Make the next train stages stop like Ctrl-C after optimizer step ``at``; returns the unpatched builder."""
+    build = train.build_trainer
+
+    def interrupted_build(*args, **kwargs):
+        trainer = build(*args, **kwargs)
+        trainer.add_callback(Interrupt(at))
+        return trainer
+
+    monkeypatch.setattr(train, "build_trainer", interrupted_build)
+    return build
+
+
 def weights(run: str) -> dict[str, torch.Tensor]:
     return load_file(pipeline.RUNS_DIR / run / "final" / "model.safetensors")
 
@@ -42,14 +55,7 @@ def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch):
     assert any(not torch.equal(base[k], v) for k, v in weights("grpo").items()), "training did not change the model"
     assert any(row.get("reward_std", 0) > 0 for row in uninterrupted), "rewards never varied: no real update"
 
-    build = train.build_trainer
-
-    def interrupted_build(*args, **kwargs):
-        trainer = build(*args, **kwargs)
-        trainer.add_callback(Interrupt(at=3))
-        return trainer
-
-    monkeypatch.setattr(train, "build_trainer", interrupted_build)
+    build = interrupt_training(monkeypatch, at=3)
     with pytest.raises(KeyboardInterrupt):
         pipeline.stage_train(params, "grpo_again")
     partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again"
@@ -76,15 +82,8 @@ def test_interrupted_run_leaves_previous_outputs(workspace, set_params, monkeypa
     before = {p: p.read_bytes() for p in (pipeline.RUNS_DIR / "grpo").rglob("*") if p.is_file()}
     logs = {p: p.read_bytes() for p in (pipeline.TRAINING_LOGS_DIR / "grpo").rglob("*") if p.is_file()}
 
-    build = train.build_trainer
-
-    def interrupted_build(*args, **kwargs):
-        trainer = build(*args, **kwargs)
-        trainer.add_callback(Interrupt(at=1))
-        return trainer
-
     set_params(train={**pipeline.load_params().train.__dict__, "learning_rate": 2e-3})
-    monkeypatch.setattr(train, "build_trainer", interrupted_build)
+    interrupt_training(monkeypatch, at=1)
     with pytest.raises(KeyboardInterrupt):
         pipeline.stage_train(pipeline.load_params(), "grpo")
     assert {p: p.read_bytes() for p in (pipeline.RUNS_DIR / "grpo").rglob("*") if p.is_file()} == before
@@ -92,15 +91,8 @@ def test_interrupted_run_leaves_previous_outputs(workspace, set_params, monkeypa
 
 
 def test_changed_settings_start_afresh(workspace, set_params, monkeypatch):
-    build = train.build_trainer
     seen = []
-
-    def interrupted_build(*args, **kwargs):
-        trainer = build(*args, **kwargs)
-        trainer.add_callback(Interrupt(at=3))
-        return trainer
-
-    monkeypatch.setattr(train, "build_trainer", interrupted_build)
+    build = interrupt_training(monkeypatch, at=3)
     with pytest.raises(KeyboardInterrupt):
         pipeline.stage_train(pipeline.load_params(), "grpo")
     set_params(methods={"grpo": {"eps_high": 0.3}})

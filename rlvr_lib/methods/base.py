@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 import torch
 from torch import Tensor
 
-from ..schema import build, require
+from ..schema import build, require, require_at_least, require_between, setting
 from .core import Aggregation, StdKind, to_floats
 
 
@@ -71,21 +71,7 @@ UpdatesPerBatch = Literal["any", "one", "several"]
 
 def hparam(default: Any, help: str) -> Any:
     """A Config field with its default and a help text citing the paper (printed by ``python -m rlvr_lib methods``)."""
-    return field(default=default, metadata={"help": help})
-
-
-def require_at_least(cfg: Any, low: float, *names: str, strict: bool = False) -> None:
-    """Each field in ``names`` must be >= ``low`` (> ``low`` when ``strict``); raises ``SettingError`` naming it."""
-    for name in names:
-        value = getattr(cfg, name)
-        require(value > low if strict else value >= low, name, f"must be {'>' if strict else '>='} {low}, got {value}")
-
-
-def require_between(cfg: Any, name: str, low: float, high: float, *, low_open: bool = False) -> None:
-    """Field ``name`` must lie in [low, high] ((low, high] when ``low_open``)."""
-    value = getattr(cfg, name)
-    inside = (low < value if low_open else low <= value) and value <= high
-    require(inside, name, f"must lie in {'(' if low_open else '['}{low}, {high}], got {value}")
+    return setting(default, help)
 
 
 @dataclass
