@@ -9,8 +9,9 @@ neither torch nor TRL; only checking the method hyperparameters (``methods``) im
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -213,7 +214,8 @@ class RunSpec:
 @dataclass
 class Params:
     profile: Profile
-    seed: int
+    seed: int  # the data splits and the base policy (shared by every training seed)
+    seeds: list[int]  # training seeds: every run trains and is evaluated once per seed
     data: DataConfig
     model: ModelConfig
     train: TrainConfig
@@ -224,6 +226,12 @@ class Params:
         """The base policy's full build settings: the model section plus the data split it must hold out."""
         tb = self.data.testbed
         return TestbedConfig(**vars(self.model.testbed), seed=self.testbed_seed, n_eval=tb.n_eval, levels=tb.levels)
+
+    def train_config(self, run: str, seed: int) -> TrainConfig:
+        """Run ``run``'s settings with training seed ``seed`` (one of ``seeds``)."""
+        if seed not in self.seeds:
+            raise ValueError(f"seed {seed} is not in params.yaml 'seeds' {self.seeds}")
+        return dataclasses.replace(self.runs[run].train, seed=seed)
 
     @property
     def testbed_seed(self) -> int:
@@ -236,6 +244,7 @@ class _TopLevel:
 
     profile: Profile = "default"
     seed: int = 0
+    seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
     data: dict[str, Any] | None = None
     model: dict[str, Any] | None = None
     train: dict[str, Any] | None = None
@@ -263,6 +272,10 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
     other sections.
     """
     top = build(_TopLevel, raw, "")
+    stage_keys = sorted({"seeds", "methods"} & set(top.smoke or {}))
+    if stage_keys:
+        raise ValueError(f"smoke.{stage_keys[0]}: {stage_keys[0]} define dvc.yaml's stages, which a profile cannot "
+                         "change: set the top-level key instead")
     if top.profile == "smoke":
         raw = deep_merge(raw, top.smoke or {})
         top = build(_TopLevel, raw, "")
@@ -270,9 +283,12 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
     train = build(TrainConfig, shared_train, "train")
     if not top.methods:
         raise ValueError("params 'methods' must map run names to method settings (python -m rlvr_lib methods lists them)")
+    if not top.seeds or len(set(top.seeds)) != len(top.seeds):
+        raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
     return Params(
         profile=top.profile,
         seed=top.seed,
+        seeds=top.seeds,
         data=build(DataConfig, top.data, "data"),
         model=build(ModelConfig, top.model, "model"),
         train=train,

@@ -59,6 +59,20 @@ def run_spec(params: Params, run: str) -> RunSpec:
     return params.runs[run]
 
 
+def training_seed(params: Params, seed: int | None) -> int:
+    """``seed`` (one of params' ``seeds``), or the first of ``seeds`` when None (a notebook's default)."""
+    if seed is None:
+        return params.seeds[0]
+    if seed not in params.seeds:
+        raise ValueError(f"seed {seed} is not in params.yaml 'seeds' {params.seeds}")
+    return seed
+
+
+def seed_folder(seed: int) -> str:
+    """The folder of one training seed inside a run's folders: ``runs/<run>/seed<N>``, ``reports/eval/<run>/seed<N>``."""
+    return f"seed{seed}"
+
+
 # ----------------------------------------------------------------------------- stage: check_params
 def stage_check_params(params_path: str = "params.yaml") -> Path:
     """Validate the whole params file (unknown top-level keys included) and record that it passed.
@@ -153,38 +167,41 @@ def base_model_path(params: Params) -> str:
 
 
 # ----------------------------------------------------------------------------- stage: train
-def stage_train(params: Params, run: str) -> list[dict[str, float]]:
-    """Train one run of params' ``methods`` from the base model; returns the per-step history.
+def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[str, float]]:
+    """Train one run of params' ``methods`` with one training seed from the base model; returns the history.
 
-    Everything is checked before any work (run name, settings, TRL's batch rules, model folder, data). Training
-    runs in ``runs/.partial/<run>``: with ``save_steps`` it checkpoints there, and a rerun of an interrupted
-    stage with the same settings resumes from the last checkpoint (other settings start afresh). Only a finished
-    run replaces ``runs/<run>`` and ``reports/training/<run>``.
+    Everything is checked before any work (run name, seed, settings, TRL's batch rules, model folder, data).
+    Training runs in ``runs/.partial/<run>/seed<N>``: with ``save_steps`` it checkpoints there, and a rerun of an
+    interrupted stage with the same settings resumes from the last checkpoint (other settings start afresh). Only
+    a finished run replaces ``runs/<run>/seed<N>`` and ``reports/training/<run>/seed<N>``.
     """
     from . import train as training
 
     spec = run_spec(params, run)
-    work = PARTIAL_RUNS_DIR / run
-    training.grpo_config(spec.train, work)  # TRL's own checks
+    seed = training_seed(params, seed)
+    cfg = params.train_config(run, seed)
+    folder = Path(run) / seed_folder(seed)
+    work = PARTIAL_RUNS_DIR / folder
+    training.grpo_config(cfg, work)  # TRL's own checks
     model_path = base_model_path(params)
     records = training_records()
     fingerprint = {
-        "method": spec.method, "hparams": spec.hparams, "train": asdict(spec.train), "model": model_path,
+        "method": spec.method, "hparams": spec.hparams, "train": asdict(cfg), "model": model_path,
         "model_files": folder_digest(model_path), "data": file_digest(DATA_DIR / "train.jsonl"),
     }
     fingerprint_file = work / "fingerprint.json"
     if not fingerprint_file.exists() or json.loads(fingerprint_file.read_text()) != json.loads(json.dumps(fingerprint)):
         shutil.rmtree(work, ignore_errors=True)
         write_json_atomic(fingerprint_file, fingerprint)
-    trainer = training.build_trainer(model_path, spec.method, spec.hparams, records, spec.train, work)
+    trainer = training.build_trainer(model_path, spec.method, spec.hparams, records, cfg, work)
     history = training.train_method(trainer, work)
     staged_logs = work / "logs"
     shutil.rmtree(staged_logs, ignore_errors=True)
-    training.write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(spec.train)})
+    training.write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(cfg)})
     write_json_atomic(staged_logs / "history.json", history)
-    with staging_dir(".", f"train_{run}") as staged:
+    with staging_dir(".", f"train_{run}_{seed}") as staged:
         os.replace(work / "final", staged / "final")
-        publish({staged: RUNS_DIR / run, staged_logs: TRAINING_LOGS_DIR / run})
+        publish({staged: RUNS_DIR / folder, staged_logs: TRAINING_LOGS_DIR / folder})
     shutil.rmtree(work)
     return history
 
@@ -207,24 +224,26 @@ def folder_digest(path: str) -> str | None:
 
 
 # ----------------------------------------------------------------------------- stage: eval
-def model_for_run(params: Params, run: str) -> str:
+def model_for_run(params: Params, run: str, seed: int) -> str:
     if run == "base":
         return base_model_path(params)
     run_spec(params, run)
-    final = RUNS_DIR / run / "final"
+    final = RUNS_DIR / run / seed_folder(seed) / "final"
     if not (final / "config.json").exists():
-        raise FileNotFoundError(f"no trained model in {final}: run `dvc repro train@{run}` first")
+        raise FileNotFoundError(f"no trained model in {final}: run `dvc repro train@{run}-{seed}` first")
     return str(final)
 
 
-def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
-    """pass@k evaluation of one run (or ``base``) on every eval set; writes reports/eval/<run>/ and metrics."""
+def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, dict[str, Any]]:
+    """pass@k evaluation of one run (or ``base``) with one seed on every eval set: the model trained with that
+    seed, sampled with it. Writes ``reports/eval/<run>/seed<N>/`` and ``reports/metrics/<run>/seed<N>.json``."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from .eval import evaluate_benchmark, write_results
 
-    path = model_for_run(params, run)
+    seed = training_seed(params, seed)
+    path = model_for_run(params, run, seed)
     problems_by_set = eval_sets()
     tokenizer = AutoTokenizer.from_pretrained(path)
     tokenizer.padding_side = "left"
@@ -236,7 +255,7 @@ def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
     results = {
         name: evaluate_benchmark(
             model, tokenizer, problems, n=e.n, ks=e.ks, temperature=e.temperature, top_p=e.top_p,
-            max_new_tokens=e.max_new_tokens, batch_size=e.batch_size, seed=params.seed, n_boot=e.n_boot,
+            max_new_tokens=e.max_new_tokens, batch_size=e.batch_size, seed=seed, n_boot=e.n_boot,
         )
         for name, problems in problems_by_set.items()
     }
@@ -244,16 +263,17 @@ def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
         bench: {metric: round(v["value"], 6) for metric, v in result["metrics"].items()}
         for bench, result in results.items()
     }
-    with staging_dir(".", f"eval_{run}") as staged:
+    with staging_dir(".", f"eval_{run}_{seed}") as staged:
         write_results(results, staged / "eval")
         write_json_atomic(staged / "metrics.json", summary)
-        publish({staged / "eval": EVAL_DIR / run, staged / "metrics.json": METRICS_DIR / f"{run}.json"})
+        publish({staged / "eval": EVAL_DIR / run / seed_folder(seed),
+                 staged / "metrics.json": METRICS_DIR / run / f"{seed_folder(seed)}.json"})
     return results
 
 
 # ----------------------------------------------------------------------------- stage: report
 def stage_report(params: Params) -> Path:
-    """Figures, tables and reports/README.md from every run's training log and evaluation.
+    """Figures, tables and reports/README.md from every (run, seed)'s training log and evaluation.
 
     Refuses evaluations made with other settings than params.yaml's (e.g. left by a smoke run), naming the run.
     """
@@ -261,10 +281,13 @@ def stage_report(params: Params) -> Path:
 
     runs = list(params.runs)
     for run in ["base", *runs]:
-        check_eval_settings(params, run)
-    histories = load_histories({run: TRAINING_LOGS_DIR / run for run in runs})
-    evals = load_eval_results({run: EVAL_DIR / run for run in ["base", *runs]})
-    summary = {"profile": params.profile, "seed": params.seed, "data": asdict(params.data),
+        for seed in params.seeds:
+            check_eval_settings(params, run, seed)
+    by_seed = {run: {seed: seed_folder(seed) for seed in params.seeds} for run in ["base", *runs]}
+    histories = load_histories({run: {s: TRAINING_LOGS_DIR / run / f for s, f in by_seed[run].items()} for run in runs})
+    evals = load_eval_results({run: {s: EVAL_DIR / run / f for s, f in folders.items()} for run, folders in by_seed.items()},
+                              n_boot=params.eval.n_boot)
+    summary = {"profile": params.profile, "seed": params.seed, "seeds": params.seeds, "data": asdict(params.data),
                "train": asdict(params.train), "eval": asdict(params.eval),
                "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()}}
     write_report(REPORTS_DIR, histories, evals, title="Entropy control in RLVR: results", params_summary=summary)
@@ -274,17 +297,17 @@ def stage_report(params: Params) -> Path:
 EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")
 
 
-def check_eval_settings(params: Params, run: str) -> None:
-    """Raise when ``reports/eval/<run>`` is missing or was sampled with other settings than params.yaml's."""
-    path = EVAL_DIR / run / "results.json"
+def check_eval_settings(params: Params, run: str, seed: int) -> None:
+    """Raise when ``reports/eval/<run>/seed<N>`` is missing or was sampled with other settings than params.yaml's."""
+    path = EVAL_DIR / run / seed_folder(seed) / "results.json"
+    stage = f"eval_base@{seed}" if run == "base" else f"eval@{run}-{seed}"
     if not path.exists():
-        raise FileNotFoundError(f"{path} not found: run `dvc repro {'eval_base' if run == 'base' else f'eval@{run}'}`")
-    wanted = {**asdict(params.eval), "seed": params.seed}
+        raise FileNotFoundError(f"{path} not found: run `dvc repro {stage}`")
+    wanted = {**asdict(params.eval), "seed": seed}
     for benchmark, result in json.loads(path.read_text()).items():
         got = result.get("settings", {})
         differ = [f"{k}={got.get(k)!r} (params: {wanted[k]!r})" for k in EVAL_SETTINGS_COMPARED if got.get(k) != wanted[k]]
         if differ:
-            stage = "eval_base" if run == "base" else f"eval@{run}"
             raise ValueError(
                 f"{path} ({benchmark}) was evaluated with other settings than params.yaml (profile "
                 f"'{params.profile}'): {', '.join(differ)}; rerun `dvc repro {stage}` (or `dvc repro` for all)"

@@ -85,16 +85,30 @@ def _colors_for(runs: Iterable[str], colors: dict[str, tuple] | None) -> dict[st
     return run_colors(runs) if colors is None else colors
 
 
-def _plot_curve(ax: Axes, steps: pd.Series, values: pd.Series, color, label: str, ema_alpha: float) -> None:
-    """The EMA-smoothed curve, over the raw values drawn faintly (raw only when ``ema_alpha`` is 1)."""
+def seed_table(history: pd.DataFrame, key: str) -> pd.DataFrame:
+    """One run's ``key`` as a steps x training-seeds table (a history without a ``seed`` column is one seed)."""
+    h = history if "seed" in history.columns else history.assign(seed=0)
+    return h.dropna(subset=[key]).pivot_table(index="step", columns="seed", values=key, aggfunc="mean").sort_index()
+
+
+def _plot_curve(ax: Axes, history: pd.DataFrame, key: str, color, label: str, ema_alpha: float) -> None:
+    """One run's ``key`` against the step: the mean over seeds of each seed's EMA-smoothed curve, over the raw
+    seed mean drawn faintly (raw only when ``ema_alpha`` is 1), with the seeds' min-max band when several."""
+    table = seed_table(history, key)
+    if table.empty:
+        return
+    smooth = table.apply(lambda column: ema(column, ema_alpha))
     if ema_alpha < 1:
-        ax.plot(steps, values, color=color, alpha=RAW_ALPHA, linewidth=0.8)
-    ax.plot(steps, ema(values, ema_alpha), color=color, label=label)
+        ax.plot(table.index, table.mean(axis=1), color=color, alpha=RAW_ALPHA, linewidth=0.8)
+    ax.plot(smooth.index, smooth.mean(axis=1), color=color, label=label)
+    if table.shape[1] > 1:
+        ax.fill_between(smooth.index, smooth.min(axis=1), smooth.max(axis=1), color=color, alpha=0.2, linewidth=0)
 
 
 def _base_at_step_one(ax: Axes, histories: pd.DataFrame, key: str) -> None:
     """Dashed line at the mean over runs of each run's first logged value: the base model's own rollouts."""
-    first = histories.dropna(subset=[key]).sort_values("step").groupby("run")[key].first()
+    h = histories if "seed" in histories.columns else histories.assign(seed=0)
+    first = h.dropna(subset=[key]).sort_values("step").groupby(["run", "seed"])[key].first()
     if len(first):
         ax.axhline(first.mean(), color=BASE_COLOR, linestyle="--", linewidth=1.0, label=f"{BASE_RUN} (step 1)")
 
@@ -107,9 +121,7 @@ def _training_panel(ax: Axes, histories: pd.DataFrame, panel: tuple, colors: dic
         ax.text(0.5, 0.5, f"'{key}' not logged", ha="center", va="center", transform=ax.transAxes)
         return
     for run, h in histories.groupby("run", sort=True):
-        h = h.dropna(subset=[key])
-        if len(h):
-            _plot_curve(ax, h["step"], h[key], colors[run], run, ema_alpha)
+        _plot_curve(ax, h, key, colors[run], run, ema_alpha)
     if base_line:
         _base_at_step_one(ax, histories, key)
     if log_y:
@@ -120,7 +132,7 @@ def plot_training_dynamics(
     histories: pd.DataFrame, *, ema_alpha: float = DEFAULT_EMA_ALPHA, colors: dict[str, tuple] | None = None
 ) -> Figure:
     """Reward, accuracy, entropy (log y), response length, KL to reference, clip fraction and grad norm against
-    the step, one line per run (EMA ``ema_alpha`` over faint raw values); the base model's step-1 value dashed
+    the step, one line per run (mean over seeds of EMA ``ema_alpha`` curves over faint raw values, seeds' min-max band); the base model's step-1 value dashed
     where it is meaningful (reward, accuracy, entropy, length). The last grid cell holds the legend."""
     colors = _colors_for(histories["run"], colors)
     fig, axes = _new_figure(len(TRAINING_PANELS) + 1, ncols=4)
@@ -146,8 +158,7 @@ def plot_method_quantities(
     color = run_colors([run])[run] if color is None else color
     fig, axes = _new_figure(len(keys), ncols=4, panel_size=(3.2, 2.4))
     for ax, key in zip(axes, keys):
-        h = history.dropna(subset=[key])
-        _plot_curve(ax, h["step"], h[key], color, run, ema_alpha)
+        _plot_curve(ax, history, key, color, run, ema_alpha)
         ax.set_title(key)
         ax.set_xlabel("step")
     fig.suptitle(f"{run}: method-specific quantities")
@@ -157,15 +168,16 @@ def plot_method_quantities(
 def plot_entropy_quantiles(
     histories: pd.DataFrame, *, ema_alpha: float = DEFAULT_EMA_ALPHA, colors: dict[str, tuple] | None = None
 ) -> Figure:
-    """One panel per run: the p10-p90 band of per-token rollout entropy and its median (log y, shared)."""
+    """One panel per run: the p10-p90 band of per-token rollout entropy and its median (log y, shared), each
+    quantile averaged over training seeds."""
     colors = _colors_for(histories["run"], colors)
     runs = sorted(histories["run"].unique())
     fig, axes = _new_figure(len(runs), ncols=4, panel_size=(3.2, 2.6), sharey=True)
     for ax, run in zip(axes, runs):
-        h = histories[histories["run"] == run].dropna(subset=["entropy/p10", "entropy/p50", "entropy/p90"])
-        low, mid, high = (ema(h[f"entropy/p{q}"], ema_alpha) for q in (10, 50, 90))
-        ax.fill_between(h["step"], low, high, color=colors[run], alpha=0.25, linewidth=0, label="p10-p90")
-        ax.plot(h["step"], mid, color=colors[run], label="p50")
+        run_history = histories[histories["run"] == run]
+        low, mid, high = (ema(seed_table(run_history, f"entropy/p{q}").mean(axis=1), ema_alpha) for q in (10, 50, 90))
+        ax.fill_between(mid.index, low, high, color=colors[run], alpha=0.25, linewidth=0, label="p10-p90")
+        ax.plot(mid.index, mid, color=colors[run], label="p50")
         ax.set_yscale("log")
         ax.set_title(run)
         ax.set_xlabel("step")
@@ -185,7 +197,7 @@ def pass_at_k_frame(evals: pd.DataFrame, benchmark: str) -> pd.DataFrame:
 
 
 def plot_pass_at_k(evals: pd.DataFrame, benchmark: str, *, colors: dict[str, tuple] | None = None) -> Figure:
-    """pass@k against k (log2 x axis) with the 95% bootstrap band, one line per run; the base model dashed."""
+    """pass@k against k (log2 x axis) with its 95% interval over seeds and problems as a band, one line per run; the base model dashed."""
     rows = pass_at_k_frame(evals, benchmark)
     colors = _colors_for(rows["run"], colors)
     fig, (ax,) = _new_figure(1, ncols=1, panel_size=(5.0, 3.6))

@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 
 from . import plots
 from .atomic import write_atomic
+from .eval.evaluate import combine_seeds
 
 HISTORY_FILE = "history.json"
 RESULTS_FILE = "results.json"
@@ -37,7 +38,7 @@ TAIL_STEPS = 5  # entropy retained and train accuracy average the last TAIL_STEP
 DPI = 120
 MISSING = "—"
 CI_FIELDS = (("value", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high"))
-EVAL_COLUMNS = ("run", "benchmark", "metric", "value", "ci_low", "ci_high", "n_problems", "n_samples")
+EVAL_COLUMNS = ("run", "benchmark", "metric", "value", "ci_low", "ci_high", "n_problems", "n_samples", "n_seeds")
 
 
 # ---------------------------------------------------------------------------------------------- loading
@@ -47,40 +48,53 @@ def _read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _history_frame(run: str, path: Path) -> pd.DataFrame:
+def _history_frame(run: str, seed: int, path: Path) -> pd.DataFrame:
     rows = _read_json(path)
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and "step" in r for r in rows):
         raise ValueError(f"{path}: expected a non-empty list of per-step dicts with a 'step' key")
-    return pd.DataFrame(rows).sort_values("step", kind="stable").assign(run=run)
+    return pd.DataFrame(rows).sort_values("step", kind="stable").assign(run=run, seed=seed)
 
 
-def load_histories(run_dirs: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
-    """Read ``<run dir>/history.json`` of each run: one row per run x logged step, ``run`` as first column;
-    keys a run does not log are NaN. Raises FileNotFoundError naming a missing file."""
-    frames = [_history_frame(run, Path(d) / HISTORY_FILE) for run, d in run_dirs.items()]
+def load_histories(run_dirs: Mapping[str, Mapping[int, str | os.PathLike]]) -> pd.DataFrame:
+    """Read ``<dir>/history.json`` of each run and training seed (``{run: {seed: dir}}``): one row per run x seed x
+    logged step, ``run`` and ``seed`` first; keys a run does not log are NaN. Raises FileNotFoundError naming a
+    missing file."""
+    frames = [_history_frame(run, seed, Path(d) / HISTORY_FILE) for run, dirs in run_dirs.items() for seed, d in dirs.items()]
     if not frames:
-        return pd.DataFrame(columns=["run", "step"])
+        return pd.DataFrame(columns=["run", "seed", "step"])
     df = pd.concat(frames, ignore_index=True)
-    return df[["run", *(c for c in df.columns if c != "run")]]
+    return df[["run", "seed", *(c for c in df.columns if c not in ("run", "seed"))]]
 
 
-def _eval_rows(run: str, path: Path) -> list[dict]:
-    results = _read_json(path)
-    try:
-        return [
-            {"run": run, "benchmark": benchmark, "metric": metric, **{f: m[f] for f, _ in CI_FIELDS},
-             "n_problems": result["n_problems"], "n_samples": result["settings"]["n"]}
-            for benchmark, result in results.items()
-            for metric, m in result["metrics"].items()
-        ]
-    except (AttributeError, KeyError, TypeError) as err:
-        raise ValueError(f"{path}: not a rlvr_lib.eval.write_results file ({err!r})") from err
+def _run_results(run: str, dirs: Mapping[int, str | os.PathLike]) -> dict[int, dict]:
+    results = {}
+    for seed, folder in dirs.items():
+        path = Path(folder) / RESULTS_FILE
+        results[seed] = _read_json(path)
+        if not isinstance(results[seed], dict) or not all(
+            isinstance(r, dict) and {"per_problem", "settings", "n_problems"} <= r.keys() for r in results[seed].values()
+        ):
+            raise ValueError(f"{path}: not a rlvr_lib.eval.write_results file")
+    return results
 
 
-def load_eval_results(result_dirs: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
-    """Read ``<dir>/results.json`` of each run (``base`` included): one row per run x benchmark x metric with
-    ``EVAL_COLUMNS``. Raises FileNotFoundError naming a missing file."""
-    rows = [row for run, d in result_dirs.items() for row in _eval_rows(run, Path(d) / RESULTS_FILE)]
+def load_eval_results(result_dirs: Mapping[str, Mapping[int, str | os.PathLike]], *, n_boot: int = 1000) -> pd.DataFrame:
+    """Read ``<dir>/results.json`` of each run (``base`` included) and training seed (``{run: {seed: dir}}``) and
+    combine the seeds (``rlvr_lib.eval.combine_seeds``: mean over seeds and problems, 95% two-way bootstrap
+    interval over seeds and problems). One row per run x benchmark x metric with ``EVAL_COLUMNS``."""
+    rows = []
+    for run, dirs in result_dirs.items():
+        by_seed = _run_results(run, dirs)
+        for benchmark in next(iter(by_seed.values())):
+            seeds_results = [by_seed[seed][benchmark] for seed in sorted(by_seed)]
+            try:
+                combined = combine_seeds(seeds_results, n_boot=n_boot)
+            except ValueError as err:
+                raise ValueError(f"run '{run}', benchmark '{benchmark}': {err}") from None
+            first = seeds_results[0]
+            rows += [{"run": run, "benchmark": benchmark, "metric": metric, **{f: m[f] for f, _ in CI_FIELDS},
+                      "n_problems": first["n_problems"], "n_samples": first["settings"]["n"], "n_seeds": m["n_seeds"]}
+                     for metric, m in combined.items()]
     return pd.DataFrame(rows, columns=list(EVAL_COLUMNS))
 
 
@@ -122,8 +136,9 @@ def results_table(
     evals: pd.DataFrame, histories: pd.DataFrame, benchmark: str, *, tail_steps: int = TAIL_STEPS
 ) -> pd.DataFrame:
     """One row per evaluated run (base first): ``run``; for mean@n, pass@1, pass@K (largest K) and
-    response_length the value and ``<metric>_ci_low`` / ``<metric>_ci_high``; ``entropy_retained`` and
-    ``train_accuracy`` (``entropy_retained`` / ``final_train_accuracy`` over ``tail_steps``; NaN for base)."""
+    response_length the value (mean over seeds and problems) and ``<metric>_ci_low`` / ``<metric>_ci_high``;
+    ``entropy_retained`` and ``train_accuracy`` (``entropy_retained`` / ``final_train_accuracy`` over
+    ``tail_steps`` of each seed, averaged over seeds; NaN for base)."""
     if tail_steps < 1:
         raise ValueError(f"tail_steps must be >= 1, got {tail_steps}")
     bench = evals[evals["benchmark"] == benchmark]
@@ -137,9 +152,17 @@ def results_table(
         for field, suffix in CI_FIELDS:
             table[metric + suffix] = rows[field].to_numpy(dtype=float)
     run_histories = [histories[histories["run"] == run] for run in runs]
-    table["entropy_retained"] = [entropy_retained(h, tail_steps) for h in run_histories]
-    table["train_accuracy"] = [final_train_accuracy(h, tail_steps) for h in run_histories]
+    table["entropy_retained"] = [_mean_over_seeds(h, entropy_retained, tail_steps) for h in run_histories]
+    table["train_accuracy"] = [_mean_over_seeds(h, final_train_accuracy, tail_steps) for h in run_histories]
     return table
+
+
+def _mean_over_seeds(history: pd.DataFrame, summary: Callable[[pd.DataFrame, int], float], tail_steps: int) -> float:
+    """``summary`` of each training seed's history, averaged over seeds; NaN when empty."""
+    if history.empty:
+        return math.nan
+    return float(sum(summary(h.sort_values("step"), tail_steps) for _, h in history.groupby("seed")) /
+                 history["seed"].nunique())
 
 
 def _fmt(value: float, digits: int) -> str:
@@ -223,22 +246,24 @@ def _readme(
 ) -> str:
     """The report's README: header, settings, one section per benchmark, then the training figures."""
     runs = _run_order(evals["run"])
-    sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples"]].first()
+    sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples", "n_seeds"]].first()
     lines = [
         f"# {title}", "",
         "_Generated by `rlvr_lib.report.write_report` from each run's `history.json` and `results.json`; "
         "do not edit by hand. Regenerate everything with `make repro`._", "",
         "Runs: " + ", ".join(f"`{r}`" + (" (untrained model, evaluated only)" if r == BASE_RUN else "")
                              for r in runs) + ".",
-        "Benchmarks: " + ", ".join(f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each)"
-                                   for b, s in sizes.iterrows()) + ".", "",
+        "Benchmarks: " + ", ".join(f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, "
+                                   f"{s.n_seeds} training seed(s))" for b, s in sizes.iterrows()) + ".", "",
         "## Settings", "",
         markdown_table(pd.DataFrame(list(_flatten(params_summary).items()), columns=["setting", "value"])),
         "## Results", "",
-        "Each metric: mean over problems [95% percentile-bootstrap interval over problems]; pass@k is the "
-        "unbiased estimator over the n samples. *Entropy retained*: mean rollout token entropy over the last "
-        f"{tail_steps} training steps / its value at step 1 (the base model's rollouts). *Train accuracy*: mean "
-        f"over the last {tail_steps} steps. {MISSING}: not applicable.", "",
+        "Each metric: mean over training seeds and problems [95% two-way percentile-bootstrap interval: seeds and "
+        "problems resampled independently, so run-to-run variation is inside it]; each seed's model is sampled "
+        "with that seed (the base model too). pass@k is the unbiased estimator over the n samples. *Entropy "
+        f"retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at step 1 "
+        f"(the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
+        f"steps, averaged over seeds. {MISSING}: not applicable.", "",
     ]
     for benchmark, table_md in tables.items():
         slug = _slug(benchmark)

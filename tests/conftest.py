@@ -111,6 +111,15 @@ def exact_match(prompts, completions, answer, **kwargs):
 exact_match.__name__ = "accuracy"
 
 
+def coin_reward(prompts, completions, **kwargs):
+    """1/0 by the completion's first character (about half of the tiny alphabet): a random model's groups get
+    mixed rewards, so every method's update is real (exact_match is always 0 for it)."""
+    return [float(bool(c) and c[0] in "0123456789abcdefghijklmnopqrstuvwxyzABCDEF") for c in completions]
+
+
+coin_reward.__name__ = "accuracy"
+
+
 def dataset(n=16):
     from datasets import Dataset
 

@@ -28,9 +28,9 @@ def snapshot(root: Path) -> dict[str, str]:
 @pytest.fixture
 def repo(light_workspace):
     """The workspace with earlier outputs of a run 'grpo' in place (stand-ins: the checks must fail first)."""
-    for rel, text in {"runs/grpo/final/config.json": "{}", "reports/training/grpo/metrics.json": "{}",
-                      "reports/training/grpo/history.json": "[]", "reports/eval/grpo/results.json": "{}",
-                      "reports/metrics/grpo.json": "{}"}.items():
+    for rel, text in {"runs/grpo/seed0/final/config.json": "{}", "reports/training/grpo/seed0/metrics.json": "{}",
+                      "reports/training/grpo/seed0/history.json": "[]", "reports/eval/grpo/seed0/results.json": "{}",
+                      "reports/metrics/grpo/seed0.json": "{}"}.items():
         (light_workspace / rel).parent.mkdir(parents=True, exist_ok=True)
         (light_workspace / rel).write_text(text)
     return light_workspace
@@ -72,6 +72,9 @@ PARAMS_CASES = {
     "run name with a slash": ({"methods": {"a/b": {"method": "grpo"}}}, "methods.a/b: a run name uses letters"),
     "run entry not a mapping": ({"methods": {"grpo": 3}}, "methods.grpo must be a mapping"),
     "empty methods": ({"methods": {}}, "params 'methods' must map run names"),
+    "seed not in seeds": ({"seeds": [1, 2]}, "seed 0 is not in params.yaml 'seeds' [1, 2]"),
+    "duplicate seeds": ({"seeds": [0, 0]}, "seeds must be a non-empty list of distinct integers"),
+    "seeds in the smoke profile": ({"smoke": {"seeds": [0]}}, "smoke.seeds: seeds define dvc.yaml's stages"),
     "unknown profile": ({"profile": "fast"}, "profile must be one of ['default', 'smoke']"),
     "unknown data source": ({"data": {"source": "hub"}}, "data.source must be one of ['testbed', 'files']"),
     "benchmarks empty": ({"data": {"benchmarks": []}}, "data.benchmarks must name at least one"),
@@ -90,7 +93,7 @@ def test_bad_params_are_named_and_touch_nothing(repo, set_params, sections, mess
     set_params(**sections)
     before = snapshot(repo)
     with pytest.raises(ValueError) as err:
-        pipeline.stage_train(pipeline.enter_repo(), "grpo")
+        pipeline.stage_train(pipeline.enter_repo(), "grpo", 0)
     assert message in str(err.value)
     assert snapshot(repo) == before
 
@@ -192,7 +195,7 @@ def test_unknown_run_is_named_with_the_valid_ones(repo, run, message):
 
 def test_untrained_run_says_which_stage_to_run(repo, set_params):
     set_params(methods={"grpo": {}, "dapo": {}})
-    with pytest.raises(FileNotFoundError, match=r"run `dvc repro train@dapo` first"):
+    with pytest.raises(FileNotFoundError, match=r"run `dvc repro train@dapo-0` first"):
         pipeline.stage_eval(pipeline.enter_repo(), "dapo")
 
 
@@ -200,9 +203,9 @@ def test_report_refuses_evaluations_with_other_settings(repo):
     params = pipeline.enter_repo()
     settings = {"n": 99, "temperature": 1.0, "top_p": 1.0, "max_new_tokens": 48, "seed": 0}
     for run in ("base", "grpo"):
-        path = repo / "reports/eval" / run / "results.json"
+        path = repo / "reports/eval" / run / "seed0" / "results.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"testbed": {"settings": settings}}))
-    with pytest.raises(ValueError, match=r"reports/eval/base/results.json \(testbed\) was evaluated with other settings"
-                                         r".*n=99 \(params: 2\).*dvc repro eval_base"):
+    with pytest.raises(ValueError, match=r"reports/eval/base/seed0/results.json \(testbed\) was evaluated with other "
+                                         r"settings.*n=99 \(params: 2\).*dvc repro eval_base@0"):
         pipeline.stage_report(params)

@@ -77,3 +77,52 @@ def test_bootstrap_is_seeded_and_takes_a_statistic():
 def test_bootstrap_invalid_arguments(kwargs, bad):
     with pytest.raises(ValueError, match=bad):
         bootstrap_ci(**kwargs)
+
+
+def test_crossed_bootstrap_hand_cases():
+    from rlvr_lib.eval import crossed_bootstrap_ci
+
+    assert crossed_bootstrap_ci(np.full((3, 5), 0.4), n_boot=50) == pytest.approx((0.4, 0.4))
+    # seeds disagree completely, problems agree: replicate means are 0, 1/2 or 1 with P(0) = P(1) = 1/4
+    low, high = crossed_bootstrap_ci(np.array([[0.0] * 6, [1.0] * 6]), n_boot=4000, seed=1)
+    assert (low, high) == (0.0, 1.0)
+    # one seed: the problem bootstrap, inside the range of the values and around their mean
+    values = np.arange(10, dtype=float)[None, :]
+    low, high = crossed_bootstrap_ci(values, n_boot=2000)
+    assert 0 < low < 4.5 < high < 9
+
+
+def test_crossed_bootstrap_widens_with_seed_spread():
+    from rlvr_lib.eval import crossed_bootstrap_ci
+
+    rng = np.random.default_rng(0)
+    problems = rng.random(40)
+    same = np.stack([problems] * 3)
+    spread = same + np.array([[-0.2], [0.0], [0.2]])
+    low_same, high_same = crossed_bootstrap_ci(same, n_boot=2000)
+    low_spread, high_spread = crossed_bootstrap_ci(spread, n_boot=2000)
+    assert high_spread - low_spread > high_same - low_same
+
+
+@pytest.mark.parametrize("bad", [np.zeros((0, 3)), np.zeros(4), np.zeros((2, 0))])
+def test_crossed_bootstrap_rejects_bad_tables(bad):
+    from rlvr_lib.eval import crossed_bootstrap_ci
+
+    with pytest.raises(ValueError, match="seeds, problems"):
+        crossed_bootstrap_ci(bad)
+
+
+def test_combine_seeds_means_and_checks():
+    from rlvr_lib.eval import combine_seeds
+
+    def result(counts, uids=None):
+        rows = [{"uid": u, "n": 4, "c": c, "n_formatted": 4, "mean_length": 10.0, "mean_entropy": 0.5}
+                for u, c in zip(uids or [f"p{i}" for i in range(len(counts))], counts)]
+        return {"settings": {"n": 4, "ks": [1, 4]}, "per_problem": rows, "n_problems": len(rows)}
+
+    combined = combine_seeds([result([4, 0]), result([2, 2])], n_boot=100)
+    assert combined["mean@4"]["value"] == pytest.approx((0.5 + 0.5) / 2)
+    assert combined["pass@4"]["value"] == pytest.approx((0.5 + 1.0) / 2)
+    assert combined["pass@1"]["n_seeds"] == 2
+    with pytest.raises(ValueError, match="other problems"):
+        combine_seeds([result([4, 0]), result([4, 0], uids=["q0", "q1"])])

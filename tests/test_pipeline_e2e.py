@@ -34,6 +34,7 @@ def smoke_repo(tmp_path_factory):
             shutil.copy2(REPO / rel, root / rel)
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["profile"] = "smoke"
+    params["seeds"] = [0, 1]  # two training seeds: every run trains and is evaluated twice
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1",
            "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.org",
@@ -52,15 +53,18 @@ def test_every_report_file_appears_with_finite_metrics(smoke_repo):
     expected = ["reports/README.md", "reports/figures/training_dynamics.png", "reports/figures/entropy_quantiles.png",
                 "reports/figures/pass_at_k_testbed.png", "reports/tables/results_testbed.md",
                 "reports/tables/results_testbed.csv", "reports/metrics/base.json", "reports/eval/base/results.json"]
-    for run_name in runs:
-        expected += [f"reports/metrics/{run_name}.json", f"reports/training/{run_name}/history.json",
-                     f"reports/training/{run_name}/metrics.json", f"reports/notebooks/train_{run_name}.ipynb",
-                     f"runs/{run_name}/final/config.json"]
+    for seed in params["seeds"]:
+        expected += [f"reports/metrics/base/seed{seed}.json", f"reports/eval/base/seed{seed}/results.json"]
+        for run_name in runs:
+            expected += [f"reports/metrics/{run_name}/seed{seed}.json", f"reports/training/{run_name}/seed{seed}/history.json",
+                         f"reports/training/{run_name}/seed{seed}/metrics.json",
+                         f"reports/notebooks/train_{run_name}_seed{seed}.ipynb", f"runs/{run_name}/seed{seed}/final/config.json"]
     missing = [rel for rel in expected if not (root / rel).is_file() or (root / rel).stat().st_size == 0]
     assert not missing, missing
     for run_name in ["base", *runs]:
-        metrics = json.loads((root / f"reports/metrics/{run_name}.json").read_text())["testbed"]
-        assert metrics and all(math.isfinite(v) for v in metrics.values()), (run_name, metrics)
+        for seed in params["seeds"]:
+            metrics = json.loads((root / f"reports/metrics/{run_name}/seed{seed}.json").read_text())["testbed"]
+            assert metrics and all(math.isfinite(v) for v in metrics.values()), (run_name, seed, metrics)
     readme = (root / "reports/README.md").read_text()
     assert all(name in readme for name in runs)
 
@@ -75,4 +79,33 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     changed = dict(params)
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
-    assert stages_run(run(["dvc", "repro"], root, env).stdout) == {"check_params", "train@dapo", "eval@dapo", "report"}
+    assert stages_run(run(["dvc", "repro"], root, env).stdout) == {
+        "check_params", "train@dapo-0", "train@dapo-1", "eval@dapo-0", "eval@dapo-1", "report"}
+
+
+def test_every_run_made_a_real_update(smoke_repo):
+    """Smoke rewards vary, so every method's first update has a finite, non-zero gradient and moves the weights."""
+    import torch
+    from safetensors.torch import load_file
+
+    root, _, params = smoke_repo
+    base = load_file(root / "models/base/model.safetensors")
+    for run_name in params["methods"]:
+        finals = []
+        for seed in params["seeds"]:
+            history = json.loads((root / f"reports/training/{run_name}/seed{seed}/history.json").read_text())
+            norms = [row["grad_norm"] for row in history]
+            assert all(math.isfinite(g) for g in norms) and any(g > 0 for g in norms), (run_name, seed, norms)
+            finals.append(load_file(root / f"runs/{run_name}/seed{seed}/final/model.safetensors"))
+            assert any(not torch.equal(base[k], finals[-1][k]) for k in base), f"{run_name}: weights equal the base's"
+        assert any(not torch.equal(finals[0][k], finals[1][k]) for k in base), f"{run_name}: seeds gave one model"
+
+
+def test_misspelled_key_stops_dvc_repro(smoke_repo):
+    root, env, params = smoke_repo
+    (root / "params.yaml").write_text(yaml.safe_dump({**params, "trian": {"max_steps": 3}}, sort_keys=False))
+    result = subprocess.run(["dvc", "repro"], cwd=root, env=env, capture_output=True, text=True)
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert result.returncode != 0
+    assert "unknown key(s) ['trian']" in result.stdout + result.stderr
+    assert stages_run(result.stdout) == {"check_params"}

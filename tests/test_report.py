@@ -40,21 +40,21 @@ HISTORIES = {
 }
 
 
-def metric(value: float, width: float = 0.05) -> dict:
-    return {"value": value, "ci_low": value - width, "ci_high": value + width}
+COUNTS = {  # correct samples (of N = 8) per problem, for each run and training seed, on math500
+    "base": {0: [0] * 10 + [4] * 10},  # mean@8 0.25, pass@8 0.5
+    "grpo": {0: [0] * 5 + [4] * 10 + [8] * 5},  # mean@8 0.5, pass@8 0.75
+    "erpo": {0: [0] * 4 + [8] * 16, 1: [0] * 8 + [8] * 12},  # mean@8 0.8 and 0.6 -> 0.7; pass@8 likewise
+}
+LENGTH = {"base": 50.0, "grpo": 45.0, "erpo": 40.0}
 
 
-def eval_result(offset: float) -> dict:
-    """A hand-made evaluate_benchmark() result: pass@k = offset + 0.1 * log2(k)."""
-    metrics = {f"pass@{k}": metric(offset + 0.1 * np.log2(k)) for k in (1, 2, 4, 8)}
-    metrics |= {f"mean@{N}": metric(offset), "format_rate": metric(0.9), "response_length": metric(50.0 + offset, 2.0),
-                "token_entropy": metric(0.7)}
+def eval_result(counts: list[int], length: float, seed: int) -> dict:
+    """An evaluate_benchmark() result with the given per-problem counts (metrics recomputed by the loader)."""
+    per_problem = [{"uid": f"p{i}", "n": N, "c": c, "n_formatted": N, "mean_length": length, "mean_entropy": 0.7}
+                   for i, c in enumerate(counts)]
     settings = {"n": N, "ks": [1, 2, 4, 8], "temperature": 1.0, "top_p": 1.0, "max_new_tokens": 64,
-                "batch_size": 8, "seed": 0, "n_boot": 100}
-    return {"n_problems": 20, "settings": settings, "metrics": metrics, "per_problem": []}
-
-
-OFFSETS = {"base": 0.2, "grpo": 0.3, "erpo": 0.35}  # aime24 values are 0.1 lower
+                "batch_size": 8, "seed": seed, "n_boot": 100}
+    return {"n_problems": len(counts), "settings": settings, "metrics": {}, "per_problem": per_problem}
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +62,20 @@ def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     run_dirs, result_dirs = {}, {}
     for run, rows in HISTORIES.items():
-        run_dirs[run] = root / "train" / run
-        run_dirs[run].mkdir(parents=True)
-        (run_dirs[run] / "history.json").write_text(json.dumps(rows))
-    for run, offset in OFFSETS.items():
-        result_dirs[run] = root / "eval" / run
-        write_results({"math500": eval_result(offset), "aime24": eval_result(offset - 0.1)}, result_dirs[run])
-    return report.load_histories(run_dirs), report.load_eval_results(result_dirs)
+        run_dirs[run] = {}
+        for seed in COUNTS[run]:
+            run_dirs[run][seed] = root / "train" / run / f"seed{seed}"
+            run_dirs[run][seed].mkdir(parents=True)
+            shifted = [{**r, "entropy/mean": r["entropy/mean"] * (1 + seed)} for r in rows]  # seed 1: twice the entropy
+            (run_dirs[run][seed] / "history.json").write_text(json.dumps(shifted))
+    for run, by_seed in COUNTS.items():
+        result_dirs[run] = {}
+        for seed, counts in by_seed.items():
+            result_dirs[run][seed] = root / "eval" / run / f"seed{seed}"
+            aime = [max(c - 4, 0) for c in counts]
+            write_results({"math500": eval_result(counts, LENGTH[run], seed),
+                           "aime24": eval_result(aime, LENGTH[run], seed)}, result_dirs[run][seed])
+    return report.load_histories(run_dirs), report.load_eval_results(result_dirs, n_boot=200)
 
 
 PARAMS = {"model": "tiny", "train": {"max_steps": STEPS, "learning_rate": 1e-4}}
@@ -90,10 +97,12 @@ def expected_files() -> list[str]:
 def test_loaders_shape(data):
     histories, evals = data
     assert sorted(histories["run"].unique()) == ["erpo", "grpo"]
-    assert len(histories) == 2 * STEPS and histories.columns[0] == "run"
+    assert len(histories) == 3 * STEPS and list(histories.columns[:2]) == ["run", "seed"]
+    assert sorted(histories.loc[histories["run"] == "erpo", "seed"].unique()) == [0, 1]
     assert histories.loc[histories["run"] == "grpo", "erpo/gate_mean"].isna().all()
     assert list(evals.columns) == list(report.EVAL_COLUMNS)
     assert len(evals) == 3 * len(BENCHMARKS) * 8  # runs x benchmarks x (4 pass@k + 4 other metrics)
+    assert evals.groupby("run")["n_seeds"].first().to_dict() == {"base": 1, "erpo": 2, "grpo": 1}
 
 
 @pytest.mark.parametrize("loader, name", [(report.load_histories, "history.json"),
@@ -101,7 +110,14 @@ def test_loaders_shape(data):
 def test_missing_file_is_named(loader, name, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "empty" / name))):
-        loader({"grpo": tmp_path / "empty"})
+        loader({"grpo": {0: tmp_path / "empty"}})
+
+
+def test_seeds_on_other_problems_are_refused(tmp_path):
+    write_results({"math500": eval_result([1, 2], 40.0, 0)}, tmp_path / "s0")
+    write_results({"math500": eval_result([1, 2, 3], 40.0, 1)}, tmp_path / "s1")
+    with pytest.raises(ValueError, match="run 'grpo', benchmark 'math500': seed result 1 was evaluated on other"):
+        report.load_eval_results({"grpo": {0: tmp_path / "s0", 1: tmp_path / "s1"}})
 
 
 def test_results_table_numbers(data):
@@ -109,19 +125,21 @@ def test_results_table_numbers(data):
     table = report.results_table(evals, histories, "math500").set_index("run")
     assert list(table.index) == ["base", "grpo", "erpo"]
     assert {"mean@8", "pass@1", "pass@8", "pass@8_ci_low", "pass@8_ci_high", "response_length"} <= set(table.columns)
-    assert table.loc["erpo", "pass@8"] == pytest.approx(0.35 + 0.3)
-    assert table.loc["erpo", "pass@8_ci_low"] == pytest.approx(0.35 + 0.3 - 0.05)
-    assert table.loc["grpo", "pass@1"] == pytest.approx(0.3)
-    assert table.loc["base", "mean@8"] == pytest.approx(0.2)
-    assert table.loc["base", "response_length"] == pytest.approx(50.2)
+    assert table.loc["erpo", "pass@8"] == pytest.approx((0.8 + 0.6) / 2)  # mean over seeds
+    assert table.loc["erpo", "pass@8_ci_low"] < 0.7 < table.loc["erpo", "pass@8_ci_high"]
+    assert table.loc["grpo", "pass@1"] == pytest.approx(0.5)
+    assert table.loc["grpo", "pass@8"] == pytest.approx(0.75)
+    assert table.loc["base", "mean@8"] == pytest.approx(0.25)
+    assert table.loc["base", "pass@8"] == pytest.approx(0.5)
+    assert table.loc["base", "response_length"] == pytest.approx(50.0)
     # grpo entropy 2 * 0.9^i, i = 0..9: mean of the last 5 steps over the first
     assert table.loc["grpo", "entropy_retained"] == pytest.approx((0.9**5 + 0.9**6 + 0.9**7 + 0.9**8 + 0.9**9) / 5)
-    assert table.loc["erpo", "entropy_retained"] == pytest.approx(1.0)
+    assert table.loc["erpo", "entropy_retained"] == pytest.approx(1.0)  # each seed's ratio is 1
     assert table.loc["grpo", "train_accuracy"] == pytest.approx(0.1 + 0.05 * 7)  # mean of steps 6..10
     assert np.isnan(table.loc["base", "entropy_retained"]) and np.isnan(table.loc["base", "train_accuracy"])
     last_only = report.results_table(evals, histories, "aime24", tail_steps=1).set_index("run")
     assert last_only.loc["grpo", "entropy_retained"] == pytest.approx(0.9**9)
-    assert last_only.loc["grpo", "pass@8"] == pytest.approx(0.2 + 0.3)
+    assert last_only.loc["grpo", "pass@8"] == pytest.approx(0.25)  # aime24: counts 4 lower, floored at 0
 
 
 def test_results_table_unknown_benchmark(data):
@@ -133,10 +151,10 @@ def test_markdown_table_lists_every_run(report_dir):
     text = (report_dir / "tables" / "results_math500.md").read_text()
     rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert [r.split("|")[1].strip() for r in rows] == ["base", "grpo", "erpo"]
-    assert "0.650 [0.600, 0.700]" in rows[2]  # erpo pass@8
+    assert "0.700 [" in rows[2]  # erpo pass@8, mean over its two seeds
     assert rows[0].count(report.MISSING) == 2  # base: no entropy retained, no train accuracy
     csv = pd.read_csv(report_dir / "tables" / "results_math500.csv")
-    assert csv.loc[csv["run"] == "erpo", "pass@8"].item() == pytest.approx(0.65)
+    assert csv.loc[csv["run"] == "erpo", "pass@8"].item() == pytest.approx(0.7)
 
 
 def test_every_file_written(report_dir):
@@ -156,8 +174,9 @@ def test_readme_links_resolve(report_dir):
     for link in links:
         assert (report_dir / link).is_file(), link
     assert "make repro" in text and "# Synthetic replication" in text and "train.learning_rate" in text
-    for run in OFFSETS:
+    for run in COUNTS:
         assert f"| {run} |" in text
+    assert "2 training seed(s)" not in text and "training seed(s)" in text
 
 
 def test_colors_stable_and_base_black():

@@ -40,7 +40,7 @@ def interrupt_training(monkeypatch, at: int):
 
 
 def weights(run: str) -> dict[str, torch.Tensor]:
-    return load_file(pipeline.RUNS_DIR / run / "final" / "model.safetensors")
+    return load_file(pipeline.RUNS_DIR / run / "seed0" / "final" / "model.safetensors")
 
 
 def without_timing(history: list[dict]) -> list[dict]:
@@ -58,7 +58,7 @@ def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch):
     build = interrupt_training(monkeypatch, at=3)
     with pytest.raises(KeyboardInterrupt):
         pipeline.stage_train(params, "grpo_again")
-    partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again"
+    partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
     assert (partial / "checkpoint-2" / "method_state.json").exists()
     assert not (pipeline.RUNS_DIR / "grpo_again").exists()
     assert not (pipeline.TRAINING_LOGS_DIR / "grpo_again").exists()
@@ -70,9 +70,9 @@ def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch):
     a, b = weights("grpo"), weights("grpo_again")
     assert all(torch.equal(a[k], b[k]) for k in a), "resumed weights differ from the uninterrupted run's"
     assert not partial.exists()
-    logged = json.loads((pipeline.TRAINING_LOGS_DIR / "grpo_again" / "metrics.json").read_text())
+    logged = json.loads((pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "metrics.json").read_text())
     assert logged["step"] == 4
-    steps = (pipeline.TRAINING_LOGS_DIR / "grpo_again" / "plots" / "metrics" / "reward.tsv").read_text().split()
+    steps = (pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "plots" / "metrics" / "reward.tsv").read_text().split()
     assert steps[0:2] == ["step", "reward"] and [int(s) for s in steps[2::2]] == [1, 2, 3, 4]
 
 

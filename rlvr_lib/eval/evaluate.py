@@ -13,7 +13,7 @@ import numpy as np
 
 from ..atomic import write_atomic
 from ..rewards import grade
-from .passk import bootstrap_ci, k_values, pass_at_k
+from .passk import bootstrap_ci, crossed_bootstrap_ci, k_values, pass_at_k
 from .sampling import sample_completions
 
 CSV_COLUMNS = ("benchmark", "metric", "value", "ci_low", "ci_high")
@@ -48,6 +48,37 @@ def _problem_row(index: int, problem: dict, completions, n: int) -> dict:
     }
 
 
+def problem_values(rows: list[dict], n: int, ks: Sequence[int]) -> dict[str, list[float]]:
+    """Each metric's per-problem values from the ``per_problem`` rows: pass@k (unbiased), mean@n, format rate,
+    mean response length and mean token entropy. A metric's value is the mean of its list."""
+    columns = {f"pass@{k}": [pass_at_k(n, r["c"], k) for r in rows] for k in ks}
+    columns[f"mean@{n}"] = [r["c"] / n for r in rows]
+    columns["format_rate"] = [r["n_formatted"] / n for r in rows]
+    columns["response_length"] = [r["mean_length"] for r in rows]
+    columns["token_entropy"] = [r["mean_entropy"] for r in rows]
+    return columns
+
+
+def combine_seeds(results: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> dict[str, dict[str, float]]:
+    """One benchmark's ``evaluate_benchmark`` results of several training seeds -> ``{metric: {value, ci_low,
+    ci_high, n_seeds}}``: the mean over seeds and problems with a 95% two-way bootstrap interval over seeds and
+    problems (``crossed_bootstrap_ci``). Every result must hold the same problems (uids) and n."""
+    if not results:
+        raise ValueError("combine_seeds needs at least one result")
+    uids = [r["uid"] for r in results[0]["per_problem"]]
+    n, ks = results[0]["settings"]["n"], results[0]["settings"]["ks"]
+    for i, result in enumerate(results[1:], start=1):
+        if [r["uid"] for r in result["per_problem"]] != uids or result["settings"]["n"] != n:
+            raise ValueError(f"seed result {i} was evaluated on other problems or another n than seed result 0")
+    tables = [problem_values(r["per_problem"], n, ks) for r in results]
+    combined = {}
+    for metric in tables[0]:
+        table = np.array([t[metric] for t in tables])
+        low, high = crossed_bootstrap_ci(table, n_boot=n_boot, seed=seed)
+        combined[metric] = {"value": float(table.mean()), "ci_low": low, "ci_high": high, "n_seeds": len(results)}
+    return combined
+
+
 def evaluate_benchmark(
     model, tokenizer, problems: list[dict], *, n: int, ks: Sequence[int] | None = None,
     temperature: float = 1.0, top_p: float = 1.0, max_new_tokens: int, batch_size: int, seed: int = 0,
@@ -68,13 +99,8 @@ def evaluate_benchmark(
         max_new_tokens=max_new_tokens, batch_size=batch_size, seed=seed, desc="evaluating",
     )
     rows = [_problem_row(i, p, comps, n) for i, (p, comps) in enumerate(zip(problems, samples))]
-    columns = {f"pass@{k}": [pass_at_k(n, r["c"], k) for r in rows] for k in ks}
-    columns[f"mean@{n}"] = [r["c"] / n for r in rows]
-    columns["format_rate"] = [r["n_formatted"] / n for r in rows]
-    columns["response_length"] = [r["mean_length"] for r in rows]
-    columns["token_entropy"] = [r["mean_entropy"] for r in rows]
     metrics = {}
-    for name, values in columns.items():
+    for name, values in problem_values(rows, n, ks).items():
         low, high = bootstrap_ci(values, n_boot=n_boot, seed=seed)
         metrics[name] = {"value": float(np.mean(values)), "ci_low": low, "ci_high": high}
     settings = {"n": n, "ks": ks, "temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens,

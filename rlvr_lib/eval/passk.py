@@ -66,3 +66,30 @@ def bootstrap_ci(
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(stats, [alpha, 1.0 - alpha])
     return float(low), float(high)
+
+
+def crossed_bootstrap_ci(
+    values: np.ndarray, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile interval of the grand mean of a seeds x problems table, resampling both (two-way bootstrap).
+
+    ``values``: (S, P), one value per training seed and problem (the same problems in every row). Each replicate
+    draws S seeds and P problems with replacement, independently, and averages the (S, P) sub-table, so the
+    interval carries run-to-run variation as well as the choice of problems. With S = 1 it is the problem
+    bootstrap of ``bootstrap_ci``. Returns (low, high).
+    """
+    table = np.asarray(values, dtype=float)
+    if table.ndim != 2 or 0 in table.shape:
+        raise ValueError(f"values must be a non-empty (seeds, problems) table, got shape {table.shape}")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, got {n_boot}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    rng = np.random.default_rng(seed)
+    n_seeds, n_problems = table.shape
+    seeds = rng.integers(0, n_seeds, size=(n_boot, n_seeds))
+    problems = rng.integers(0, n_problems, size=(n_boot, n_problems))
+    means = table[seeds[:, :, None], problems[:, None, :]].mean(axis=(1, 2))
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
