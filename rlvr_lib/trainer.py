@@ -121,7 +121,43 @@ class RLVRTrainer(GRPOTrainer):
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
 
     def _generate_and_score_completions(self, inputs):
-        return self.apply_rollout_hook(super()._generate_and_score_completions(inputs))
+        self._behaviour_forward, self._scoring = None, True
+        try:
+            output = super()._generate_and_score_completions(inputs)
+        finally:
+            self._scoring = False
+        return self.apply_rollout_hook(output)
+
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
+                                           compute_entropy=False, **kwargs):
+        """TRL's forward; when TRL scores a generation batch with the policy (its behaviour log-probs, computed
+        when the batch serves several optimizer steps), the same forward also keeps the entropies for hook 1.
+
+        Speed (benchmarks/step_profile.py): hook 1 needs behaviour log-probs and entropies of the whole batch;
+        without this it ran a second, identical no-grad forward. The batch runs as one chunk, exactly as hook 1's
+        own forward did, so the numbers are bit for bit the same (the fused LM head computes entropies anyway).
+        """
+        if getattr(self, "_scoring", False) and model is self.model and not torch.is_grad_enabled():
+            logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, compute_entropy=True, **kwargs
+            )
+            self._behaviour_forward = (input_ids, attention_mask, logits_to_keep, logps, entropies)
+            return logps, entropies if compute_entropy else None, aux_loss
+        return super()._get_per_token_logps_and_entropies(
+            model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size, compute_entropy=compute_entropy,
+            **kwargs,
+        )
+
+    def _behaviour_logps_and_entropies(self, input_ids, attention_mask, logits_to_keep):
+        """Behaviour log-probs and entropies (B, T) of a scored batch: TRL's forward if it ran on these inputs."""
+        cached, self._behaviour_forward = getattr(self, "_behaviour_forward", None), None
+        if (cached is not None and cached[2] == logits_to_keep and torch.equal(cached[0], input_ids)
+                and torch.equal(cached[1], attention_mask)):
+            return cached[3], cached[4]
+        logps, entropies, _ = self._get_per_token_logps_and_entropies(
+            self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
+        )
+        return logps, entropies
 
     def apply_rollout_hook(self, output: dict[str, Any]) -> dict[str, Any]:
         """Hook 1 on a scored generation batch (TRL's output dict; rewards from ``_calculate_rewards``)."""
@@ -135,9 +171,7 @@ class RLVRTrainer(GRPOTrainer):
             mask = mask * output["tool_mask"]
 
         with torch.no_grad():
-            logps, entropies, _ = self._get_per_token_logps_and_entropies(
-                self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
-            )
+            logps, entropies = self._behaviour_logps_and_entropies(input_ids, attention_mask, logits_to_keep)
             ref_logps = self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
         if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
             output["old_per_token_logps"] = logps

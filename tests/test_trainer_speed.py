@@ -1,0 +1,90 @@
+"""RLVRTrainer's speed changes (benchmarks/step_profile.py) leave the numbers hook 1 sees unchanged."""
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from trl import GRPOConfig, GRPOTrainer
+from trl.trainer.utils import add_fused_lm_head
+
+from rlvr_lib.methods.grpo import GRPO
+from rlvr_lib.trainer import RLVRTrainer
+from tiny import save_tiny
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    return save_tiny(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def accuracy(prompts, completions, answer, **kwargs):
+    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
+
+
+class RecordingGRPO(GRPO):
+    name = "grpo"
+
+    def __init__(self, **hparams):
+        super().__init__(**hparams)
+        self.batches = []
+
+    def rollout(self, batch):
+        self.batches.append(batch)
+        return super().rollout(batch)
+
+
+@pytest.mark.parametrize("steps_per_generation", [1, 2])
+def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path, tiny_dir, steps_per_generation):
+    """Hook 1's behaviour log-probs and entropies come from a single no-grad policy forward per generation batch
+    (TRL's own when it runs one, else the hook's), and equal bit for bit a fresh one-chunk forward."""
+    method = RecordingGRPO()
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
+        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False, max_steps=2,
+        steps_per_generation=steps_per_generation, beta=0.0, seed=0, logging_steps=1, save_strategy="no",
+        disable_tqdm=True,
+    )
+    trainer = RLVRTrainer(
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[accuracy], args=args, method=method, log_reference_kl=True,
+        train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
+    )
+    policy_forwards, scored = [], []
+    original_forward = GRPOTrainer._get_per_token_logps_and_entropies
+
+    def counting_forward(self, model, *args, **kwargs):
+        if model is self.model and not torch.is_grad_enabled():
+            policy_forwards.append(self.state.global_step)
+        return original_forward(self, model, *args, **kwargs)
+
+    original_hook = trainer.apply_rollout_hook
+
+    def recording_hook(output):
+        scored.append({k: v.clone() for k, v in output.items() if isinstance(v, torch.Tensor)})
+        return original_hook(output)
+
+    trainer.apply_rollout_hook = recording_hook
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(GRPOTrainer, "_get_per_token_logps_and_entropies", counting_forward)
+        trainer.train()
+
+    generations = 2 // steps_per_generation
+    assert len(method.batches) == len(scored) == generations
+    assert len(policy_forwards) == generations  # one behaviour forward per generation batch, not two
+    # The first generation batch was scored by the initial policy: redo that forward, one chunk, on a fresh copy.
+    initial = AutoModelForCausalLM.from_pretrained(tiny_dir)
+    add_fused_lm_head(initial, outputs=("log_probs", "entropy"))
+    out, batch = scored[0], method.batches[0]
+    input_ids = torch.cat([out["prompt_ids"], out["completion_ids"]], 1)
+    attention_mask = torch.cat([out["prompt_mask"], out["completion_mask"]], 1)
+    with torch.no_grad():
+        logps, entropies, _ = original_forward(
+            trainer, initial, input_ids, attention_mask, out["completion_ids"].size(1), compute_entropy=True
+        )
+    assert torch.equal(batch.logps, logps)
+    assert torch.equal(batch.entropies, entropies)
