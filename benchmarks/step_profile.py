@@ -20,7 +20,8 @@ same measurement with another checkout's ``rlvr_lib`` (e.g. ``git worktree add /
 repeat in its own processes, alternating baseline and current code, and prints the medians side by side with
 their ratio.
 
-    python benchmarks/step_profile.py [--run grpo] [--threads 1] [--no-eval] [--repeats 1] [--baseline-src DIR]
+    python benchmarks/step_profile.py [--run grpo] [--threads 1] [--clock wall|cpu] [--no-eval] [--repeats 1]
+        [--baseline-src DIR] [--json FILE]
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import contextlib
 import functools
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -189,7 +191,10 @@ def patched(obj: Any, attr: str, replacement: Any):
         setattr(obj, attr, original)
 
 
-def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int) -> dict[str, Any]:
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, clock: str = "wall") -> dict[str, Any]:
     """Train (and evaluate) ``run`` in a scratch copy of the repository's layout; returns the timings."""
     import transformers
 
@@ -200,7 +205,8 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int) -
     for needed in (REPO / "data/generated/train.jsonl", REPO / "models/base/config.json"):
         if not needed.exists():
             raise SystemExit(f"{needed} is missing: run `dvc repro data base_model` first")
-    run_timer, step_timer = RegionTimer(), RegionTimer()
+    now = CLOCKS[clock]
+    run_timer, step_timer = RegionTimer(now), RegionTimer(now)
     stage = {"name": "train"}
     scratch = Path(tempfile.mkdtemp(prefix="step_profile-"))
     params_text = (REPO / "params.yaml").read_text()
@@ -261,15 +267,15 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int) -
             stack.enter_context(patched(evaluate_module, "sample_completions",
                                         timed("eval: sampling", evaluate_module.sample_completions)))
             stack.enter_context(patched(evaluate_module, "grade", timed("eval: grading", evaluate_module.grade)))
-            started = time.perf_counter()
+            started = now()
             with run_timer.region("train: other"):
                 history = pipeline.stage_train(params, run)
-            train_s = time.perf_counter() - started
+            train_s = now() - started
             step_timer.boundary()  # closes the last step
             eval_s = 0.0
             if evaluate:
                 stage["name"] = "eval"
-                started = time.perf_counter()
+                started = now()
                 with run_timer.region("eval: other"):
                     # intervals + writing = everything in evaluate_benchmark/write_results after the grading
                     with patched(evaluate_module, "bootstrap_ci",
@@ -277,7 +283,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int) -
                         with patched(evaluate_module, "write_results",
                                      timed("eval: intervals + writing", evaluate_module.write_results)):
                             pipeline.stage_eval(params, run)
-                eval_s = time.perf_counter() - started
+                eval_s = now() - started
     finally:
         os.chdir(cwd)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -296,12 +302,19 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int) -
 
 
 # ----------------------------------------------------------------------------- start-up, in subprocesses
-def startup_costs(python: str, env: dict[str, str]) -> dict[str, float]:
-    """Wall seconds of (a) a fresh interpreter importing what a stage imports and (b) papermill executing a
-    one-cell notebook (papermill's own start-up + a kernel start), each in its own subprocess."""
-    started = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def startup_costs(python: str, env: dict[str, str], clock: str = "wall") -> dict[str, float]:
+    """Seconds of (a) a fresh interpreter importing what a stage imports and (b) papermill executing a
+    one-cell notebook (papermill's own start-up + a kernel start), each in its own subprocess; ``clock`` cpu:
+    the CPU seconds of those subprocesses (papermill's and its kernel's) instead of wall seconds."""
+    now = _children_cpu if clock == "cpu" else time.perf_counter
+    started = now()
     subprocess.run([python, "-c", STAGE_IMPORTS], check=True, env=env, cwd=REPO)
-    imports_s = time.perf_counter() - started
+    imports_s = now() - started
     papermill = Path(python).with_name("papermill")
     with tempfile.TemporaryDirectory() as tmp:
         nb = Path(tmp) / "empty.ipynb"
@@ -310,10 +323,10 @@ def startup_costs(python: str, env: dict[str, str]) -> dict[str, float]:
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
             "nbformat": 4, "nbformat_minor": 5,
         }))
-        started = time.perf_counter()
+        started = now()
         subprocess.run([str(papermill), "--no-progress-bar", "-k", "python3", str(nb), str(Path(tmp) / "out.ipynb")],
                        check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        papermill_s = time.perf_counter() - started
+        papermill_s = now() - started
     return {"imports_s": imports_s, "papermill_kernel_s": papermill_s}
 
 
@@ -326,13 +339,13 @@ def measure(src: Path | None, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "profile.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(out), "--run", args.run,
-               "--threads", str(args.threads), "--skip", str(args.skip)]
+               "--threads", str(args.threads), "--skip", str(args.skip), "--clock", args.clock]
         cmd += ["--no-eval"] if args.no_eval else []
         cmd += ["--max-steps", str(args.max_steps)] if args.max_steps else []
         subprocess.run(cmd, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL if args.quiet else None)
         result = json.loads(out.read_text())
     if not args.no_startup:
-        startup = startup_costs(sys.executable, env)
+        startup = startup_costs(sys.executable, env, args.clock)
         result["run_parts_s"]["start-up: interpreter + imports (x2 stages)"] = 2 * startup["imports_s"]
         result["run_parts_s"]["start-up: papermill + kernel (x2 stages)"] = 2 * startup["papermill_kernel_s"]
     result["src"] = str(src or REPO)
@@ -390,6 +403,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--no-startup", action="store_true", help="skip the start-up subprocess measurements")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="wall: elapsed seconds; cpu: this process's CPU seconds (robust on a shared machine)")
     parser.add_argument("--baseline-src", type=Path, default=None,
                         help="a checkout whose rlvr_lib is the baseline (measured alternately with this one)")
     parser.add_argument("--json", type=Path, default=None, help="also write every measurement here")
@@ -401,7 +416,8 @@ def main(argv: list[str] | None = None) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-        result = profile_run(args.run, evaluate=not args.no_eval, max_steps=args.max_steps, skip=args.skip)
+        result = profile_run(args.run, evaluate=not args.no_eval, max_steps=args.max_steps, skip=args.skip,
+                             clock=args.clock)
         args.child.write_text(json.dumps(result))
         return
 
@@ -414,7 +430,7 @@ def main(argv: list[str] | None = None) -> None:
             results[name].append(measure(src, args))
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1))
-    print(f"run '{args.run}', torch threads {args.threads}, {args.repeats} repeat(s) (medians), "
+    print(f"run '{args.run}', clock {args.clock}, torch threads {args.threads}, {args.repeats} repeat(s) (medians), "
           f"steps kept per repeat: {results['current'][0]['step']['steps']} (first {args.skip} skipped)")
     print_report({name: _median_result(rs) for name, rs in results.items()})
 

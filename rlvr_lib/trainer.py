@@ -27,6 +27,7 @@ from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from trl import GRPOTrainer
 from trl.trainer.utils import use_adapter
 
+from .length_buckets import token_logps_by_length
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
 
@@ -55,6 +56,8 @@ class RLVRTrainer(GRPOTrainer):
             one, to log the behaviour policy's KL to it every step.
         Every other argument goes to ``trl.GRPOTrainer``.
     """
+
+    LENGTH_BUCKET_ROWS = 32  # rows per length bucket of a forward pass (speed; 0: TRL's one-block forward)
 
     def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
         training_args = kwargs.get("args")
@@ -129,24 +132,32 @@ class RLVRTrainer(GRPOTrainer):
         return self.apply_rollout_hook(output)
 
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
-                                           compute_entropy=False, **kwargs):
-        """TRL's forward; when TRL scores a generation batch with the policy (its behaviour log-probs, computed
-        when the batch serves several optimizer steps), the same forward also keeps the entropies for hook 1.
+                                           compute_entropy=False, compute_aux_loss=False, **kwargs):
+        """TRL's per-token log-probs/entropies, with two speed changes (measured by benchmarks/step_profile.py).
 
-        Speed (benchmarks/step_profile.py): hook 1 needs behaviour log-probs and entropies of the whole batch;
-        without this it ran a second, identical no-grad forward. The batch runs as one chunk, exactly as hook 1's
-        own forward did, so the numbers are bit for bit the same (the fused LM head computes entropies anyway).
+        1. Text-only batches run in buckets of similar length without their shared padding
+           (``rlvr_lib.length_buckets``; ``LENGTH_BUCKET_ROWS`` rows each, 0: TRL's one-block forward). Same
+           numbers up to float rounding (~1e-6: the matrix shapes differ, the position ids do not).
+        2. When TRL scores a generation batch with the policy (its behaviour log-probs, computed when a batch
+           serves several optimizer steps), that forward also keeps the entropies, and hook 1 reuses it instead
+           of running a second identical no-grad forward (``_behaviour_logps_and_entropies``).
         """
-        if getattr(self, "_scoring", False) and model is self.model and not torch.is_grad_enabled():
-            logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
-                model, input_ids, attention_mask, logits_to_keep, compute_entropy=True, **kwargs
+        scoring = getattr(self, "_scoring", False) and model is self.model and not torch.is_grad_enabled()
+        with_entropy = compute_entropy or scoring
+        if self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
+            logps, entropies = token_logps_by_length(
+                model, input_ids, attention_mask, logits_to_keep, rows_per_bucket=self.LENGTH_BUCKET_ROWS,
+                compute_entropy=with_entropy, autocast=self.accelerator.autocast(),
             )
+            aux_loss = None
+        else:  # images or MoE aux loss: TRL's own forward (the scoring one as one chunk, like hook 1's)
+            logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, batch_size=None if scoring else batch_size,
+                compute_entropy=with_entropy, compute_aux_loss=compute_aux_loss, **kwargs,
+            )
+        if scoring:
             self._behaviour_forward = (input_ids, attention_mask, logits_to_keep, logps, entropies)
-            return logps, entropies if compute_entropy else None, aux_loss
-        return super()._get_per_token_logps_and_entropies(
-            model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size, compute_entropy=compute_entropy,
-            **kwargs,
-        )
+        return logps, entropies if compute_entropy else None, aux_loss
 
     def _behaviour_logps_and_entropies(self, input_ids, attention_mask, logits_to_keep):
         """Behaviour log-probs and entropies (B, T) of a scored batch: TRL's forward if it ran on these inputs."""

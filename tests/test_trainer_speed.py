@@ -10,6 +10,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import GRPOConfig, GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
+from rlvr_lib.length_buckets import token_logps_by_length
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.trainer import RLVRTrainer
 from tiny import save_tiny
@@ -41,7 +42,8 @@ class RecordingGRPO(GRPO):
 @pytest.mark.parametrize("steps_per_generation", [1, 2])
 def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path, tiny_dir, steps_per_generation):
     """Hook 1's behaviour log-probs and entropies come from a single no-grad policy forward per generation batch
-    (TRL's own when it runs one, else the hook's), and equal bit for bit a fresh one-chunk forward."""
+    (TRL's own when it runs one, else the hook's): bit for bit the length-bucketed forward, and TRL's one-block
+    forward up to float rounding."""
     method = RecordingGRPO()
     args = GRPOConfig(
         output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
@@ -55,7 +57,7 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
         train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
     )
     policy_forwards, scored = [], []
-    original_forward = GRPOTrainer._get_per_token_logps_and_entropies
+    original_forward = RLVRTrainer._get_per_token_logps_and_entropies
 
     def counting_forward(self, model, *args, **kwargs):
         if model is self.model and not torch.is_grad_enabled():
@@ -70,7 +72,7 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
 
     trainer.apply_rollout_hook = recording_hook
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(GRPOTrainer, "_get_per_token_logps_and_entropies", counting_forward)
+        mp.setattr(RLVRTrainer, "_get_per_token_logps_and_entropies", counting_forward)
         trainer.train()
 
     generations = 2 // steps_per_generation
@@ -82,9 +84,14 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
     out, batch = scored[0], method.batches[0]
     input_ids = torch.cat([out["prompt_ids"], out["completion_ids"]], 1)
     attention_mask = torch.cat([out["prompt_mask"], out["completion_mask"]], 1)
+    keep = out["completion_ids"].size(1)
     with torch.no_grad():
-        logps, entropies, _ = original_forward(
-            trainer, initial, input_ids, attention_mask, out["completion_ids"].size(1), compute_entropy=True
+        logps, entropies = token_logps_by_length(initial, input_ids, attention_mask, keep, compute_entropy=True,
+                                                 rows_per_bucket=RLVRTrainer.LENGTH_BUCKET_ROWS)
+        block_logps, block_entropies, _ = GRPOTrainer._get_per_token_logps_and_entropies(
+            trainer, initial, input_ids, attention_mask, keep, compute_entropy=True
         )
     assert torch.equal(batch.logps, logps)
     assert torch.equal(batch.entropies, entropies)
+    assert torch.allclose(batch.logps, block_logps, atol=1e-5, rtol=0)
+    assert torch.allclose(batch.entropies, block_entropies, atol=1e-5, rtol=0)
