@@ -10,7 +10,8 @@ Positions outside the mask are 0, as in TRL's fused LM head.
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import torch
 import torch.nn.functional as F
@@ -54,13 +55,14 @@ def length_buckets(
 
 def token_logps_by_length(
     model, input_ids: torch.Tensor, attention_mask: torch.Tensor, logits_to_keep: int, *, rows_per_bucket: int,
-    compute_entropy: bool = False, autocast=None,
+    compute_entropy: bool = False, autocast: Callable[[], AbstractContextManager] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-probs (B, T) of the completion tokens (and entropies (B, T) if asked) under ``model``, bucket by bucket.
 
     ``model`` must carry TRL's fused LM head (``trl.trainer.utils.add_fused_lm_head``, outputs log_probs and
     entropy), as the GRPOTrainer's policy and reference do; the call is the one TRL's
     ``_get_per_token_logps_and_entropies`` makes (labels -100 outside the completion mask) plus ``position_ids``.
+    ``autocast``: a factory of the context each forward runs in (the trainer's ``accelerator.autocast``).
     Differentiable: gradients flow to ``model`` when grad is enabled.
     """
     width = input_ids.size(1)
@@ -72,7 +74,7 @@ def token_logps_by_length(
         labels = ids.masked_fill(mask == 0, -100)
         labels[:, :-keep] = -100
         positions = torch.arange(start, stop, device=ids.device).expand(rows.numel(), -1)
-        with autocast if autocast is not None else nullcontext():
+        with autocast() if autocast is not None else nullcontext():
             out = model(input_ids=ids, attention_mask=mask, position_ids=positions, labels=labels, fused_lm_head=True)
         logps.append(F.pad(out.log_probs[:, -keep:], (0, logits_to_keep - keep)))
         if compute_entropy:

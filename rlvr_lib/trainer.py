@@ -147,7 +147,7 @@ class RLVRTrainer(GRPOTrainer):
         if self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
             logps, entropies = token_logps_by_length(
                 model, input_ids, attention_mask, logits_to_keep, rows_per_bucket=self.LENGTH_BUCKET_ROWS,
-                compute_entropy=with_entropy, autocast=self.accelerator.autocast(),
+                compute_entropy=with_entropy, autocast=self.accelerator.autocast,
             )
             aux_loss = None
         else:  # images or MoE aux loss: TRL's own forward (the scoring one as one chunk, like hook 1's)

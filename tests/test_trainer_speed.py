@@ -39,11 +39,13 @@ class RecordingGRPO(GRPO):
         return super().rollout(batch)
 
 
-@pytest.mark.parametrize("steps_per_generation", [1, 2])
-def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path, tiny_dir, steps_per_generation):
+@pytest.mark.parametrize("steps_per_generation,bucket_rows", [(1, 32), (2, 32), (2, 3)])
+def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path, tiny_dir, steps_per_generation,
+                                                                      bucket_rows, monkeypatch):
     """Hook 1's behaviour log-probs and entropies come from a single no-grad policy forward per generation batch
     (TRL's own when it runs one, else the hook's): bit for bit the length-bucketed forward, and TRL's one-block
     forward up to float rounding."""
+    monkeypatch.setattr(RLVRTrainer, "LENGTH_BUCKET_ROWS", bucket_rows)  # 3: several buckets per forward
     method = RecordingGRPO()
     args = GRPOConfig(
         output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
@@ -87,7 +89,7 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
     keep = out["completion_ids"].size(1)
     with torch.no_grad():
         logps, entropies = token_logps_by_length(initial, input_ids, attention_mask, keep, compute_entropy=True,
-                                                 rows_per_bucket=RLVRTrainer.LENGTH_BUCKET_ROWS)
+                                                 rows_per_bucket=bucket_rows)
         block_logps, block_entropies, _ = GRPOTrainer._get_per_token_logps_and_entropies(
             trainer, initial, input_ids, attention_mask, keep, compute_entropy=True
         )
