@@ -25,8 +25,10 @@ from accelerate.utils import is_peft_model
 from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from trl import GRPOTrainer
-from trl.trainer.utils import use_adapter
+from trl.extras.profiling import profiling_context
+from trl.trainer.utils import pad, use_adapter
 
+from .eval.sampling import sample_tokens
 from .length_buckets import token_logps_by_length
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
@@ -58,6 +60,7 @@ class RLVRTrainer(GRPOTrainer):
     """
 
     LENGTH_BUCKET_ROWS = 32  # rows per length bucket of a forward pass (speed; 0: TRL's one-block forward)
+    FAST_SAMPLER = True  # rollouts with rlvr_lib's decoding loop (speed; False: HF generate, TRL's default)
 
     def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
         training_args = kwargs.get("args")
@@ -122,6 +125,33 @@ class RLVRTrainer(GRPOTrainer):
         if x is None or self.accelerator.num_processes == 1:
             return x
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
+
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        """TRL's generation; for plain-text prompts sampled with temperature and top-p only (the project's case),
+        ``rlvr_lib.eval.sampling.sample_tokens`` instead of HF ``generate`` (``FAST_SAMPLER``).
+
+        Speed (benchmarks/step_profile.py): the loop stops computing rows that have ended. Same distribution as
+        ``generate`` (same warpers, same multinomial draw), but since finished rows stop drawing random numbers,
+        a seed gives other samples than before. Returns what TRL's transformers path returns: per row the
+        completion ids up to and including the first eos, and no sampling log-probs.
+        """
+        plain = not (self.use_vllm or self.use_transformers_continuous_batching or images or multimodal_fields
+                     or has_tool_images or self.args.generation_kwargs or self.top_k or self.min_p
+                     or self.repetition_penalty != 1.0)
+        if not (self.FAST_SAMPLER and plain):
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
+                                                 has_tool_images=has_tool_images)
+        device = self.accelerator.device
+        prompts = [torch.tensor(ids) for ids in prompt_ids]
+        input_ids = pad(prompts, padding_value=self._tokenizer.pad_token_id, padding_side="left").to(device)
+        attention_mask = pad([torch.ones_like(t) for t in prompts], padding_value=0, padding_side="left").to(device)
+        with profiling_context(self, "rlvr_lib.sample_tokens"):
+            tokens, lengths, _ = sample_tokens(
+                self.accelerator.unwrap_model(self.model), input_ids, attention_mask, temperature=self.temperature,
+                top_p=self.top_p, max_new_tokens=self.max_completion_length, eos_ids=self.eos_token_ids,
+                pad_token_id=self._tokenizer.pad_token_id,
+            )
+        return [row[:n] for row, n in zip(tokens.tolist(), lengths.tolist())], None
 
     def _generate_and_score_completions(self, inputs):
         self._behaviour_forward, self._scoring = None, True

@@ -97,3 +97,41 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
     assert torch.equal(batch.entropies, entropies)
     assert torch.allclose(batch.logps, block_logps, atol=1e-5, rtol=0)
     assert torch.allclose(batch.entropies, block_entropies, atol=1e-5, rtol=0)
+
+
+def scored_completions(tmp_path, tiny_dir, fast_sampler: bool, monkeypatch) -> list[torch.Tensor]:
+    monkeypatch.setattr(RLVRTrainer, "FAST_SAMPLER", fast_sampler)
+    args = GRPOConfig(
+        output_dir=str(tmp_path / f"out{fast_sampler}"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
+        num_generations=4, max_completion_length=8, report_to=[], gradient_checkpointing=False, max_steps=2,
+        beta=0.0, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
+    )
+    trainer = RLVRTrainer(
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[accuracy], args=args, method=GRPO(), log_reference_kl=False,
+        train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
+    )
+    seen = []
+    original_hook = trainer.apply_rollout_hook
+
+    def recording_hook(output):
+        seen.append((output["completion_ids"].clone(), output["completion_mask"].clone()))
+        return original_hook(output)
+
+    trainer.apply_rollout_hook = recording_hook
+    trainer.train()
+    return seen
+
+
+def test_fast_sampler_draws_what_generate_draws_when_nothing_is_compacted(tmp_path, tiny_dir, monkeypatch):
+    """With compaction off, rlvr_lib's rollout loop reproduces TRL's HF-generate rollouts token for token over a
+    short run (so it samples the same distribution); with it on, the rollouts are valid completions too."""
+    from rlvr_lib.eval import sampling
+
+    monkeypatch.setattr(sampling, "COMPACT_FRACTION", 2.0)
+    fast = scored_completions(tmp_path, tiny_dir, True, monkeypatch)
+    stock = scored_completions(tmp_path, tiny_dir, False, monkeypatch)
+    assert len(fast) == len(stock) == 2
+    for (ids, mask), (stock_ids, stock_mask) in zip(fast, stock):
+        assert torch.equal(mask, stock_mask)
+        assert torch.equal(ids * mask, stock_ids * stock_mask)

@@ -4,7 +4,7 @@ Entropy: at every generated position the loop applies the temperature and top-p 
 and records H = -sum p log p (nats) of the softmax it then samples from: the entropy of the distribution
 actually sampled (temperature- and top-p-processed), not of the raw model distribution, with no extra forward
 pass. Nothing from ``model.generation_config`` (top_k, repetition penalty, ...) enters the distribution.
-Speed: finished rows leave the batch (see ``_generate_batch``), which HF ``generate`` does not do.
+Speed: finished rows leave the batch (see ``sample_tokens``), which HF ``generate`` does not do.
 """
 from __future__ import annotations
 
@@ -53,31 +53,39 @@ def _warpers(temperature: float, top_p: float) -> LogitsProcessorList:
 
 
 @torch.no_grad()
-def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float, top_p: float,
-                    max_new_tokens: int, eos_ids: list[int]) -> list[Completion]:
-    """Sample one completion per prompt (prompts may repeat): a KV-cached decoding loop that stops computing
+def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, *, temperature: float, top_p: float,
+                  max_new_tokens: int, eos_ids: list[int], pad_token_id: int
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Sample one completion per left-padded prompt row with a KV-cached decoding loop that stops computing
     finished rows.
 
-    Each step applies the temperature and top-p warpers to the last logits, records the entropy (nats) of the
-    softmax it samples from and draws the next token with ``torch.multinomial``, as HF ``generate`` does; position
-    ids count the real tokens (left padding ignored), as in ``generate``. Unlike ``generate``, rows that have
-    produced an eos leave the batch (cache included) once ``COMPACT_FRACTION`` of it has finished, so the samples
-    differ from ``generate``'s for the same seed (same distribution; fewer random draws per step).
+    Args:
+        input_ids, attention_mask: (B, P) left-padded prompts.
+    Returns ``tokens`` (B, max_new_tokens), pad after each row's end; ``lengths`` (B,), tokens up to and including
+    the first eos (``max_new_tokens`` if none); ``entropy_sum`` (B,), the summed entropy (nats) of the sampled
+    distributions over those tokens.
+
+    Each step applies the temperature and top-p warpers to the last logits and draws the next token from their
+    softmax with ``torch.multinomial``; position ids count the real tokens (left padding ignored). This is what HF
+    ``generate`` does (with top_k 0), and without compaction the draws are identical (tests/test_sampling_speed.py).
+    Unlike ``generate``, rows that have produced an eos leave the batch (cache included) once ``COMPACT_FRACTION``
+    of it has finished, so for the same seed the samples differ from ``generate``'s (same distribution, fewer
+    random draws per step).
     """
-    enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-    mask = enc["attention_mask"]
-    rows = mask.size(0)
+    rows = input_ids.size(0)
+    device = input_ids.device
+    mask = attention_mask
     positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
     cache = DynamicCache(config=model.config)
-    logits = model(input_ids=enc["input_ids"], attention_mask=mask, position_ids=positions, cache=cache,
+    logits = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, cache=cache,
                    use_cache=True, logits_to_keep=1).logits[:, -1]
     warpers = _warpers(temperature, top_p)
-    eos = torch.tensor(eos_ids, device=mask.device)
-    tokens = torch.full((rows, max_new_tokens), tokenizer.pad_token_id, dtype=torch.long, device=mask.device)
-    lengths = torch.full((rows,), max_new_tokens, dtype=torch.long, device=mask.device)
-    entropy_sum = torch.zeros(rows, device=mask.device)
-    batch_rows = torch.arange(rows, device=mask.device)  # the original row of each row in the batch
-    running = torch.ones(rows, dtype=torch.bool, device=mask.device)  # rows of the batch still generating
+    eos = torch.tensor(eos_ids, device=device)
+    tokens = torch.full((rows, max_new_tokens), pad_token_id, dtype=torch.long, device=device)
+    lengths = torch.full((rows,), max_new_tokens, dtype=torch.long, device=device)
+    entropy_sum = torch.zeros(rows, device=device)
+    batch_rows = torch.arange(rows, device=device)  # the original row of each row in the batch
+    running = torch.ones(rows, dtype=torch.bool, device=device)  # rows of the batch still generating
     next_position = positions[:, -1:] + 1
     for step in range(max_new_tokens):
         scores = warpers(None, logits)
@@ -101,6 +109,17 @@ def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float,
         logits = model(input_ids=sampled[:, None], attention_mask=mask, position_ids=next_position,
                        cache=cache, use_cache=True).logits[:, -1]
         next_position = next_position + 1
+    return tokens, lengths, entropy_sum
+
+
+def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float, top_p: float,
+                    max_new_tokens: int, eos_ids: list[int]) -> list[Completion]:
+    """Sample one completion per prompt (prompts may repeat) with ``sample_tokens``."""
+    enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+    tokens, lengths, entropy_sum = sample_tokens(
+        model, enc["input_ids"], enc["attention_mask"], temperature=temperature, top_p=top_p,
+        max_new_tokens=max_new_tokens, eos_ids=eos_ids, pad_token_id=tokenizer.pad_token_id,
+    )
     mean_entropy = entropy_sum / lengths
     lengths_list = lengths.tolist()
     texts = tokenizer.batch_decode([row[:n] for row, n in zip(tokens.tolist(), lengths_list)], skip_special_tokens=True)
