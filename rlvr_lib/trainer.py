@@ -21,6 +21,7 @@ import warnings
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from accelerate.utils import is_peft_model
 from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
@@ -61,6 +62,7 @@ class RLVRTrainer(GRPOTrainer):
 
     LENGTH_BUCKET_ROWS = 32  # rows per length bucket of a forward pass (speed; 0: TRL's one-block forward)
     FAST_SAMPLER = True  # rollouts with rlvr_lib's decoding loop (speed; False: HF generate, TRL's default)
+    BEHAVIOUR_FROM_SAMPLER = True  # behaviour log-probs/entropies from that loop, not a forward (top_p 1 only)
 
     def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
         training_args = kwargs.get("args")
@@ -133,7 +135,10 @@ class RLVRTrainer(GRPOTrainer):
         Speed (benchmarks/step_profile.py): the loop stops computing rows that have ended. Same distribution as
         ``generate`` (same warpers, same multinomial draw), but since finished rows stop drawing random numbers,
         a seed gives other samples than before. Returns what TRL's transformers path returns: per row the
-        completion ids up to and including the first eos, and no sampling log-probs.
+        completion ids up to and including the first eos, and no sampling log-probs (TRL would take them for
+        vLLM's importance-sampling correction). With top_p = 1 the loop's per-token log-probs and entropies are
+        those of softmax(logits / temperature), what TRL's behaviour forward computes; they are kept in
+        ``_sampled`` and replace that forward (``_sampled_behaviour``).
         """
         plain = not (self.use_vllm or self.use_transformers_continuous_batching or images or multimodal_fields
                      or has_tool_images or self.args.generation_kwargs or self.top_k or self.min_p
@@ -146,15 +151,32 @@ class RLVRTrainer(GRPOTrainer):
         input_ids = pad(prompts, padding_value=self._tokenizer.pad_token_id, padding_side="left").to(device)
         attention_mask = pad([torch.ones_like(t) for t in prompts], padding_value=0, padding_side="left").to(device)
         with profiling_context(self, "rlvr_lib.sample_tokens"):
-            tokens, lengths, _ = sample_tokens(
+            tokens, lengths, logps, entropies = sample_tokens(
                 self.accelerator.unwrap_model(self.model), input_ids, attention_mask, temperature=self.temperature,
                 top_p=self.top_p, max_new_tokens=self.max_completion_length, eos_ids=self.eos_token_ids,
                 pad_token_id=self._tokenizer.pad_token_id,
             )
+        if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
+            self._sampled = (tokens, lengths, logps, entropies)
         return [row[:n] for row, n in zip(tokens.tolist(), lengths.tolist())], None
 
+    def _sampled_behaviour(self, input_ids, attention_mask, logits_to_keep):
+        """The sampler's log-probs and entropies (B, T) for a scored batch, or None if they are not of its rows."""
+        sampled, self._sampled = getattr(self, "_sampled", None), None
+        if sampled is None or self.accelerator.num_processes != 1:
+            return None
+        tokens, lengths, logps, entropies = sampled
+        completion_mask = attention_mask[:, -logits_to_keep:]
+        width = min(logits_to_keep, tokens.size(1))
+        if (tokens.size(0) != input_ids.size(0) or not torch.equal(completion_mask.sum(1), lengths)
+                or not torch.equal((tokens[:, :width] * completion_mask[:, :width]),
+                                   input_ids[:, -logits_to_keep:][:, :width] * completion_mask[:, :width])):
+            return None
+        pad_right = logits_to_keep - width
+        return F.pad(logps[:, :width], (0, pad_right)), F.pad(entropies[:, :width], (0, pad_right))
+
     def _generate_and_score_completions(self, inputs):
-        self._behaviour_forward, self._scoring = None, True
+        self._behaviour_forward, self._sampled, self._scoring = None, None, True
         try:
             output = super()._generate_and_score_completions(inputs)
         finally:
@@ -171,10 +193,15 @@ class RLVRTrainer(GRPOTrainer):
         2. When TRL scores a generation batch with the policy (its behaviour log-probs, computed when a batch
            serves several optimizer steps), that forward also keeps the entropies, and hook 1 reuses it instead
            of running a second identical no-grad forward (``_behaviour_logps_and_entropies``).
+        3. With ``BEHAVIOUR_FROM_SAMPLER``, that scoring takes the log-probs and entropies the sampler computed
+           while drawing the tokens (the behaviour policy's, KV-cached: equal to a forward up to float rounding).
         """
         scoring = getattr(self, "_scoring", False) and model is self.model and not torch.is_grad_enabled()
         with_entropy = compute_entropy or scoring
-        if self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
+        sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep) if scoring else None
+        if sampled is not None:  # 3. the sampler's own log-probs and entropies: no forward at all
+            (logps, entropies), aux_loss = sampled, None
+        elif self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
             logps, entropies = token_logps_by_length(
                 model, input_ids, attention_mask, logits_to_keep, rows_per_bucket=self.LENGTH_BUCKET_ROWS,
                 compute_entropy=with_entropy, autocast=self.accelerator.autocast,
@@ -195,6 +222,9 @@ class RLVRTrainer(GRPOTrainer):
         if (cached is not None and cached[2] == logits_to_keep and torch.equal(cached[0], input_ids)
                 and torch.equal(cached[1], attention_mask)):
             return cached[3], cached[4]
+        sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep)
+        if sampled is not None:  # one update per batch: TRL ran no behaviour forward, the sampler's values serve
+            return sampled
         logps, entropies, _ = self._get_per_token_logps_and_entropies(
             self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
         )

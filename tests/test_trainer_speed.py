@@ -39,13 +39,15 @@ class RecordingGRPO(GRPO):
         return super().rollout(batch)
 
 
-@pytest.mark.parametrize("steps_per_generation,bucket_rows", [(1, 32), (2, 32), (2, 3)])
-def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path, tiny_dir, steps_per_generation,
-                                                                      bucket_rows, monkeypatch):
-    """Hook 1's behaviour log-probs and entropies come from a single no-grad policy forward per generation batch
-    (TRL's own when it runs one, else the hook's): bit for bit the length-bucketed forward, and TRL's one-block
-    forward up to float rounding."""
+@pytest.mark.parametrize("steps_per_generation,bucket_rows,from_sampler",
+                         [(1, 32, False), (2, 32, False), (2, 3, False), (1, 32, True), (2, 3, True)])
+def test_behaviour_numbers_cost_at_most_one_forward(tmp_path, tiny_dir, steps_per_generation, bucket_rows,
+                                                    from_sampler, monkeypatch):
+    """Hook 1's behaviour log-probs and entropies come from the sampler (``BEHAVIOUR_FROM_SAMPLER``: no forward)
+    or from a single no-grad policy forward per generation batch (TRL's own when it runs one, else the hook's:
+    bit for bit the length-bucketed forward); either way TRL's one-block forward up to float rounding."""
     monkeypatch.setattr(RLVRTrainer, "LENGTH_BUCKET_ROWS", bucket_rows)  # 3: several buckets per forward
+    monkeypatch.setattr(RLVRTrainer, "BEHAVIOUR_FROM_SAMPLER", from_sampler)
     method = RecordingGRPO()
     args = GRPOConfig(
         output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
@@ -59,12 +61,12 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
         train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
     )
     policy_forwards, scored = [], []
-    original_forward = RLVRTrainer._get_per_token_logps_and_entropies
+    original_forward = trainer.model.forward  # TRL's fused-head forward
 
-    def counting_forward(self, model, *args, **kwargs):
-        if model is self.model and not torch.is_grad_enabled():
-            policy_forwards.append(self.state.global_step)
-        return original_forward(self, model, *args, **kwargs)
+    def counting_forward(*args, **kwargs):
+        if kwargs.get("fused_lm_head") and not torch.is_grad_enabled():
+            policy_forwards.append(kwargs["input_ids"].size(0))  # rows scored (a call per length bucket)
+        return original_forward(*args, **kwargs)
 
     original_hook = trainer.apply_rollout_hook
 
@@ -73,13 +75,13 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
         return original_hook(output)
 
     trainer.apply_rollout_hook = recording_hook
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(RLVRTrainer, "_get_per_token_logps_and_entropies", counting_forward)
-        trainer.train()
+    trainer.model.forward = counting_forward
+    trainer.train()
 
     generations = 2 // steps_per_generation
     assert len(method.batches) == len(scored) == generations
-    assert len(policy_forwards) == generations  # one behaviour forward per generation batch, not two
+    # the policy scores each rollout once (no-grad), or never when the sampler's numbers serve
+    assert sum(policy_forwards) == (0 if from_sampler else 1) * generations * 8 * steps_per_generation
     # The first generation batch was scored by the initial policy: redo that forward, one chunk, on a fresh copy.
     initial = AutoModelForCausalLM.from_pretrained(tiny_dir)
     add_fused_lm_head(initial, outputs=("log_probs", "entropy"))
@@ -93,8 +95,10 @@ def test_one_policy_forward_per_generation_batch_with_the_same_numbers(tmp_path,
         block_logps, block_entropies, _ = GRPOTrainer._get_per_token_logps_and_entropies(
             trainer, initial, input_ids, attention_mask, keep, compute_entropy=True
         )
-    assert torch.equal(batch.logps, logps)
-    assert torch.equal(batch.entropies, entropies)
+    if not from_sampler:
+        assert torch.equal(batch.logps, logps)
+        assert torch.equal(batch.entropies, entropies)
+    assert (batch.logps != 0).sum() == out["completion_mask"].sum()  # every completion token scored, nothing else
     assert torch.allclose(batch.logps, block_logps, atol=1e-5, rtol=0)
     assert torch.allclose(batch.entropies, block_entropies, atol=1e-5, rtol=0)
 

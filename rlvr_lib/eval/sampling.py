@@ -55,15 +55,16 @@ def _warpers(temperature: float, top_p: float) -> LogitsProcessorList:
 @torch.no_grad()
 def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, *, temperature: float, top_p: float,
                   max_new_tokens: int, eos_ids: list[int], pad_token_id: int
-                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """Sample one completion per left-padded prompt row with a KV-cached decoding loop that stops computing
     finished rows.
 
     Args:
         input_ids, attention_mask: (B, P) left-padded prompts.
     Returns ``tokens`` (B, max_new_tokens), pad after each row's end; ``lengths`` (B,), tokens up to and including
-    the first eos (``max_new_tokens`` if none); ``entropy_sum`` (B,), the summed entropy (nats) of the sampled
-    distributions over those tokens.
+    the first eos (``max_new_tokens`` if none); ``logps`` and ``entropies`` (B, max_new_tokens): per generated
+    token, the log-probability of the drawn token and the entropy (nats) of the distribution it was drawn from
+    (temperature- and top-p-processed), 0 after the row's end.
 
     Each step applies the temperature and top-p warpers to the last logits and draws the next token from their
     softmax with ``torch.multinomial``; position ids count the real tokens (left padding ignored). This is what HF
@@ -83,7 +84,8 @@ def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, 
     eos = torch.tensor(eos_ids, device=device)
     tokens = torch.full((rows, max_new_tokens), pad_token_id, dtype=torch.long, device=device)
     lengths = torch.full((rows,), max_new_tokens, dtype=torch.long, device=device)
-    entropy_sum = torch.zeros(rows, device=device)
+    token_logps = torch.zeros(rows, max_new_tokens, device=device)
+    token_entropies = torch.zeros(rows, max_new_tokens, device=device)
     batch_rows = torch.arange(rows, device=device)  # the original row of each row in the batch
     running = torch.ones(rows, dtype=torch.bool, device=device)  # rows of the batch still generating
     next_position = positions[:, -1:] + 1
@@ -92,9 +94,11 @@ def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, 
         probs = torch.softmax(scores.float(), dim=-1)
         entropy = torch.special.entr(probs).sum(-1)  # entr(0) = 0 for top-p-masked tokens
         sampled = torch.multinomial(probs, num_samples=1).squeeze(1)
+        logp = torch.log_softmax(scores.float(), dim=-1).gather(1, sampled[:, None]).squeeze(1)
         live = batch_rows[running]
         tokens[live, step] = sampled[running]
-        entropy_sum[live] += entropy[running]
+        token_logps[live, step] = logp[running]
+        token_entropies[live, step] = entropy[running]
         ended = running & torch.isin(sampled, eos)
         lengths[batch_rows[ended]] = step + 1
         running &= ~ended
@@ -109,18 +113,18 @@ def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, 
         logits = model(input_ids=sampled[:, None], attention_mask=mask, position_ids=next_position,
                        cache=cache, use_cache=True).logits[:, -1]
         next_position = next_position + 1
-    return tokens, lengths, entropy_sum
+    return tokens, lengths, token_logps, token_entropies
 
 
 def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float, top_p: float,
                     max_new_tokens: int, eos_ids: list[int]) -> list[Completion]:
     """Sample one completion per prompt (prompts may repeat) with ``sample_tokens``."""
     enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-    tokens, lengths, entropy_sum = sample_tokens(
+    tokens, lengths, _, entropies = sample_tokens(
         model, enc["input_ids"], enc["attention_mask"], temperature=temperature, top_p=top_p,
         max_new_tokens=max_new_tokens, eos_ids=eos_ids, pad_token_id=tokenizer.pad_token_id,
     )
-    mean_entropy = entropy_sum / lengths
+    mean_entropy = entropies.sum(1) / lengths
     lengths_list = lengths.tolist()
     texts = tokenizer.batch_decode([row[:n] for row, n in zip(tokens.tolist(), lengths_list)], skip_special_tokens=True)
     return [Completion(t, n, float(h)) for t, n, h in zip(texts, lengths_list, mean_entropy.tolist())]
