@@ -376,8 +376,8 @@ def print_report(columns: dict[str, dict[str, Any]]) -> None:
 
     def row(label: str, values: list[float], total: float | None = None) -> str:
         text = f"{label:<46}" + "".join(f"{v:>14.3f}" for v in values)
-        if ratio:
-            text += f"{values[0] / values[1]:>9.2f}" if values[1] > 0 else f"{'-':>9}"
+        if ratio:  # a part that (nearly) vanished gets "gone" rather than a huge ratio
+            text += f"{values[0] / values[1]:>9.2f}" if values[1] > 1e-3 * values[0] else f"{'gone' if values[0] else '-':>9}"
         return text
 
     print("\nOne optimizer step (mean seconds per step over the steps kept; parts add up to the mean step)")
