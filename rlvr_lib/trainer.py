@@ -163,7 +163,7 @@ class RLVRTrainer(GRPOTrainer):
     def _sampled_behaviour(self, input_ids, attention_mask, logits_to_keep):
         """The sampler's log-probs and entropies (B, T) for a scored batch, or None if they are not of its rows."""
         sampled, self._sampled = getattr(self, "_sampled", None), None
-        if sampled is None or self.accelerator.num_processes != 1:
+        if sampled is None or self.accelerator.num_processes != 1:  # several processes: not tested, forward instead
             return None
         tokens, lengths, logps, entropies = sampled
         completion_mask = attention_mask[:, -logits_to_keep:]
@@ -185,7 +185,7 @@ class RLVRTrainer(GRPOTrainer):
 
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
                                            compute_entropy=False, compute_aux_loss=False, **kwargs):
-        """TRL's per-token log-probs/entropies, with two speed changes (measured by benchmarks/step_profile.py).
+        """TRL's per-token log-probs/entropies, with three speed changes (measured by benchmarks/step_profile.py).
 
         1. Text-only batches run in buckets of similar length without their shared padding
            (``rlvr_lib.length_buckets``; ``LENGTH_BUCKET_ROWS`` rows each, 0: TRL's one-block forward). Same
