@@ -21,13 +21,17 @@ import warnings
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from accelerate.utils import is_peft_model
 from transformers import TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 from trl import GRPOTrainer
-from trl.trainer.utils import use_adapter
+from trl.extras.profiling import profiling_context
+from trl.trainer.utils import pad, use_adapter
 
 from .atomic import write_json_atomic
+from .eval.sampling import sample_tokens
+from .length_buckets import token_logps_by_length
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
 
@@ -56,6 +60,10 @@ class RLVRTrainer(GRPOTrainer):
             one, to log the behaviour policy's KL to it every step.
         Every other argument goes to ``trl.GRPOTrainer``.
     """
+
+    LENGTH_BUCKET_ROWS = 32  # rows per length bucket of a forward pass (speed; 0: TRL's one-block forward)
+    FAST_SAMPLER = True  # rollouts with rlvr_lib's decoding loop (speed; False: HF generate, TRL's default)
+    BEHAVIOUR_FROM_SAMPLER = True  # behaviour log-probs/entropies from that loop, not a forward (top_p 1 only)
 
     def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
         training_args = kwargs.get("args")
@@ -121,8 +129,107 @@ class RLVRTrainer(GRPOTrainer):
             return x
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
 
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        """TRL's generation; for plain-text prompts sampled with temperature and top-p only (the project's case),
+        ``rlvr_lib.eval.sampling.sample_tokens`` instead of HF ``generate`` (``FAST_SAMPLER``).
+
+        Speed (benchmarks/step_profile.py): the loop stops computing rows that have ended. Same distribution as
+        ``generate`` (same warpers, same multinomial draw), but since finished rows stop drawing random numbers,
+        a seed gives other samples than before. Returns what TRL's transformers path returns: per row the
+        completion ids up to and including the first eos, and no sampling log-probs (TRL would take them for
+        vLLM's importance-sampling correction). With top_p = 1 the loop's per-token log-probs and entropies are
+        those of softmax(logits / temperature), what TRL's behaviour forward computes; they are kept in
+        ``_sampled`` and replace that forward (``_sampled_behaviour``).
+        """
+        plain = not (self.use_vllm or self.use_transformers_continuous_batching or images or multimodal_fields
+                     or has_tool_images or self.args.generation_kwargs or self.top_k or self.min_p
+                     or self.repetition_penalty != 1.0)
+        if not (self.FAST_SAMPLER and plain):
+            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
+                                                 has_tool_images=has_tool_images)
+        device = self.accelerator.device
+        prompts = [torch.tensor(ids) for ids in prompt_ids]
+        input_ids = pad(prompts, padding_value=self._tokenizer.pad_token_id, padding_side="left").to(device)
+        attention_mask = pad([torch.ones_like(t) for t in prompts], padding_value=0, padding_side="left").to(device)
+        with profiling_context(self, "rlvr_lib.sample_tokens"):
+            tokens, lengths, logps, entropies = sample_tokens(
+                self.accelerator.unwrap_model(self.model), input_ids, attention_mask, temperature=self.temperature,
+                top_p=self.top_p, max_new_tokens=self.max_completion_length, eos_ids=self.eos_token_ids,
+                pad_token_id=self._tokenizer.pad_token_id,
+            )
+        if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
+            self._sampled = (tokens, lengths, logps, entropies)
+        return [row[:n] for row, n in zip(tokens.tolist(), lengths.tolist())], None
+
+    def _sampled_behaviour(self, input_ids, attention_mask, logits_to_keep):
+        """The sampler's log-probs and entropies (B, T) for a scored batch, or None if they are not of its rows."""
+        sampled, self._sampled = getattr(self, "_sampled", None), None
+        if sampled is None or self.accelerator.num_processes != 1:  # several processes: not tested, forward instead
+            return None
+        tokens, lengths, logps, entropies = sampled
+        completion_mask = attention_mask[:, -logits_to_keep:]
+        width = min(logits_to_keep, tokens.size(1))
+        if (tokens.size(0) != input_ids.size(0) or not torch.equal(completion_mask.sum(1), lengths)
+                or not torch.equal((tokens[:, :width] * completion_mask[:, :width]),
+                                   input_ids[:, -logits_to_keep:][:, :width] * completion_mask[:, :width])):
+            return None
+        pad_right = logits_to_keep - width
+        return F.pad(logps[:, :width], (0, pad_right)), F.pad(entropies[:, :width], (0, pad_right))
+
     def _generate_and_score_completions(self, inputs):
-        return self.apply_rollout_hook(super()._generate_and_score_completions(inputs))
+        self._behaviour_forward, self._sampled, self._scoring = None, None, True
+        try:
+            output = super()._generate_and_score_completions(inputs)
+        finally:
+            self._scoring = False
+        return self.apply_rollout_hook(output)
+
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
+                                           compute_entropy=False, compute_aux_loss=False, **kwargs):
+        """TRL's per-token log-probs/entropies, with three speed changes (measured by benchmarks/step_profile.py).
+
+        1. Text-only batches run in buckets of similar length without their shared padding
+           (``rlvr_lib.length_buckets``; ``LENGTH_BUCKET_ROWS`` rows each, 0: TRL's one-block forward). Same
+           numbers up to float rounding (~1e-6: the matrix shapes differ, the position ids do not).
+        2. When TRL scores a generation batch with the policy (its behaviour log-probs, computed when a batch
+           serves several optimizer steps), that forward also keeps the entropies, and hook 1 reuses it instead
+           of running a second identical no-grad forward (``_behaviour_logps_and_entropies``).
+        3. With ``BEHAVIOUR_FROM_SAMPLER``, that scoring takes the log-probs and entropies the sampler computed
+           while drawing the tokens (the behaviour policy's, KV-cached: equal to a forward up to float rounding).
+        """
+        scoring = getattr(self, "_scoring", False) and model is self.model and not torch.is_grad_enabled()
+        with_entropy = compute_entropy or scoring
+        sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep) if scoring else None
+        if sampled is not None:  # 3. the sampler's own log-probs and entropies: no forward at all
+            (logps, entropies), aux_loss = sampled, None
+        elif self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
+            logps, entropies = token_logps_by_length(
+                model, input_ids, attention_mask, logits_to_keep, rows_per_bucket=self.LENGTH_BUCKET_ROWS,
+                compute_entropy=with_entropy, autocast=self.accelerator.autocast,
+            )
+            aux_loss = None
+        else:  # images or MoE aux loss: TRL's own forward (the scoring one as one chunk, like hook 1's)
+            logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, batch_size=None if scoring else batch_size,
+                compute_entropy=with_entropy, compute_aux_loss=compute_aux_loss, **kwargs,
+            )
+        if scoring:
+            self._behaviour_forward = (input_ids, attention_mask, logits_to_keep, logps, entropies)
+        return logps, entropies if compute_entropy else None, aux_loss
+
+    def _behaviour_logps_and_entropies(self, input_ids, attention_mask, logits_to_keep):
+        """Behaviour log-probs and entropies (B, T) of a scored batch: TRL's forward if it ran on these inputs."""
+        cached, self._behaviour_forward = getattr(self, "_behaviour_forward", None), None
+        if (cached is not None and cached[2] == logits_to_keep and torch.equal(cached[0], input_ids)
+                and torch.equal(cached[1], attention_mask)):
+            return cached[3], cached[4]
+        sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep)
+        if sampled is not None:  # one update per batch: TRL ran no behaviour forward, the sampler's values serve
+            return sampled
+        logps, entropies, _ = self._get_per_token_logps_and_entropies(
+            self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
+        )
+        return logps, entropies
 
     def apply_rollout_hook(self, output: dict[str, Any]) -> dict[str, Any]:
         """Hook 1 on a scored generation batch (TRL's output dict; rewards from ``_calculate_rewards``)."""
@@ -136,9 +243,7 @@ class RLVRTrainer(GRPOTrainer):
             mask = mask * output["tool_mask"]
 
         with torch.no_grad():
-            logps, entropies, _ = self._get_per_token_logps_and_entropies(
-                self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
-            )
+            logps, entropies = self._behaviour_logps_and_entropies(input_ids, attention_mask, logits_to_keep)
             ref_logps = self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
         if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
             output["old_per_token_logps"] = logps

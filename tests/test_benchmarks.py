@@ -40,3 +40,133 @@ def test_entropy_by_kind_adds_up():
     assert sum(v["share"] for v in a.values()) == pytest.approx(1.0)
     assert 0 < sum(v["tokens_per_completion"] for v in a.values()) <= 12
     assert all(0 <= v["mean_entropy"] <= math.log(len(tok)) + 1e-6 for v in a.values())
+
+
+# ----------------------------------------------------------------------------- step_profile.py
+_PROFILE_SPEC = importlib.util.spec_from_file_location(
+    "step_profile", Path(__file__).parents[1] / "benchmarks" / "step_profile.py"
+)
+step_profile = importlib.util.module_from_spec(_PROFILE_SPEC)
+_PROFILE_SPEC.loader.exec_module(step_profile)
+
+
+class FakeClock:
+    """A clock that only moves when told to, so timings are exact."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_region_timer_is_exclusive_and_steps_add_up():
+    clock = FakeClock()
+    timer = step_profile.RegionTimer(clock)
+    timer.boundary()
+    clock.advance(0.5)  # outside any region: the step's "rest"
+    with timer.region("generation"):
+        clock.advance(1.0)
+        with timer.region("rollout forward"):  # nested: counted here only
+            clock.advance(0.25)
+        clock.advance(0.5)
+    timer.boundary()
+    with timer.region("generation"):
+        clock.advance(2.0)
+    timer.boundary()
+
+    first, second = timer.steps
+    assert first == {"generation": 1.5, "rollout forward": 0.25, step_profile.OTHER: 0.5, "total": 2.25}
+    assert second == {"generation": 2.0, step_profile.OTHER: 0.0, "total": 2.0}
+    assert timer.totals == {"generation": 3.5, "rollout forward": 0.25}
+    for step in timer.steps:
+        assert sum(v for k, v in step.items() if k != "total") == pytest.approx(step["total"])
+
+
+def test_region_timer_keeps_time_of_a_region_that_raises():
+    clock = FakeClock()
+    timer = step_profile.RegionTimer(clock)
+    with pytest.raises(RuntimeError):
+        with timer.region("generation"):
+            clock.advance(1.0)
+            raise RuntimeError("boom")
+    assert timer.totals["generation"] == 1.0 and timer.current() is None
+
+
+def test_wrap_times_calls_under_a_name_chosen_per_call():
+    clock = FakeClock()
+    timer = step_profile.RegionTimer(clock)
+
+    class Work:
+        def run(self, seconds, label):
+            clock.advance(seconds)
+            return label
+
+    work = Work()
+    assert timer.wrap(work, "run", lambda seconds, label: label)
+    assert not timer.wrap(work, "missing", "x")
+    assert work.run(1.0, "a") == "a" and work.run(2.0, "b") == "b"
+    assert work.run(4.0, None) is None  # None: no region of its own
+    assert timer.totals == {"a": 1.0, "b": 2.0}
+
+
+def test_summarise_steps_skips_warm_up_and_splits_step_kinds():
+    steps = [{"generation": 9.0, "total": 10.0, step_profile.OTHER: 1.0}]  # warm-up, skipped
+    for _ in range(3):
+        steps.append({"generation": 0.6, "loss forward": 0.1, step_profile.OTHER: 0.1, "total": 0.8})
+        steps.append({"loss forward": 0.1, step_profile.OTHER: 0.1, "total": 0.2})
+    summary = step_profile.summarise_steps(steps, skip=1)
+    assert summary["steps"] == 6
+    assert summary["mean_step_s"] == pytest.approx(0.5)
+    assert summary["median_generating_step_s"] == pytest.approx(0.8)
+    assert summary["median_reusing_step_s"] == pytest.approx(0.2)
+    assert sum(summary["parts_mean_s"].values()) == pytest.approx(summary["mean_step_s"])
+    assert set(summary["parts_mean_s"]) == set(step_profile.STEP_PARTS)
+    with pytest.raises(ValueError, match="no steps left"):
+        step_profile.summarise_steps(steps, skip=7)
+
+
+def test_instrumented_trainer_accounts_for_every_step(tmp_path):
+    """On a real (tiny) RLVRTrainer run: each named part is seen where expected, and the steps' parts add up to
+    the steps, whose sum stays within the training wall time."""
+    import time
+
+    from datasets import Dataset
+    from trl import GRPOConfig
+
+    from rlvr_lib.methods import build_method
+    from rlvr_lib.trainer import RLVRTrainer
+
+    def accuracy(prompts, completions, answer, **kwargs):
+        return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
+
+    tok = tiny_tokenizer()
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
+        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False, max_steps=4,
+        steps_per_generation=2, beta=0.0, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
+    )
+    trainer = RLVRTrainer(
+        model=tiny_model(tok), processing_class=tok, reward_funcs=[accuracy], args=args,
+        train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
+        method=build_method("grpo"), log_reference_kl=True,
+    )
+    timer = step_profile.RegionTimer()
+    step_profile.instrument_trainer(trainer, timer)
+    started = time.perf_counter()
+    trainer.train()
+    timer.boundary()
+    wall = time.perf_counter() - started
+
+    assert len(timer.steps) == 4
+    for step in timer.steps:
+        assert sum(v for k, v in step.items() if k != "total") == pytest.approx(step["total"])
+        assert all(v >= 0 for v in step.values())
+    assert [step.get("generation", 0.0) > 0 for step in timer.steps] == [True, False, True, False]
+    for part in ("rollout forward", "reference forward", "rewards/grading", "method rollout hook", "loss forward",
+                 "method loss terms", "loss backward", "grad clip + optimizer step", "logging"):
+        assert timer.totals[part] > 0, part
+    assert sum(s["total"] for s in timer.steps) <= wall  # set-up before the first step is in no step

@@ -177,3 +177,35 @@ def test_accuracy_reward_needs_answer_column():
         accuracy_reward(["p"], ["\\boxed{1}"])
     with pytest.raises(ValueError, match="answer"):
         accuracy_reward(["p", "q"], ["\\boxed{1}", "\\boxed{2}"], answer=["1"])
+
+
+def plain_integer_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
+    """(gold, answer) pairs of plain integers as models write them: signs, leading zeros, near misses."""
+    import random
+
+    rng = random.Random(seed)
+    pairs = [("0", "-0"), ("-0", "+0"), ("7", "+7"), ("007", "7"), ("-12", "-012"), ("10", "1"), ("1", "10"),
+             ("-5", "5"), ("123456789012345678901234567890", "123456789012345678901234567891")]
+    while len(pairs) < n:
+        gold = rng.choice([rng.randint(0, 99), rng.randint(-999, 999), rng.randint(0, 10**9)])
+        answer = rng.choice([gold, gold, gold + rng.choice([-10, -1, 1, 9]), -gold, gold * 10])
+
+        def write(value: int) -> str:
+            text = str(abs(value))
+            text = "0" * rng.choice([0, 0, 0, 1, 2]) + text
+            sign = "-" if value < 0 else rng.choice(["", "", "+"])
+            return sign + text
+
+        pairs.append((write(gold), write(answer)))
+    return pairs
+
+
+def test_fast_path_agrees_with_math_verify_on_plain_integers():
+    """The exact fast path (plain numbers compared as decimals) gives math-verify's verdict on every plain-integer
+    pair, including signs, leading zeros and near misses."""
+    pairs = plain_integer_pairs(400)
+    assert sum(int(g) == int(a) for g, a in pairs) > 100 and sum(int(g) != int(a) for g, a in pairs) > 100
+    for gold, answer in pairs:
+        result = grade(f"so \\boxed{{{answer}}}", gold)
+        assert result.reason.startswith("numeric"), (gold, answer, result)
+        assert result.correct == float(rewards._math_verify(gold, answer)), (gold, answer, result)

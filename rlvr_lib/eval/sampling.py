@@ -1,11 +1,10 @@
-"""Seeded, batched sampling with HF ``generate``, recording the entropy of the sampling distribution.
+"""Seeded, batched sampling with a KV-cached decoding loop, recording the entropy of the sampling distribution.
 
-Entropy: a logits processor placed after the temperature and top-p warpers sees, at every generated position,
-the exact logits that ``generate`` samples from, and records H = -sum p log p (nats) of their softmax. It is the
-entropy of the distribution actually sampled (temperature- and top-p-processed), not of the raw model
-distribution, and needs no extra forward pass. Temperature and top-p are applied by our own processors;
-``top_k``, ``repetition_penalty`` and the model's other sampling defaults are neutralised so that nothing from
-``model.generation_config`` changes the distribution.
+Entropy: at every generated position the loop applies the temperature and top-p warpers to the model's logits
+and records H = -sum p log p (nats) of the softmax it then samples from: the entropy of the distribution
+actually sampled (temperature- and top-p-processed), not of the raw model distribution, with no extra forward
+pass. Nothing from ``model.generation_config`` (top_k, repetition penalty, ...) enters the distribution.
+Speed: finished rows leave the batch (see ``sample_tokens``), which HF ``generate`` does not do.
 """
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from transformers import LogitsProcessor, LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+from transformers import DynamicCache, LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
 
 @dataclass(frozen=True)
@@ -25,18 +24,6 @@ class Completion:
     text: str
     n_tokens: int
     entropy: float
-
-
-class _EntropyRecorder(LogitsProcessor):
-    """Last logits processor: appends the entropy (B,) of softmax(scores) per step; leaves scores unchanged."""
-
-    def __init__(self) -> None:
-        self.steps: list[torch.Tensor] = []
-
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.Tensor) -> torch.Tensor:
-        probs = torch.softmax(scores.float(), dim=-1)
-        self.steps.append(torch.special.entr(probs).sum(-1))  # entr(0) = 0 for top-p-masked tokens
-        return scores
 
 
 def _eos_ids(model, tokenizer) -> list[int]:
@@ -52,31 +39,95 @@ def _eos_ids(model, tokenizer) -> list[int]:
     return ids
 
 
-def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float, top_p: float,
-                    max_new_tokens: int, eos_ids: list[int]) -> list[Completion]:
-    """Sample one completion per prompt (prompts may repeat)."""
-    enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-    recorder = _EntropyRecorder()
+# Compact the batch (drop finished rows from the cache and the next forward) once this share of it has finished.
+COMPACT_FRACTION = 0.25
+
+
+def _warpers(temperature: float, top_p: float) -> LogitsProcessorList:
     processors = LogitsProcessorList()
     if temperature != 1.0:
         processors.append(TemperatureLogitsWarper(float(temperature)))
     if top_p < 1.0:
         processors.append(TopPLogitsWarper(float(top_p)))
-    processors.append(recorder)
-    out = model.generate(
-        **enc, do_sample=True, max_new_tokens=max_new_tokens, logits_processor=processors,
-        temperature=1.0, top_p=1.0, top_k=0, repetition_penalty=1.0,  # neutral: our processors do the work
-        eos_token_id=eos_ids, pad_token_id=tokenizer.pad_token_id,
+    return processors
+
+
+@torch.no_grad()
+def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, *, temperature: float, top_p: float,
+                  max_new_tokens: int, eos_ids: list[int], pad_token_id: int
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Sample one completion per left-padded prompt row with a KV-cached decoding loop that stops computing
+    finished rows.
+
+    Args:
+        input_ids, attention_mask: (B, P) left-padded prompts.
+    Returns ``tokens`` (B, max_new_tokens), pad after each row's end; ``lengths`` (B,), tokens up to and including
+    the first eos (``max_new_tokens`` if none); ``logps`` and ``entropies`` (B, max_new_tokens): per generated
+    token, the log-probability of the drawn token and the entropy (nats) of the distribution it was drawn from
+    (temperature- and top-p-processed), 0 after the row's end.
+
+    Each step applies the temperature and top-p warpers to the last logits and draws the next token from their
+    softmax with ``torch.multinomial``; position ids count the real tokens (left padding ignored). This is what HF
+    ``generate`` does (with top_k 0), and without compaction the draws are identical (tests/test_sampling_speed.py).
+    Unlike ``generate``, rows that have produced an eos leave the batch (cache included) once ``COMPACT_FRACTION``
+    of it has finished, so for the same seed the samples differ from ``generate``'s (same distribution, fewer
+    random draws per step).
+    """
+    rows = input_ids.size(0)
+    device = input_ids.device
+    mask = attention_mask
+    positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
+    cache = DynamicCache(config=model.config)
+    logits = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, cache=cache,
+                   use_cache=True, logits_to_keep=1).logits[:, -1]
+    warpers = _warpers(temperature, top_p)
+    eos = torch.tensor(eos_ids, device=device)
+    tokens = torch.full((rows, max_new_tokens), pad_token_id, dtype=torch.long, device=device)
+    lengths = torch.full((rows,), max_new_tokens, dtype=torch.long, device=device)
+    token_logps = torch.zeros(rows, max_new_tokens, device=device)
+    token_entropies = torch.zeros(rows, max_new_tokens, device=device)
+    batch_rows = torch.arange(rows, device=device)  # the original row of each row in the batch
+    running = torch.ones(rows, dtype=torch.bool, device=device)  # rows of the batch still generating
+    next_position = positions[:, -1:] + 1
+    for step in range(max_new_tokens):
+        scores = warpers(None, logits)
+        probs = torch.softmax(scores.float(), dim=-1)
+        entropy = torch.special.entr(probs).sum(-1)  # entr(0) = 0 for top-p-masked tokens
+        sampled = torch.multinomial(probs, num_samples=1).squeeze(1)
+        logp = torch.log_softmax(scores.float(), dim=-1).gather(1, sampled[:, None]).squeeze(1)
+        live = batch_rows[running]
+        tokens[live, step] = sampled[running]
+        token_logps[live, step] = logp[running]
+        token_entropies[live, step] = entropy[running]
+        ended = running & torch.isin(sampled, eos)
+        lengths[batch_rows[ended]] = step + 1
+        running &= ~ended
+        if step + 1 == max_new_tokens or not running.any():
+            break
+        if (~running).sum() >= COMPACT_FRACTION * running.numel():
+            keep = running.nonzero().squeeze(1)
+            cache.batch_select_indices(keep)
+            batch_rows, sampled, mask, next_position = batch_rows[keep], sampled[keep], mask[keep], next_position[keep]
+            running = running[keep]
+        mask = torch.cat([mask, mask.new_ones(mask.size(0), 1)], dim=1)
+        logits = model(input_ids=sampled[:, None], attention_mask=mask, position_ids=next_position,
+                       cache=cache, use_cache=True).logits[:, -1]
+        next_position = next_position + 1
+    return tokens, lengths, token_logps, token_entropies
+
+
+def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float, top_p: float,
+                    max_new_tokens: int, eos_ids: list[int]) -> list[Completion]:
+    """Sample one completion per prompt (prompts may repeat) with ``sample_tokens``."""
+    enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+    tokens, lengths, _, entropies = sample_tokens(
+        model, enc["input_ids"], enc["attention_mask"], temperature=temperature, top_p=top_p,
+        max_new_tokens=max_new_tokens, eos_ids=eos_ids, pad_token_id=tokenizer.pad_token_id,
     )
-    ids = out[:, enc["input_ids"].shape[1]:]  # (B, T)
-    entropy = torch.stack(recorder.steps, dim=1)  # (B, T)
-    is_eos = torch.isin(ids, torch.tensor(eos_ids, device=ids.device))
-    first_eos = torch.where(is_eos.any(1), is_eos.int().argmax(1) + 1, ids.shape[1])  # (B,) lengths
-    mask = torch.arange(ids.shape[1], device=ids.device)[None, :] < first_eos[:, None]
-    mean_entropy = (entropy * mask).sum(1) / first_eos
-    lengths = first_eos.tolist()
-    texts = tokenizer.batch_decode([row[:m] for row, m in zip(ids.tolist(), lengths)], skip_special_tokens=True)
-    return [Completion(t, m, float(h)) for t, m, h in zip(texts, lengths, mean_entropy.tolist())]
+    mean_entropy = entropies.sum(1) / lengths
+    lengths_list = lengths.tolist()
+    texts = tokenizer.batch_decode([row[:n] for row, n in zip(tokens.tolist(), lengths_list)], skip_special_tokens=True)
+    return [Completion(t, n, float(h)) for t, n, h in zip(texts, lengths_list, mean_entropy.tolist())]
 
 
 def _check_args(prompts, n, temperature, top_p, max_new_tokens, batch_size) -> None:
