@@ -32,8 +32,16 @@ class EvalConfig:
     max_new_tokens: int = 64
     batch_size: int = 256
     n_boot: int = 1000
+    # issue 11: per-benchmark overrides of n / ks / temperature / top_p / max_new_tokens (e.g. OPEFO: avg@32 on
+    # AIME24/25 and AMC23, avg@1 on the rest)
+    per_benchmark: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for bench, overrides in self.per_benchmark.items():
+            unknown = sorted(set(overrides) - PER_BENCHMARK_KEYS)
+            if unknown:
+                raise ValueError(f"eval.per_benchmark.{bench}: unknown key(s) {unknown}; valid: {sorted(PER_BENCHMARK_KEYS)}")
+            EvalConfig(**{**self.for_benchmark(bench), "per_benchmark": {}})  # validates the merged settings
         if self.n < 1:
             raise ValueError(f"eval.n must be >= 1, got {self.n}")
         if self.ks is not None and any(not 1 <= k <= self.n for k in self.ks):
@@ -42,6 +50,14 @@ class EvalConfig:
             raise ValueError(f"eval.top_p must lie in (0, 1], got {self.top_p}")
         if self.temperature <= 0:
             raise ValueError(f"eval.temperature must be > 0, got {self.temperature}")
+
+    def for_benchmark(self, name: str) -> dict[str, Any]:
+        """Sampling settings for benchmark ``name``: the shared ones with its ``per_benchmark`` overrides."""
+        shared = {k: getattr(self, k) for k in PER_BENCHMARK_KEYS}
+        return {**shared, **self.per_benchmark.get(name, {})}
+
+
+PER_BENCHMARK_KEYS = {"n", "ks", "temperature", "top_p", "max_new_tokens"}
 
 
 @dataclass
@@ -56,10 +72,25 @@ class DataConfig:
     max_train: int | None = None
     benchmarks: list[str] = field(default_factory=lambda: ["math500"])  # files: evaluation sets
     max_eval: int | None = None  # per benchmark, None: all problems
+    # --- issue 11 (paper profiles); files source only
+    eval_limits: dict[str, int] = field(default_factory=dict)  # first N problems of a benchmark (ERPO: minerva 40)
+    prompt_template: str | None = None  # must hold {problem}; None: rlvr_lib.data.DEFAULT_TEMPLATE
+    dedupe: bool = False  # drop repeated problem texts (and texts repeated with different answers)
+    # keep problems whose reference solution has <= this fraction of train.max_completion_length tokens (ERPO A.3)
+    max_solution_fraction: float | None = None
+    max_prompt_tokens: int | None = None  # drop problems whose formatted prompt is longer (verl's overlong filter)
+    tokenizer: str | None = None  # for the length filters; None: Qwen2.5's, built from <root>/tokenizers/qwen.tiktoken
 
     def __post_init__(self) -> None:
         if self.source not in DATA_SOURCES:
             raise ValueError(f"data.source must be one of {DATA_SOURCES}, got '{self.source}'")
+        if self.prompt_template is not None and "{problem}" not in self.prompt_template:
+            raise ValueError("data.prompt_template must contain the placeholder '{problem}'")
+        if self.max_solution_fraction is not None and not 0 < self.max_solution_fraction <= 1:
+            raise ValueError(f"data.max_solution_fraction must lie in (0, 1], got {self.max_solution_fraction}")
+        bad = {k: v for k, v in self.eval_limits.items() if not isinstance(v, int) or v < 1}
+        if bad:
+            raise ValueError(f"data.eval_limits must map benchmarks to positive integers, got {bad}")
 
 
 @dataclass

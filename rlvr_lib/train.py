@@ -22,7 +22,7 @@ from transformers.utils.notebook import NotebookProgressCallback
 from trl import GRPOConfig
 
 from .methods import build_method
-from .rewards import accuracy_reward, format_reward
+from .rewards import FORMAT_REWARDS, accuracy_reward
 from .trainer import RLVRTrainer
 
 
@@ -36,7 +36,7 @@ class TrainConfig:
     max_completion_length: int = 64
     learning_rate: float = 1e-4
     lr_scheduler_type: str = "constant"
-    warmup_steps: int = 0
+    warmup_steps: int | float = 0  # an int: steps; a float in (0, 1): fraction of all steps (transformers 5)
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
     temperature: float = 1.0
@@ -44,13 +44,18 @@ class TrainConfig:
     gradient_accumulation_steps: int = 1
     steps_per_generation: int | None = None  # None: = gradient_accumulation_steps (one update per rollout batch)
     num_iterations: int = 1  # passes over each rollout batch (PPO epochs)
-    format_weight: float = 0.0  # weight of the boxed-format reward added to the accuracy reward
+    format_weight: float = 0.0  # weight of the format reward added to the accuracy reward
+    format_reward: str = "boxed"  # issue 11: boxed (a closed \\boxed{}) | think (one <think>...</think>, CW-GRPO)
+    num_train_epochs: float | None = None  # issue 11: passes over the training set (ERPO 1); None: max_steps
     lora_r: int = 0  # 0: full fine-tuning; > 0: LoRA of this rank on all linear layers
     lora_alpha: int = 64
     bf16: bool = False
     gradient_checkpointing: bool = False
     use_vllm: bool = False
-    log_reference_kl: bool = True
+    # KL of the behaviour policy to the initial one, logged every step. None (auto): on where it costs no model
+    # copy (LoRA: the reference is the model with adapters off; or the method keeps a reference anyway) or the
+    # policy is small (< REFERENCE_COPY_MAX_PARAMS); off for full fine-tuning of a large model (issue 11)
+    log_reference_kl: bool | None = None
     save_steps: int = 0  # 0: no intermediate checkpoints
     seed: int = 0
 
@@ -70,6 +75,12 @@ class TrainConfig:
                 "train.warmup_steps is ignored by lr_scheduler_type 'constant' (transformers' constant schedule "
                 "has no warm-up): set lr_scheduler_type to 'constant_with_warmup'"
             )
+        if self.format_reward not in FORMAT_REWARDS:
+            raise ValueError(f"train.format_reward must be one of {sorted(FORMAT_REWARDS)}, got '{self.format_reward}'")
+        if self.num_train_epochs is not None and self.num_train_epochs <= 0:
+            raise ValueError(f"train.num_train_epochs must be > 0 or null, got {self.num_train_epochs}")
+        if isinstance(self.warmup_steps, float) and not 0 <= self.warmup_steps < 1:
+            raise ValueError(f"train.warmup_steps as a float is a fraction of all steps in [0, 1), got {self.warmup_steps}")
         if self.bf16 and not torch.cuda.is_available():
             raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
 
@@ -92,7 +103,8 @@ def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> G
         )
     return GRPOConfig(
         output_dir=str(output_dir),
-        max_steps=cfg.max_steps,
+        max_steps=-1 if cfg.num_train_epochs is not None else cfg.max_steps,
+        num_train_epochs=cfg.num_train_epochs or 1.0,
         per_device_train_batch_size=responses // (cfg.gradient_accumulation_steps * num_processes),
         gradient_accumulation_steps=cfg.gradient_accumulation_steps,
         steps_per_generation=cfg.steps_per_generation,
@@ -145,8 +157,6 @@ def train_method(
     Returns the per-step log history (also written to ``output_dir/history.json``). The final folder
     appears only when training finished (written under a temporary name, then renamed).
     """
-    from dvclive import Live
-
     model_path, output_dir = Path(model_path), Path(output_dir)
     if not (model_path / "config.json").exists():
         raise FileNotFoundError(
@@ -164,13 +174,15 @@ def train_method(
 
     callbacks = []
     if live_dir is not None:
+        from dvclive import Live
+
         live = Live(dir=str(live_dir), save_dvc_exp=False, dvcyaml=False)
         live.log_params({"method": method_name, **method.defaults(), **method_hparams, **dataclasses.asdict(cfg)})
         callbacks.append(DVCLiveCallback(live=live))
     trainer = RLVRTrainer(
         model=model,
         processing_class=tokenizer,
-        reward_funcs=[accuracy_reward, format_reward],
+        reward_funcs=[accuracy_reward, FORMAT_REWARDS[cfg.format_reward]],
         args=grpo_config(cfg, output_dir),
         train_dataset=records_dataset(records),
         callbacks=callbacks,

@@ -33,6 +33,7 @@ from .methods.core import k3_kl, masked_mean, masked_quantiles
 METHOD_STATE_FILE = "method_state.json"
 EXTRA_PREFIX = "method_extra/"
 ENTROPY_QUANTILES = (0.1, 0.5, 0.9)
+REFERENCE_COPY_MAX_PARAMS = 100_000_000  # auto KL logging copies the policy only below this size
 
 
 class _MethodStepCallback(TrainerCallback):
@@ -51,12 +52,15 @@ class RLVRTrainer(GRPOTrainer):
 
     Args:
         method: a registered method instance (``rlvr_lib.methods.build_method``).
-        log_reference_kl: build a frozen reference (the initial policy) even when the method does not need
-            one, to log the behaviour policy's KL to it every step.
+        log_reference_kl: log the behaviour policy's KL to the initial policy every step, building a frozen
+            reference even when the method does not need one. None (auto): on when that costs no model copy
+            (a PEFT model, whose reference is the model with adapters off, or a method that keeps a reference
+            anyway) or the policy has fewer than ``REFERENCE_COPY_MAX_PARAMS`` parameters; off otherwise, since
+            the copy of a full fine-tuned large model costs its weights again in GPU memory.
         Every other argument goes to ``trl.GRPOTrainer``.
     """
 
-    def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
+    def __init__(self, *args: Any, method: Method, log_reference_kl: bool | None = None, **kwargs: Any):
         training_args = kwargs.get("args")
         if training_args is not None and training_args.beta != 0.0:
             raise ValueError(
@@ -71,6 +75,12 @@ class RLVRTrainer(GRPOTrainer):
         super().__init__(*args, **kwargs)
         self.method = method
         self._rewards_per_func: torch.Tensor | None = None
+        self._capture_behaviour = False  # set while TRL's generation step runs (see _get_per_token_logps_and_entropies)
+        self._behaviour_cache: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+        if log_reference_kl is None:
+            small = sum(p.numel() for p in self.model.parameters()) < REFERENCE_COPY_MAX_PARAMS
+            log_reference_kl = is_peft_model(self.model) or method.needs_reference or small
+        self.log_reference_kl = log_reference_kl
         self._uses_reference = method.needs_reference or log_reference_kl
         if self._uses_reference and not is_peft_model(self.model):
             reference = copy.deepcopy(self.model).eval().requires_grad_(False)
@@ -109,10 +119,14 @@ class RLVRTrainer(GRPOTrainer):
 
     def _reference_logps(self, input_ids, attention_mask, logits_to_keep) -> torch.Tensor:
         if self.ref_model is not None:
-            return self._get_per_token_logps_and_entropies(self.ref_model, input_ids, attention_mask, logits_to_keep)[0]
+            return self._get_per_token_logps_and_entropies(
+                self.ref_model, input_ids, attention_mask, logits_to_keep, batch_size=self.args.per_device_train_batch_size
+            )[0]
         model = self.accelerator.unwrap_model(self.model)  # PEFT: the reference is the model without adapters
         with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
-            return self._get_per_token_logps_and_entropies(self.model, input_ids, attention_mask, logits_to_keep)[0]
+            return self._get_per_token_logps_and_entropies(
+                self.model, input_ids, attention_mask, logits_to_keep, batch_size=self.args.per_device_train_batch_size
+            )[0]
 
     def _gather_rows(self, x: torch.Tensor | None, pad: float = 0.0) -> torch.Tensor | None:
         """Concatenate a (B_local, T_local) tensor over processes, padding T to the largest."""
@@ -121,7 +135,42 @@ class RLVRTrainer(GRPOTrainer):
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
 
     def _generate_and_score_completions(self, inputs):
-        return self.apply_rollout_hook(super()._generate_and_score_completions(inputs))
+        self._capture_behaviour, self._behaviour_cache = True, None
+        try:
+            output = super()._generate_and_score_completions(inputs)
+        finally:
+            self._capture_behaviour = False
+        return self.apply_rollout_hook(output)
+
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
+                                           compute_entropy=False, *args, **kwargs):
+        """TRL's forward pass; during generation, its behaviour log-prob pass also keeps the entropies.
+
+        TRL runs a no-grad pass of the policy for ``old_per_token_logps`` when the rollout batch serves several
+        optimizer steps; the rollout hook needs the same log-probs plus entropies, so that pass computes both and
+        the hook reuses them instead of a second forward pass over the rollout batch.
+        """
+        if not (self._capture_behaviour and model is self.model):
+            return super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, batch_size, compute_entropy, *args, **kwargs
+            )
+        logps, entropies, aux = super()._get_per_token_logps_and_entropies(
+            model, input_ids, attention_mask, logits_to_keep, batch_size, True, *args, **kwargs
+        )
+        self._behaviour_cache = (input_ids, logps, entropies)
+        return logps, entropies if compute_entropy else None, aux
+
+    def _behaviour_logps_and_entropies(self, input_ids, attention_mask, logits_to_keep):
+        """(logps, entropies) of the behaviour policy, (B, T): from TRL's pass when it ran, else one no-grad pass."""
+        cached = self._behaviour_cache
+        self._behaviour_cache = None
+        if cached is not None and cached[0].shape == input_ids.shape and torch.equal(cached[0], input_ids):
+            return cached[1], cached[2]
+        logps, entropies, _ = self._get_per_token_logps_and_entropies(
+            self.model, input_ids, attention_mask, logits_to_keep,
+            batch_size=self.args.per_device_train_batch_size, compute_entropy=True,
+        )
+        return logps, entropies
 
     def apply_rollout_hook(self, output: dict[str, Any]) -> dict[str, Any]:
         """Hook 1 on a scored generation batch (TRL's output dict; rewards from ``_calculate_rewards``)."""
@@ -135,9 +184,7 @@ class RLVRTrainer(GRPOTrainer):
             mask = mask * output["tool_mask"]
 
         with torch.no_grad():
-            logps, entropies, _ = self._get_per_token_logps_and_entropies(
-                self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
-            )
+            logps, entropies = self._behaviour_logps_and_entropies(input_ids, attention_mask, logits_to_keep)
             ref_logps = self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
         if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
             output["old_per_token_logps"] = logps
