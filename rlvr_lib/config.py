@@ -76,8 +76,7 @@ class DataConfig:
     eval_limits: dict[str, int] = field(default_factory=dict)  # first N problems of a benchmark (ERPO: minerva 40)
     prompt_template: str | None = None  # must hold {problem}; None: rlvr_lib.data.DEFAULT_TEMPLATE
     dedupe: bool = False  # drop repeated problem texts (and texts repeated with different answers)
-    # keep problems whose reference solution has <= this fraction of train.max_completion_length tokens (ERPO A.3)
-    max_solution_fraction: float | None = None
+    max_solution_tokens: float | None = None  # keep problems whose reference solution has <= this many tokens
     max_prompt_tokens: int | None = None  # drop problems whose formatted prompt is longer (verl's overlong filter)
     tokenizer: str | None = None  # for the length filters; None: Qwen2.5's, built from <root>/tokenizers/qwen.tiktoken
 
@@ -86,8 +85,9 @@ class DataConfig:
             raise ValueError(f"data.source must be one of {DATA_SOURCES}, got '{self.source}'")
         if self.prompt_template is not None and "{problem}" not in self.prompt_template:
             raise ValueError("data.prompt_template must contain the placeholder '{problem}'")
-        if self.max_solution_fraction is not None and not 0 < self.max_solution_fraction <= 1:
-            raise ValueError(f"data.max_solution_fraction must lie in (0, 1], got {self.max_solution_fraction}")
+        for key in ("max_solution_tokens", "max_prompt_tokens", "max_train"):
+            if getattr(self, key) is not None and getattr(self, key) <= 0:
+                raise ValueError(f"data.{key} must be > 0 or null, got {getattr(self, key)}")
         bad = {k: v for k, v in self.eval_limits.items() if not isinstance(v, int) or v < 1}
         if bad:
             raise ValueError(f"data.eval_limits must map benchmarks to positive integers, got {bad}")

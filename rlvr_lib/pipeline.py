@@ -24,6 +24,7 @@ EVAL_DIR = REPORTS_DIR / "eval"
 METRICS_DIR = REPORTS_DIR / "metrics"
 TESTBED_BENCHMARK = "testbed"
 EXTERNAL_MODEL_FILE = "external_model.json"
+DATA_REPORT_FILE = "data_report.json"  # files source: filter counts and contamination (issue 11)
 
 
 def repo_root(start: Path | None = None) -> Path:
@@ -65,9 +66,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------- stage: data
-def stage_data(params: Params) -> dict[str, int]:
-    """Write ``data/generated/train.jsonl`` and one ``eval_<benchmark>.jsonl`` per benchmark; returns row counts."""
-    from . import data as real_data
+def stage_data(params: Params) -> dict[str, Any]:
+    """Write ``data/generated/train.jsonl`` and one ``eval_<benchmark>.jsonl`` per benchmark; returns row counts
+    (with ``data.source: files`` also ``report``, written to ``data/generated/data_report.json``)."""
     from .testbed import make_splits, to_records
 
     cfg = params.data
@@ -75,23 +76,46 @@ def stage_data(params: Params) -> dict[str, int]:
         tb = testbed_data_settings(params)
         train, held_out = make_splits(tb["n_train"], tb["n_eval"], tb["seed"], tuple(tb["levels"]))
         train_rows, benchmarks = to_records(train), {TESTBED_BENCHMARK: to_records(held_out)}
+        report = None
     else:
-        rows = real_data.load_training_set(cfg.train_set, cfg.root)
-        if cfg.train_levels is not None:
-            rows = real_data.filter_by_level(rows, tuple(cfg.train_levels))
-        rows = rows[: cfg.max_train] if cfg.max_train else rows
-        train_rows = [{**r, "prompt": real_data.format_prompt(r["problem"])} for r in rows]
-        benchmarks = {
-            name: [{**r, "prompt": real_data.format_prompt(r["problem"])}
-                   for r in real_data.load_benchmark(name, cfg.root, limit=cfg.max_eval)]
-            for name in cfg.benchmarks
-        }
+        train_rows, benchmarks, report = files_data(cfg)
     if DATA_DIR.exists():
         shutil.rmtree(DATA_DIR)
     write_jsonl_atomic(DATA_DIR / "train.jsonl", train_rows)
     for name, rows in benchmarks.items():
         write_jsonl_atomic(DATA_DIR / f"eval_{name}.jsonl", rows)
-    return {"train": len(train_rows), **{f"eval_{k}": len(v) for k, v in benchmarks.items()}}
+    counts = {"train": len(train_rows), **{f"eval_{k}": len(v) for k, v in benchmarks.items()}}
+    if report is not None:
+        write_json_atomic(DATA_DIR / DATA_REPORT_FILE, {**report, "written": counts})
+        counts["report"] = report
+    return counts
+
+
+def files_data(cfg) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """Training rows, evaluation sets and a report (row count after each filter; contamination of the training
+    set against every benchmark present, exact and normalised-text matches) for ``data.source: files``."""
+    from . import data as real_data
+
+    template = cfg.prompt_template or real_data.DEFAULT_TEMPLATE
+    needs_tokenizer = cfg.max_solution_tokens is not None or cfg.max_prompt_tokens is not None
+    train_rows, steps = real_data.build_training_rows(
+        cfg.train_set, cfg.root, levels=cfg.train_levels, dedupe_problems=cfg.dedupe,
+        max_solution_tokens=cfg.max_solution_tokens, max_prompt_tokens=cfg.max_prompt_tokens, template=template,
+        max_rows=cfg.max_train, tokenizer=real_data.length_tokenizer(cfg.tokenizer, cfg.root) if needs_tokenizer else None,
+    )
+    benchmarks = {
+        name: [{**r, "prompt": real_data.format_prompt(r["problem"], template)}
+               for r in real_data.load_benchmark(name, cfg.root, limit=cfg.eval_limits.get(name, cfg.max_eval))]
+        for name in cfg.benchmarks
+    }
+    contamination = {}
+    for name in real_data.BENCHMARKS:  # every benchmark present, not only the evaluated ones
+        try:
+            rows = benchmarks.get(name) or real_data.load_benchmark(name, cfg.root)
+        except FileNotFoundError:
+            continue
+        contamination[name] = real_data.contamination(train_rows, rows)
+    return train_rows, benchmarks, {"train_set": cfg.train_set, "train_steps": steps, "contamination": contamination}
 
 
 def testbed_data_settings(params: Params) -> dict[str, Any]:
@@ -185,8 +209,8 @@ def stage_eval(params: Params, run: str) -> dict[str, dict[str, Any]]:
     e = params.eval
     results = {
         name: evaluate_benchmark(
-            model, tokenizer, problems, n=e.n, ks=e.ks, temperature=e.temperature, top_p=e.top_p,
-            max_new_tokens=e.max_new_tokens, batch_size=e.batch_size, seed=params.seed, n_boot=e.n_boot,
+            model, tokenizer, problems, **e.for_benchmark(name), batch_size=e.batch_size, seed=params.seed,
+            n_boot=e.n_boot,
         )
         for name, problems in eval_sets().items()
     }

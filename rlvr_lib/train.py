@@ -81,8 +81,6 @@ class TrainConfig:
             raise ValueError(f"train.num_train_epochs must be > 0 or null, got {self.num_train_epochs}")
         if isinstance(self.warmup_steps, float) and not 0 <= self.warmup_steps < 1:
             raise ValueError(f"train.warmup_steps as a float is a fraction of all steps in [0, 1), got {self.warmup_steps}")
-        if self.bf16 and not torch.cuda.is_available():
-            raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> "TrainConfig":
@@ -95,6 +93,8 @@ class TrainConfig:
 
 def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> GRPOConfig:
     """Translate a TrainConfig into TRL's GRPOConfig (CPU-safe defaults)."""
+    if cfg.bf16 and not torch.cuda.is_available():  # checked here, not in TrainConfig: GPU profiles load on a CPU
+        raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
     responses = cfg.prompts_per_step * cfg.num_generations
     if responses % (cfg.gradient_accumulation_steps * num_processes):
         raise ValueError(

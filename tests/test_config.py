@@ -49,3 +49,22 @@ def test_deep_merge_does_not_mutate():
     base = {"a": {"b": 1, "c": [1]}, "d": 2}
     merged = deep_merge(base, {"a": {"b": 5}})
     assert merged == {"a": {"b": 5, "c": [1]}, "d": 2} and base["a"]["b"] == 1
+
+
+def test_eval_per_benchmark_overrides_and_new_data_keys():
+    p = parse_params({**BASE, "eval": {"n": 4, "per_benchmark": {"aime24": {"n": 32, "temperature": 0.6}}},
+                      "data": {"eval_limits": {"minerva": 40}, "dedupe": True, "max_solution_tokens": 204.8}})
+    assert p.eval.for_benchmark("aime24") == {"n": 32, "ks": None, "temperature": 0.6, "top_p": 1.0, "max_new_tokens": 64}
+    assert p.eval.for_benchmark("math500")["n"] == 4
+    with pytest.raises(ValueError, match="per_benchmark.aime24.*unknown.*batch"):
+        parse_params({**BASE, "eval": {"per_benchmark": {"aime24": {"batch_size": 3}}}})
+    with pytest.raises(ValueError, match="eval.top_p"):
+        parse_params({**BASE, "eval": {"per_benchmark": {"aime24": {"top_p": 0}}}})
+    with pytest.raises(ValueError, match="prompt_template"):
+        parse_params({**BASE, "data": {"prompt_template": "no placeholder"}})
+    with pytest.raises(ValueError, match="eval_limits"):
+        parse_params({**BASE, "data": {"eval_limits": {"minerva": 0}}})
+    with pytest.raises(ValueError, match="format_reward"):
+        parse_params({**BASE, "train": {"format_reward": "xml"}})
+    with pytest.raises(ValueError, match="warmup_steps.*fraction"):
+        parse_params({**BASE, "train": {"warmup_steps": 1.5, "lr_scheduler_type": "cosine"}})

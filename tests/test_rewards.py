@@ -177,3 +177,13 @@ def test_accuracy_reward_needs_answer_column():
         accuracy_reward(["p"], ["\\boxed{1}"])
     with pytest.raises(ValueError, match="answer"):
         accuracy_reward(["p", "q"], ["\\boxed{1}", "\\boxed{2}"], answer=["1"])
+
+
+def test_think_format_reward():
+    from rlvr_lib.rewards import FORMAT_REWARDS
+
+    think = FORMAT_REWARDS["think"]
+    texts = ["<think> a </think> <answer>1</answer>", "no tags", "</think> x <think>", "<think> a <think> b </think>",
+             [{"role": "assistant", "content": "<think>x</think>"}]]
+    assert think(None, texts) == [1.0, 0.0, 0.0, 0.0, 1.0]
+    assert think.__name__ == FORMAT_REWARDS["boxed"].__name__ == "format"
