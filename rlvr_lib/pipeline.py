@@ -172,13 +172,19 @@ def stage_train(params: Params, run: str) -> list[dict[str, float]]:
     if run not in params.runs:
         raise ValueError(f"run '{run}' is not in params.yaml 'methods'; runs: {sorted(params.runs)}")
     spec = params.runs[run]
+    from accelerate import PartialState
+
     records = read_jsonl(DATA_DIR / "train.jsonl")
     out_dir, live_dir = RUNS_DIR / run, TRAINING_LOGS_DIR / run
-    for folder in (out_dir, live_dir):
-        if folder.exists():
-            shutil.rmtree(folder)
+    state = PartialState()  # under `accelerate launch` only the main process clears and writes outputs
+    if state.is_main_process:
+        for folder in (out_dir, live_dir):
+            if folder.exists():
+                shutil.rmtree(folder)
+    state.wait_for_everyone()
     history = train_method(base_model_path(params), spec.method, spec.hparams, records, spec.train, out_dir, live_dir)
-    write_json_atomic(live_dir / "history.json", history)
+    if state.is_main_process:
+        write_json_atomic(live_dir / "history.json", history)
     return history
 
 

@@ -172,8 +172,11 @@ def train_method(
 
         peft_config = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM")
 
+    from accelerate import PartialState
+
+    state = PartialState()  # several processes under `accelerate launch`: one writes, all train
     callbacks = []
-    if live_dir is not None:
+    if live_dir is not None and state.is_main_process:
         from dvclive import Live
 
         live = Live(dir=str(live_dir), save_dvc_exp=False, dvcyaml=False)
@@ -183,7 +186,7 @@ def train_method(
         model=model,
         processing_class=tokenizer,
         reward_funcs=[accuracy_reward, FORMAT_REWARDS[cfg.format_reward]],
-        args=grpo_config(cfg, output_dir),
+        args=grpo_config(cfg, output_dir, num_processes=state.num_processes),
         train_dataset=records_dataset(records),
         callbacks=callbacks,
         peft_config=peft_config,
@@ -197,6 +200,9 @@ def train_method(
     trainer.train()
     history = [row for row in trainer.state.log_history if "step_time" in row]
 
+    if not state.is_main_process:
+        state.wait_for_everyone()
+        return history
     final, partial = output_dir / "final", output_dir / "final.partial"
     shutil.rmtree(partial, ignore_errors=True)
     merged = trainer.model.merge_and_unload() if peft_config is not None else trainer.model
@@ -206,4 +212,5 @@ def train_method(
     shutil.rmtree(final, ignore_errors=True)
     os.replace(partial, final)
     (output_dir / "history.json").write_text(json.dumps(history, indent=1))
+    state.wait_for_everyone()
     return history
