@@ -87,12 +87,12 @@ rollout() {
 dist() {
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
   python3 benchmarks/dist_equality.py run --out "$OUT/eq1" 2>&1 | tail -1
-  accelerate launch --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no \
+  python3 -m accelerate.commands.launch --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no \
     benchmarks/dist_equality.py run --out "$OUT/eq2" 2>&1 | tail -1
   python3 benchmarks/dist_equality.py compare "$OUT/eq1" "$OUT/eq2" | tee "$OUT/equality.md"
   for n in 1 2; do
     local t0=$(date +%s)
-    accelerate launch --num_processes $n --num_machines 1 --mixed_precision no --dynamo_backend no \
+    python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 --mixed_precision no --dynamo_backend no \
       -m rlvr_lib train grpo --params $PARAMS > "$OUT/logs/dist_grpo_$n.log" 2>&1
     echo "DIST grpo processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 1) for r in json.load(open('runs/grpo/history.json'))])")"
   done

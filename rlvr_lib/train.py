@@ -18,7 +18,10 @@ from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.integrations import DVCLiveCallback
 from transformers.trainer_callback import ProgressCallback
-from transformers.utils.notebook import NotebookProgressCallback
+try:
+    from transformers.utils.notebook import NotebookProgressCallback
+except ImportError:  # no IPython (e.g. a bare GPU machine): no notebook progress table to replace
+    NotebookProgressCallback = None
 from trl import GRPOConfig
 
 from .methods import build_method
@@ -193,7 +196,7 @@ def train_method(
         method=method,
         log_reference_kl=cfg.log_reference_kl,
     )
-    if trainer.pop_callback(NotebookProgressCallback) is not None:
+    if NotebookProgressCallback is not None and trainer.pop_callback(NotebookProgressCallback) is not None:
         # In a notebook kernel transformers re-renders an HTML table of every logged step at every step; under
         # papermill each render is saved, which makes long runs quadratic. A tqdm bar + one log line per step instead.
         trainer.add_callback(ProgressCallback)
