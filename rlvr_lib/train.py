@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,11 +181,14 @@ def train_method(
     state = PartialState()  # several processes under `accelerate launch`: one writes, all train
     callbacks = []
     if live_dir is not None and state.is_main_process:
-        from dvclive import Live
-
-        live = Live(dir=str(live_dir), save_dvc_exp=False, dvcyaml=False)
-        live.log_params({"method": method_name, **method.defaults(), **method_hparams, **dataclasses.asdict(cfg)})
-        callbacks.append(DVCLiveCallback(live=live))
+        try:
+            from dvclive import Live
+        except ImportError:  # a bare GPU machine: history.json still records every step
+            warnings.warn(f"dvclive is not installed: no DVCLive logs in {live_dir} (history.json is still written)")
+        else:
+            live = Live(dir=str(live_dir), save_dvc_exp=False, dvcyaml=False)
+            live.log_params({"method": method_name, **method.defaults(), **method_hparams, **dataclasses.asdict(cfg)})
+            callbacks.append(DVCLiveCallback(live=live))
     trainer = RLVRTrainer(
         model=model,
         processing_class=tokenizer,
