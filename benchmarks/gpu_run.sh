@@ -67,14 +67,14 @@ PY
 }
 
 compare() {
-  local common="--model $MODEL --data-root $RLVR_DATA_ROOT --prompts 8 --generations 8 --grad-accum 4 --max-completion-length 1024 --gradient-checkpointing --steps 3"
+  local common="--model $MODEL --data-root $RLVR_DATA_ROOT --prompts 8 --generations 8 --grad-accum 4 --max-completion-length ${COMPARE_LEN:-1024} --gradient-checkpointing --steps ${COMPARE_STEPS:-3}"
   python3 benchmarks/gpu_step.py compare --repeats "$1" --log "$OUT/compare.jsonl" --common "$common" \
-    trl="--impl trl" ours="--impl ours" 2>&1 | grep -v Warning
+    trl="--impl trl" ours="--impl ours" ${COMPARE_EXTRA:-} 2>&1 | grep -v Warning
 }
 
 methods() {
   python3 benchmarks/gpu_step.py methods --model $MODEL --data-root "$RLVR_DATA_ROOT" --prompts 8 --generations 8 \
-    --grad-accum 4 --max-completion-length 1024 --gradient-checkpointing --rounds 2 2>&1 | grep -E "^\||^GPU"
+    --grad-accum 4 --max-completion-length ${METHODS_LEN:-1024} --gradient-checkpointing --rounds 2 2>&1 | grep -E "^\||^GPU|Error"
 }
 
 rollout() {
