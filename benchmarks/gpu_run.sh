@@ -90,10 +90,17 @@ dist() {
   python3 -m accelerate.commands.launch --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no \
     benchmarks/dist_equality.py run --out "$OUT/eq2" 2>&1 | tail -1
   python3 benchmarks/dist_equality.py compare "$OUT/eq1" "$OUT/eq2" | tee "$OUT/equality.md"
+  python3 - <<PY  # the proof's grpo run with DIST_LEN completion tokens and DIST_STEPS steps
+import yaml
+d = yaml.safe_load(open("$PARAMS"))
+d["train"].update(max_completion_length=int("${DIST_LEN:-1024}"), max_steps=int("${DIST_STEPS:-2}"))
+d["methods"] = {"grpo": {}}
+yaml.safe_dump(d, open("benchmarks/_dist.yaml", "w"))
+PY
   for n in 1 2; do
     local t0=$(date +%s)
     python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 --mixed_precision no --dynamo_backend no \
-      -m rlvr_lib train grpo --params $PARAMS > "$OUT/logs/dist_grpo_$n.log" 2>&1
+      -m rlvr_lib train grpo --params benchmarks/_dist.yaml > "$OUT/logs/dist_grpo_$n.log" 2>&1
     echo "DIST grpo processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 1) for r in json.load(open('runs/grpo/history.json'))])")"
   done
 }
