@@ -86,7 +86,7 @@ rollout() {
 
 dist() {
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-  python3 benchmarks/dist_equality.py run --out "$OUT/eq1" 2>&1 | tail -1
+  CUDA_VISIBLE_DEVICES=0 python3 benchmarks/dist_equality.py run --out "$OUT/eq1" 2>&1 | tail -1
   python3 -m accelerate.commands.launch --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no \
     benchmarks/dist_equality.py run --out "$OUT/eq2" 2>&1 | tail -1
   python3 benchmarks/dist_equality.py compare "$OUT/eq1" "$OUT/eq2" | tee "$OUT/equality.md"
@@ -99,8 +99,9 @@ yaml.safe_dump(d, open("benchmarks/_dist.yaml", "w"))
 PY
   for n in 1 2; do
     local t0=$(date +%s)
-    python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 --mixed_precision no --dynamo_backend no \
-      -m rlvr_lib train grpo --params benchmarks/_dist.yaml > "$OUT/logs/dist_grpo_$n.log" 2>&1
+    local gpus=0; [ "$n" = 2 ] && gpus=0,1
+    CUDA_VISIBLE_DEVICES=$gpus python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 \
+      --mixed_precision no --dynamo_backend no -m rlvr_lib train grpo --params benchmarks/_dist.yaml > "$OUT/logs/dist_grpo_$n.log" 2>&1
     echo "DIST grpo processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 1) for r in json.load(open('runs/grpo/history.json'))])")"
   done
 }
