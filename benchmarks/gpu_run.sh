@@ -78,9 +78,10 @@ methods() {
 }
 
 rollout() {
-  for opt in default static static_compile paged; do
-    timeout 240 python3 benchmarks/gpu_step.py rollout --model $MODEL --data-root "$RLVR_DATA_ROOT" --option $opt \
-      --batch 64 --new-tokens 256 --repeats 2 2>&1 | grep -E "RESULT|Error|error" | tail -3
+  for opt in ${ROLLOUT_OPTIONS:-default static static_compile paged}; do
+    timeout ${ROLLOUT_TIMEOUT:-240} python3 benchmarks/gpu_step.py rollout --model $MODEL --data-root "$RLVR_DATA_ROOT" \
+      --option $opt --batch 64 --new-tokens ${ROLLOUT_TOKENS:-256} --repeats ${ROLLOUT_REPEATS:-2} 2>&1 | grep -E "rep |RESULT|Error" | tail -4
+    echo "ROLLOUT $opt rc=${PIPESTATUS[0]}"
   done
 }
 
