@@ -12,7 +12,7 @@ Subcommands:
             prints medians with min-max spread and ratios to the first configuration
   methods   one process, one rollout batch: time every method's update (rollout hook + loss + backward +
             optimizer step, micro-batched as training does) against grpo's, and its peak memory
-  rollout   generation alone with a transformers option (default | static | static_compile | paged)
+  rollout   generation alone (model.generate) with a transformers option (default | static | static_compile | paged)
 
 Each configuration is timed in its own process: a second trainer built in one process generated ~4x slower
 (seen on an H200, stock TRL too). Step times vary by +-25% (generation dominates): read medians of repeats.
@@ -108,7 +108,7 @@ def add_shape_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lora-r", type=int, default=0)
     p.add_argument("--gradient-checkpointing", action="store_true")
     p.add_argument("--log-reference-kl", choices=["auto", "on", "off"], default="auto")
-    p.add_argument("--generation", choices=["default", "static", "paged"], default="default")
+    p.add_argument("--generation", choices=["default", "static_compile", "continuous_batching"], default="default")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup-steps", type=int, default=1, help="leading steps left out of the medians")
 
@@ -124,13 +124,8 @@ def train_config(args):
         max_completion_length=args.max_completion_length, learning_rate=1e-6, bf16=torch.cuda.is_available(),
         gradient_checkpointing=args.gradient_checkpointing, lora_r=args.lora_r, lora_alpha=2 * max(args.lora_r, 1),
         log_reference_kl={"auto": None, "on": True, "off": False}[args.log_reference_kl],
+        rollout_generation=args.generation,
     )
-
-
-def generation_overrides(kind: str) -> dict:
-    """GRPOConfig fields for a transformers generation option (TRL forces disable_compile=True on generate)."""
-    return {"default": {}, "static": {"cache_implementation": "static"},
-            "paged": {"use_transformers_continuous_batching": True}}[kind]
 
 
 def cmd_one(args) -> None:
@@ -145,9 +140,7 @@ def cmd_one(args) -> None:
 
     cfg = train_config(args)
     out = Path(os.environ.get("GPU_STEP_TMP", "/tmp/gpu_step")) / f"{args.impl}_{args.method}_{os.getpid()}"
-    targs = grpo_config(cfg, out)
-    for key, value in generation_overrides(args.generation).items():
-        setattr(targs, key, value)
+    targs = grpo_config(cfg, out)  # the generation option too (cache_implementation / continuous batching)
     tokenizer = AutoTokenizer.from_pretrained(args.model)
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=model_dtype())
@@ -161,8 +154,11 @@ def cmd_one(args) -> None:
     if args.impl == "trl":
         targs.loss_type = "grpo"  # the stock loss our grpo reproduces (tests/test_trainer.py parity)
         trainer = GRPOTrainer(args=targs, **common)
+        if args.generation == "static_compile":
+            trainer.generation_config.disable_compile = False  # as RLVRTrainer(compile_generation=True) does
     else:
-        trainer = RLVRTrainer(args=targs, method=build_method(args.method), log_reference_kl=cfg.log_reference_kl, **common)
+        trainer = RLVRTrainer(args=targs, method=build_method(args.method), log_reference_kl=cfg.log_reference_kl,
+                              compile_generation=args.generation == "static_compile", **common)
 
     gen_times: list[float] = []
     original = GRPOTrainer._generate_single_turn

@@ -30,6 +30,18 @@ from .rewards import FORMAT_REWARDS, accuracy_reward
 from .trainer import RLVRTrainer
 
 
+ROLLOUT_GENERATION = ("default", "static_compile", "continuous_batching", "auto")
+
+
+def resolved_rollout_generation(cfg: "TrainConfig") -> str:
+    """The generation option in use: ``auto`` is static_compile on a CUDA GPU, else default; vLLM overrides all."""
+    if cfg.use_vllm:
+        return "vllm"
+    if cfg.rollout_generation == "auto":
+        return "static_compile" if torch.cuda.is_available() else "default"
+    return cfg.rollout_generation
+
+
 @dataclass
 class TrainConfig:
     """Run-level settings. One optimizer step sees ``prompts_per_step * num_generations`` responses."""
@@ -56,6 +68,10 @@ class TrainConfig:
     bf16: bool = False
     gradient_checkpointing: bool = False
     use_vllm: bool = False
+    # issue 11: how TRL's transformers path generates rollouts (ignored with use_vllm): default (dynamic KV cache,
+    # TRL's setting) | static_compile (static KV cache + torch.compile of the decoding step) | continuous_batching
+    # (TRL's paged-attention option) | auto (static_compile on a CUDA GPU, else default). docs/gpu.md measures them.
+    rollout_generation: str = "default"
     # KL of the behaviour policy to the initial one, logged every step. None (auto): on where it costs no model
     # copy (LoRA: the reference is the model with adapters off; or the method keeps a reference anyway) or the
     # policy is small (< REFERENCE_COPY_MAX_PARAMS); off for full fine-tuning of a large model (issue 11)
@@ -81,6 +97,8 @@ class TrainConfig:
             )
         if self.format_reward not in FORMAT_REWARDS:
             raise ValueError(f"train.format_reward must be one of {sorted(FORMAT_REWARDS)}, got '{self.format_reward}'")
+        if self.rollout_generation not in ROLLOUT_GENERATION:
+            raise ValueError(f"train.rollout_generation must be one of {ROLLOUT_GENERATION}, got '{self.rollout_generation}'")
         if self.num_train_epochs is not None and self.num_train_epochs <= 0:
             raise ValueError(f"train.num_train_epochs must be > 0 or null, got {self.num_train_epochs}")
         if isinstance(self.warmup_steps, float) and not 0 <= self.warmup_steps < 1:
@@ -127,6 +145,8 @@ def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> G
         use_cpu=not torch.cuda.is_available(),
         gradient_checkpointing=cfg.gradient_checkpointing,
         use_vllm=cfg.use_vllm,
+        cache_implementation="static" if resolved_rollout_generation(cfg) == "static_compile" else None,
+        use_transformers_continuous_batching=resolved_rollout_generation(cfg) == "continuous_batching",
         reward_weights=[1.0, cfg.format_weight],
         logging_steps=1,
         save_strategy="steps" if cfg.save_steps else "no",
@@ -199,6 +219,7 @@ def train_method(
         peft_config=peft_config,
         method=method,
         log_reference_kl=cfg.log_reference_kl,
+        compile_generation=resolved_rollout_generation(cfg) == "static_compile",
     )
     if NotebookProgressCallback is not None and trainer.pop_callback(NotebookProgressCallback) is not None:
         # In a notebook kernel transformers re-renders an HTML table of every logged step at every step; under
