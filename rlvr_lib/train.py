@@ -34,11 +34,12 @@ ROLLOUT_GENERATION = ("default", "static_compile", "continuous_batching", "auto"
 
 
 def resolved_rollout_generation(cfg: "TrainConfig") -> str:
-    """The generation option in use: ``auto`` is static_compile on a CUDA GPU, else default; vLLM overrides all."""
+    """The generation option in use: ``auto`` is static_compile for full fine-tuning on a CUDA GPU, else default;
+    vLLM overrides all."""
     if cfg.use_vllm:
         return "vllm"
     if cfg.rollout_generation == "auto":
-        return "static_compile" if torch.cuda.is_available() else "default"
+        return "static_compile" if torch.cuda.is_available() and cfg.lora_r == 0 else "default"
     return cfg.rollout_generation
 
 
@@ -70,8 +71,9 @@ class TrainConfig:
     use_vllm: bool = False
     # issue 11: how TRL's transformers path generates rollouts (ignored with use_vllm): default (dynamic KV cache,
     # TRL's setting) | static_compile (static KV cache + torch.compile of the decoding step) | continuous_batching
-    # (TRL's paged-attention option) | auto (static_compile on a CUDA GPU, else default). docs/gpu.md measures them.
-    rollout_generation: str = "default"
+    # (TRL's paged-attention option) | auto: static_compile for full fine-tuning on a CUDA GPU (measured 2.9x faster
+    # rollouts, docs/gpu.md), default elsewhere (CPU; LoRA, where it was not measured)
+    rollout_generation: str = "auto"
     # KL of the behaviour policy to the initial one, logged every step. None (auto): on where it costs no model
     # copy (LoRA: the reference is the model with adapters off; or the method keeps a reference anyway) or the
     # policy is small (< REFERENCE_COPY_MAX_PARAMS); off for full fine-tuning of a large model (issue 11)

@@ -254,3 +254,36 @@ def test_reference_kl_logging_auto_rule(tmp_path, tiny_dir):
         assert lora.log_reference_kl and lora.ref_model is None  # the reference is the model with adapters off
         lora.train()
         assert "kl_to_reference" in lora.state.log_history[0]
+
+
+def test_rollout_generation_options(tmp_path, monkeypatch):
+    import rlvr_lib.train as train_module
+    from rlvr_lib.train import TrainConfig, grpo_config, resolved_rollout_generation
+
+    cpu = TrainConfig()
+    assert cpu.rollout_generation == "auto" and resolved_rollout_generation(cpu) == "default"
+    args = grpo_config(cpu, tmp_path)
+    assert args.cache_implementation is None and not args.use_transformers_continuous_batching
+    monkeypatch.setattr(train_module.torch.cuda, "is_available", lambda: True)  # pretend a GPU for the rule
+    assert resolved_rollout_generation(TrainConfig()) == "static_compile"
+    assert resolved_rollout_generation(TrainConfig(lora_r=8)) == "default"  # not measured under LoRA
+    assert resolved_rollout_generation(TrainConfig(use_vllm=True)) == "vllm"
+    monkeypatch.undo()
+    paged = grpo_config(TrainConfig(rollout_generation="continuous_batching"), tmp_path)
+    assert paged.use_transformers_continuous_batching
+    static = grpo_config(TrainConfig(rollout_generation="static_compile"), tmp_path)
+    assert static.cache_implementation == "static"
+    with pytest.raises(ValueError, match="rollout_generation"):
+        TrainConfig(rollout_generation="fast")
+
+
+def test_compile_generation_flag(tmp_path, tiny_dir):
+    trainer = make_trainer(tmp_path, tiny_dir, build_method("grpo"), cache_implementation="static")
+    assert trainer.generation_config.disable_compile  # TRL's own setting
+    compiled = RLVRTrainer(
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[exact_match], train_dataset=dataset(), method=build_method("grpo"), compile_generation=True,
+        args=config(tmp_path, max_steps=1, cache_implementation="static"),
+    )
+    assert not compiled.generation_config.disable_compile
+    assert compiled.generation_config.cache_implementation == "static"
