@@ -22,9 +22,9 @@ def doc_tables() -> dict[str, dict[str, tuple[object, str]]]:
     tables: dict[str, dict[str, tuple[object, str]]] = {}
     current = None
     for line in DOC.read_text().splitlines():
-        heading = re.match(r"^## .*`configs/(\w+)\.yaml`", line)
-        if heading:
-            current = tables.setdefault(heading.group(1), {})
+        if line.startswith("## "):  # a paper's table, or another section (no rows of any paper)
+            heading = re.match(r"^## .*`configs/(\w+)\.yaml`", line)
+            current = tables.setdefault(heading.group(1), {}) if heading else None
             continue
         row = ROW.match(line)
         if row and current is not None:
