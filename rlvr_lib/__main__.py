@@ -4,7 +4,8 @@
 choices, help text citing the paper);
 ``python -m rlvr_lib check-params`` validates params.yaml (the pipeline's first stage);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
-``accelerate launch -m rlvr_lib train grpo`` on several GPUs.
+``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
+``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``.
 """
 from __future__ import annotations
 
@@ -42,9 +43,20 @@ def main(argv: list[str] | None = None) -> int:
         stage_parser = sub.add_parser(stage, help=f"run the {stage} stage for one entry of params.yaml 'methods'")
         stage_parser.add_argument("run", help="an entry of params.yaml 'methods' (or 'base' for eval)")
         stage_parser.add_argument("--params", default="params.yaml")
+    tok_parser = sub.add_parser("qwen-tokenizer", help="write a Qwen2.5 tokenizer folder from qwen.tiktoken")
+    tok_parser.add_argument("out", help="folder to write (tokenizer.json, tokenizer_config.json, ...)")
+    tok_parser.add_argument("--tiktoken", default=None,
+                            help="ranks file (default: <data root>/tokenizers/qwen.tiktoken, data root as in rlvr_lib.data)")
     args = parser.parse_args(argv)
     if args.command == "methods":
         print(format_methods())
+        return 0
+    if args.command == "qwen-tokenizer":
+        from .data import resolve_data_root
+        from .qwen_tokenizer import save_qwen_tokenizer
+
+        source = args.tiktoken or resolve_data_root() / "tokenizers" / "qwen.tiktoken"
+        print(save_qwen_tokenizer(source, args.out))
         return 0
     from . import pipeline
 

@@ -21,6 +21,9 @@ from .schema import SettingError, build, require, require_at_least, setting
 
 Profile = Literal["default", "smoke"]
 DataSource = Literal["testbed", "files"]
+FormatReward = Literal["boxed", "think"]  # rlvr_lib.rewards.FORMAT_REWARDS (tests/test_config.py checks they agree)
+RolloutGeneration = Literal["default", "static_compile", "continuous_batching", "auto"]
+PER_BENCHMARK_KEYS = ("n", "ks", "temperature", "top_p", "max_new_tokens")
 # transformers.SchedulerType's values (tests/test_config.py checks the two agree)
 SchedulerName = Literal[
     "linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup",
@@ -104,10 +107,21 @@ class DataConfig:
     max_train: int | None = setting(None, "files: keep the first N training problems (null: all)")
     benchmarks: list[str] = setting(help="files: evaluation sets (rlvr_lib.data)", factory=lambda: ["math500"])
     max_eval: int | None = setting(None, "files: problems per benchmark (null: all)")
+    eval_limits: dict[str, int] = setting(help="files: first N problems of a benchmark (ERPO: minerva 40)", factory=dict)
+    prompt_template: str | None = setting(None, "files: prompt with a {problem} placeholder (null: rlvr_lib.data's)")
+    dedupe: bool = setting(False, "files: drop repeated problem texts (and texts repeated with different answers)")
+    max_solution_tokens: float | None = setting(
+        None, "files: keep problems whose reference solution has at most this many tokens (ERPO's length filter)")
+    max_prompt_tokens: int | None = setting(None, "files: drop problems whose prompt is longer (verl's overlong filter)")
+    tokenizer: str | None = setting(None, "files: tokenizer of the length filters (null: Qwen2.5's, from qwen.tiktoken)")
 
     def __post_init__(self) -> None:
-        require_at_least(self, 0, "max_train", "max_eval", strict=True)
+        require_at_least(self, 0, "max_train", "max_eval", "max_solution_tokens", "max_prompt_tokens", strict=True)
         require(bool(self.benchmarks), "benchmarks", "must name at least one evaluation set")
+        require(self.prompt_template is None or "{problem}" in self.prompt_template, "prompt_template",
+                "must contain the placeholder '{problem}'")
+        bad = {k: v for k, v in self.eval_limits.items() if v < 1}
+        require(not bad, "eval_limits", f"must map benchmarks to positive integers, got {bad}")
 
 
 @dataclass
@@ -129,7 +143,9 @@ class TrainConfig:
     max_completion_length: int = setting(64, "completion tokens at most")
     learning_rate: float = setting(1e-4, "AdamW learning rate")
     lr_scheduler_type: SchedulerName = setting("constant", "transformers scheduler name")
-    warmup_steps: int = setting(0, "learning-rate warm-up steps (needs a *_with_warmup or decaying schedule)")
+    warmup_steps: int | float = setting(
+        0, "learning-rate warm-up: steps (an integer) or a fraction of all steps (a float in [0, 1)); needs a "
+           "*_with_warmup or decaying schedule")
     weight_decay: float = setting(0.0, "AdamW weight decay")
     max_grad_norm: float = setting(1.0, "gradient-norm clip")
     temperature: float = setting(1.0, "rollout sampling temperature")
@@ -137,13 +153,21 @@ class TrainConfig:
     gradient_accumulation_steps: int = setting(1, "micro-batches per optimizer step")
     steps_per_generation: int | None = setting(None, "micro-batches per rollout batch (null: = gradient_accumulation_steps, one update per rollout batch)")
     num_iterations: int = setting(1, "passes over each rollout batch (PPO epochs)")
-    format_weight: float = setting(0.0, "weight of the boxed-format reward added to the accuracy reward")
+    format_weight: float = setting(0.0, "weight of the format reward added to the accuracy reward")
+    format_reward: FormatReward = setting("boxed", "boxed: a closed \\boxed{}; think: one <think>...</think> (CW-GRPO)")
+    num_train_epochs: float | None = setting(None, "passes over the training set (ERPO: 1); null: max_steps")
     lora_r: int = setting(0, "0: full fine-tuning; > 0: LoRA of this rank on all linear layers")
     lora_alpha: int = setting(64, "LoRA alpha")
     bf16: bool = setting(False, "bf16 mixed precision (CUDA only)")
     gradient_checkpointing: bool = setting(False, "recompute activations in the backward pass")
     use_vllm: bool = setting(False, "generate with vLLM (`pip install -e '.[gpu]'`)")
-    log_reference_kl: bool = setting(True, "log KL to the frozen base policy (keeps a reference model)")
+    rollout_generation: RolloutGeneration = setting(
+        "auto", "how TRL generates rollouts without vLLM: default (dynamic KV cache) | static_compile (static KV "
+                "cache + torch.compile of the decoding step) | continuous_batching (TRL's paged option) | auto: "
+                "static_compile for full fine-tuning on a CUDA GPU (2.9x faster rollouts, docs/gpu.md), else default")
+    log_reference_kl: bool | None = setting(
+        None, "log KL to the frozen base policy; null (auto): where it costs no model copy (LoRA, or a method that "
+              "keeps a reference) or the policy has < 100M parameters")
     save_steps: int = setting(0, "checkpoint every N optimizer steps (0: none; a rerun resumes from the last one)")
     seed: int = setting(0, "seed of RL sampling and initialisation")
 
@@ -151,7 +175,10 @@ class TrainConfig:
         require_at_least(self, 0, "max_steps", "prompts_per_step", "num_generations", "max_completion_length", "learning_rate",
                   "gradient_accumulation_steps", "steps_per_generation", "num_iterations", "temperature",
                   "max_grad_norm", "lora_alpha", strict=True)
-        require_at_least(self, 0, "warmup_steps", "weight_decay", "format_weight", "lora_r", "save_steps")
+        require_at_least(self, 0, "warmup_steps", "weight_decay", "format_weight", "lora_r", "save_steps",
+                         "num_train_epochs")
+        require(not isinstance(self.warmup_steps, float) or self.warmup_steps < 1, "warmup_steps",
+                f"as a float is a fraction of all steps in [0, 1), got {self.warmup_steps}")
         require(self.num_generations >= 2, "num_generations", "must be >= 2: group-normalised advantages need a group")
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
         require(not (self.warmup_steps > 0 and self.lr_scheduler_type == "constant"), "warmup_steps",
@@ -165,10 +192,6 @@ class TrainConfig:
                 f"gives a rollout batch of {generation_batch} responses (per-device batch "
                 f"{responses // self.gradient_accumulation_steps} x {self.rollout_micro_batches} micro-batches), which "
                 f"must hold whole groups of num_generations = {self.num_generations} (TRL's generation_batch_size rule)")
-        updates = self.rollout_micro_batches * self.num_iterations / self.gradient_accumulation_steps
-        require(not self.save_steps or self.save_steps % updates == 0, "save_steps",
-                f"({self.save_steps}) must be a multiple of the {updates:g} optimizer steps of one rollout batch, so a "
-                "resumed run starts on a fresh rollout batch exactly as the uninterrupted run does")
 
     @property
     def rollout_micro_batches(self) -> int:
@@ -187,8 +210,22 @@ class EvalConfig:
     max_new_tokens: int = setting(64, "completion tokens at most")
     batch_size: int = setting(256, "sequences per generate call")
     n_boot: int = setting(1000, "bootstrap resamples of the 95% intervals")
+    per_benchmark: dict[str, dict[str, Any]] = setting(
+        help="overrides of n / ks / temperature / top_p / max_new_tokens per benchmark (OPEFO: avg@32 on AIME)",
+        factory=dict)
+
+    def for_benchmark(self, name: str) -> dict[str, Any]:
+        """Sampling settings for benchmark ``name``: the shared ones with its ``per_benchmark`` overrides."""
+        return {**{k: getattr(self, k) for k in PER_BENCHMARK_KEYS}, **self.per_benchmark.get(name, {})}
 
     def __post_init__(self) -> None:
+        for bench, overrides in self.per_benchmark.items():
+            unknown = sorted(set(overrides) - set(PER_BENCHMARK_KEYS))
+            require(not unknown, f"per_benchmark.{bench}", f"has unknown key(s) {unknown}; valid: {list(PER_BENCHMARK_KEYS)}")
+            try:
+                build(EvalConfig, {**self.for_benchmark(bench), "per_benchmark": {}}, "")
+            except ValueError as err:
+                raise SettingError(f"per_benchmark.{bench}", f"gives invalid settings: {err}") from None
         require_at_least(self, 0, "n", "temperature", "max_new_tokens", "batch_size", "n_boot", strict=True)
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
         if self.ks is not None:

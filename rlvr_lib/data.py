@@ -142,6 +142,23 @@ def _math12k(i: int, r: dict) -> Row | None:
     return {"uid": f"math12k/{i}", "problem": r["problem"], "answer": str(r["answer"])}
 
 
+def _math_hendrycks(split: str) -> RowParser:
+    """MATH with worked solutions; rows without a boxed answer are skipped (train: algebra/24014, algebra/25040,
+    number_theory/7115, number_theory/7117); "Level ?" (train: geometry/377, geometry/471) becomes level None."""
+    def parse(i: int, r: dict) -> Row | None:
+        if r["answer"] is None or not str(r["answer"]).strip():
+            return None
+        level = int(r["level"][-1]) if r["level"][-1].isdigit() else None
+        return {"uid": f"math_{split}/{r['id']}", "problem": r["problem"], "answer": str(r["answer"]),
+                "solution": r["solution"], "level": level, "subject": r["type"]}
+    return parse
+
+
+def _aime_1983_2023(i: int, r: dict) -> Row:
+    return {"uid": f"aime_1983_2023/{r['year']}-{r['problem_number']}-{i}", "problem": r["problem"],
+            "answer": _number_text(r["answer"]), "solution": r["solution"]}
+
+
 def _dapo_math_17k(i: int, r: dict) -> Row:
     return {"uid": f"dapo_math_17k/{i}", "problem": r["prompt"][0]["content"],
             "answer": str(r["reward_model"]["ground_truth"])}
@@ -162,6 +179,35 @@ TRAINING_SETS: dict[str, tuple[str, RowParser]] = {
     "dapo_math_17k": ("dapo_math_17k/dapo_math_17k.parquet", _dapo_math_17k),
     "gsm8k": ("gsm8k/train.jsonl", _gsm8k("train")),
 }
+# Files that are parts of a training set assembled by ``load_training_set`` (not loadable alone by name).
+_PARTS: dict[str, tuple[str, RowParser]] = {
+    "math_hendrycks_train": ("math_hendrycks/train.jsonl", _math_hendrycks("train")),
+    "math_hendrycks_test": ("math_hendrycks/test.jsonl", _math_hendrycks("test")),
+    "aime_1983_2023": ("aime_1983_2023/aime.json", _aime_1983_2023),
+}
+
+
+def _math_full(data_root) -> list[Row]:
+    """MATH train + test with worked solutions, minus the 500 MATH-500 test problems (ERPO's source; 12,000 rows
+    before the level filter; at levels 3-5: 8,888, PROVENANCE.md)."""
+    math500 = {r["uid"].removeprefix("math500/test/").removesuffix(".json") for r in load_benchmark("math500", data_root)}
+    train = _load("training set part", _PARTS, "math_hendrycks_train", data_root, None)
+    test = [r for r in _load("training set part", _PARTS, "math_hendrycks_test", data_root, None)
+            if r["uid"].removeprefix("math_test/") not in math500]
+    return train + test
+
+
+def _deepscaler_present(data_root) -> list[Row]:
+    """The parts of the DeepScaleR training mix present in shared/data: its MATH train file and AIME 1983-2023
+    (AMC, Omni-MATH and STILL are absent)."""
+    return load_training_set("math_train", data_root) + _load("training set part", _PARTS, "aime_1983_2023", data_root, None)
+
+
+# Training sets assembled from several files: name -> loader(data_root).
+COMPOSITE_SETS: dict[str, Callable[[Any], list[Row]]] = {
+    "math_full": _math_full,
+    "deepscaler_present": _deepscaler_present,
+}
 
 
 # ----------------------------------------------------------------------------- public loaders
@@ -171,7 +217,15 @@ def load_benchmark(name: str, data_root: str | os.PathLike | None = None, *, lim
 
 
 def load_training_set(name: str, data_root: str | os.PathLike | None = None, *, limit: int | None = None) -> list[Row]:
-    """Rows of training set ``name`` (one of ``TRAINING_SETS``); ``math_train`` rows carry ``level`` (0-5)."""
+    """Rows of training set ``name`` (one of ``TRAINING_SETS`` or ``COMPOSITE_SETS``); ``math_train`` and
+    ``math_full`` rows carry ``level``, ``math_full`` rows a worked ``solution``."""
+    if name in COMPOSITE_SETS:
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
+        rows = COMPOSITE_SETS[name](data_root)
+        return rows[:limit] if limit is not None else rows
+    if name not in TRAINING_SETS:
+        raise ValueError(f"unknown training set name {name!r}; valid names: {', '.join(sorted([*TRAINING_SETS, *COMPOSITE_SETS]))}")
     return _load("training set", TRAINING_SETS, name, data_root, limit)
 
 
@@ -191,7 +245,7 @@ def _require_key(rows: list[Row], key: str, hint: str) -> None:
 
 def filter_by_level(rows: list[Row], levels: Iterable[int] = (3, 4, 5)) -> list[Row]:
     """Rows whose MATH ``level`` is in ``levels`` (ERPO trains on levels 3-5)."""
-    _require_key(rows, "level", "only math_train and math500 carry MATH levels")
+    _require_key(rows, "level", "only math_train, math_full and math500 carry MATH levels")
     keep = set(levels)
     return [r for r in rows if r["level"] in keep]
 
@@ -207,12 +261,16 @@ def filter_by_solution_length(
         raise ValueError(f"max_output_tokens must be >= 1, got {max_output_tokens}")
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
-    _require_key(rows, key, "none of the shared training files carries reference solutions except gsm8k")
-    if not rows:
-        return []
-    lengths = [len(ids) for ids in tokenizer([r[key] for r in rows], add_special_tokens=False)["input_ids"]]
+    _require_key(rows, key, "training sets with reference solutions: math_full, gsm8k")
     budget = fraction * max_output_tokens
-    return [r for r, n in zip(rows, lengths) if n <= budget]
+    return [r for r, n in zip(rows, token_lengths(tokenizer, [r[key] for r in rows])) if n <= budget]
+
+
+def token_lengths(tokenizer, texts: list[str]) -> list[int]:
+    """Token count of each text, without special tokens."""
+    if not texts:
+        return []
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
 
 
 def dedupe(rows: list[Row], key: str = "problem") -> list[Row]:
@@ -227,3 +285,83 @@ def dedupe(rows: list[Row], key: str = "problem") -> list[Row]:
     if conflicting:
         log.info("dedupe: dropped %d %s texts that repeat with different answers", len(conflicting), key)
     return [g[0] for k, g in groups.items() if k not in conflicting]
+
+
+def filter_by_prompt_length(rows: list[Row], tokenizer, *, max_tokens: int, key: str = "prompt") -> list[Row]:
+    """Rows whose formatted ``prompt`` has at most ``max_tokens`` tokens (verl's overlong-prompt filter)."""
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+    _require_key(rows, key, "format the prompts first")
+    return [r for r, n in zip(rows, token_lengths(tokenizer, [r[key] for r in rows])) if n <= max_tokens]
+
+
+# ----------------------------------------------------------------------------- contamination
+def normalise_problem(text: str) -> str:
+    """Problem text for a loose match: NFKC, lower case, only letters and digits kept (so spacing, ``$``,
+    punctuation and LaTeX spacing commands such as ``\\,`` or ``\\!`` do not hide a copy)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"\\[,;:! ]", "", text)
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def contamination(train: list[Row], evaluation: list[Row]) -> dict[str, int]:
+    """How many evaluation problems also occur in the training rows.
+
+    ``exact``: identical problem text (outer whitespace stripped); ``normalised``: identical after
+    ``normalise_problem`` (includes the exact ones). Counts are of evaluation problems, out of ``n_eval``.
+    """
+    exact_train = {r["problem"].strip() for r in train}
+    norm_train = {normalise_problem(r["problem"]) for r in train}
+    exact = sum(r["problem"].strip() in exact_train for r in evaluation)
+    normalised = sum(normalise_problem(r["problem"]) in norm_train for r in evaluation)
+    return {"n_eval": len(evaluation), "exact": exact, "normalised": normalised}
+
+
+# ----------------------------------------------------------------------------- a paper's training set
+def length_tokenizer(name: str | None, data_root=None):
+    """Tokenizer for the length filters: a folder or hub id, or (None) Qwen2.5's built from
+    ``<data root>/tokenizers/qwen.tiktoken`` (the tokenizer of every Qwen2.5 model the papers train)."""
+    if name is not None:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(name)
+    from transformers import PreTrainedTokenizerFast
+
+    from .qwen_tokenizer import build_tokenizer
+
+    return PreTrainedTokenizerFast(tokenizer_object=build_tokenizer(resolve_data_root(data_root) / "tokenizers" / "qwen.tiktoken"))
+
+
+def build_training_rows(
+    train_set: str, data_root=None, *, levels: Iterable[int] | None = None, dedupe_problems: bool = False,
+    max_solution_tokens: float | None = None, max_prompt_tokens: int | None = None, template: str = DEFAULT_TEMPLATE,
+    max_rows: int | None = None, tokenizer=None,
+) -> tuple[list[Row], dict[str, int]]:
+    """A paper's training set: load, keep ``levels``, deduplicate, drop long reference solutions and long
+    prompts, format prompts, keep the first ``max_rows``. Returns the rows (with ``prompt``) and the row count
+    after each step (``loaded``, ``levels``, ``dedupe``, ``solution_length``, ``prompt_length``, ``max_rows``;
+    a step that is off is absent). ``tokenizer`` is needed only by the two length filters."""
+    rows = load_training_set(train_set, data_root)
+    counts = {"loaded": len(rows)}
+    if levels is not None:
+        rows = filter_by_level(rows, tuple(levels))
+        counts["levels"] = len(rows)
+    if dedupe_problems:
+        rows = dedupe(rows)
+        counts["dedupe"] = len(rows)
+    if (max_solution_tokens is not None or max_prompt_tokens is not None) and tokenizer is None:
+        raise ValueError("the solution/prompt length filters need a tokenizer")
+    if max_solution_tokens is not None:
+        _require_key(rows, "solution", "training sets with reference solutions: math_full, gsm8k")
+        rows = [r for r, n in zip(rows, token_lengths(tokenizer, [r["solution"] for r in rows])) if n <= max_solution_tokens]
+        counts["solution_length"] = len(rows)
+    rows = [{**r, "prompt": format_prompt(r["problem"], template)} for r in rows]
+    if max_prompt_tokens is not None:
+        rows = filter_by_prompt_length(rows, tokenizer, max_tokens=max_prompt_tokens)
+        counts["prompt_length"] = len(rows)
+    if max_rows is not None:
+        rows = rows[:max_rows]
+        counts["max_rows"] = len(rows)
+    return rows, counts

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import Params, RunSpec, load_params
+from .config import DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
 from .records import read_problems
 
@@ -29,6 +29,7 @@ METRICS_DIR = REPORTS_DIR / "metrics"
 TESTBED_BENCHMARK = "testbed"
 EXTERNAL_MODEL_FILE = "external_model.json"
 PARAMS_CHECK_FILE = REPORTS_DIR / "params_check.txt"
+DATA_REPORT_FILE = "data_report.json"  # files source: filter counts and contamination
 
 
 def repo_root(start: Path | None = None) -> Path:
@@ -87,39 +88,61 @@ def stage_check_params(params_path: str = "params.yaml") -> Path:
 
 
 # ----------------------------------------------------------------------------- stage: data
-def stage_data(params: Params) -> dict[str, int]:
-    """Write ``data/generated/train.jsonl`` and one ``eval_<benchmark>.jsonl`` per benchmark; returns row counts.
+def stage_data(params: Params) -> dict[str, Any]:
+    """Write ``data/generated/train.jsonl`` and one ``eval_<benchmark>.jsonl`` per benchmark; returns row counts
+    (with ``data.source: files`` also ``report``, written to ``data/generated/data_report.json``).
 
     Every set is built and checked (non-empty) before ``data/generated`` is replaced as a whole.
     """
-    from . import data as real_data
     from .testbed import make_splits, to_records
 
     cfg = params.data
+    report = None
     if cfg.source == "testbed":
         tb = cfg.testbed
         train, held_out = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels))
         train_rows, benchmarks = to_records(train), {TESTBED_BENCHMARK: to_records(held_out)}
     else:
-        rows = real_data.load_training_set(cfg.train_set, cfg.root)
-        if cfg.train_levels is not None:
-            rows = real_data.filter_by_level(rows, tuple(cfg.train_levels))
-        rows = rows[: cfg.max_train] if cfg.max_train else rows
-        train_rows = [{**r, "prompt": real_data.format_prompt(r["problem"])} for r in rows]
-        benchmarks = {
-            name: [{**r, "prompt": real_data.format_prompt(r["problem"])}
-                   for r in real_data.load_benchmark(name, cfg.root, limit=cfg.max_eval)]
-            for name in cfg.benchmarks
-        }
-    for name, rows in {"train": train_rows, **{f"eval_{k}": v for k, v in benchmarks.items()}}.items():
-        if not rows:
-            raise ValueError(f"data stage: the '{name}' set is empty (data.{cfg.source} settings in params.yaml)")
+        train_rows, benchmarks, report = files_data(cfg)
+    counts = {"train": len(train_rows), **{f"eval_{k}": len(v) for k, v in benchmarks.items()}}
+    for name, count in counts.items():
+        if not count:
+            raise ValueError(f"data stage: the '{name}' set is empty (data settings in params.yaml)")
     with staging_dir(".", "data") as staged:
         write_jsonl_atomic(staged / "train.jsonl", train_rows)
         for name, rows in benchmarks.items():
             write_jsonl_atomic(staged / f"eval_{name}.jsonl", rows)
+        if report is not None:
+            write_json_atomic(staged / DATA_REPORT_FILE, {**report, "written": counts})
         publish({staged: DATA_DIR})
-    return {"train": len(train_rows), **{f"eval_{k}": len(v) for k, v in benchmarks.items()}}
+    return counts if report is None else {**counts, "report": report}
+
+
+def files_data(cfg: DataConfig) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """Training rows, evaluation sets and a report (row count after each filter; contamination of the training
+    set against every benchmark present, exact and normalised-text matches) for ``data.source: files``."""
+    from . import data as real_data
+
+    template = cfg.prompt_template or real_data.DEFAULT_TEMPLATE
+    needs_tokenizer = cfg.max_solution_tokens is not None or cfg.max_prompt_tokens is not None
+    train_rows, steps = real_data.build_training_rows(
+        cfg.train_set, cfg.root, levels=cfg.train_levels, dedupe_problems=cfg.dedupe,
+        max_solution_tokens=cfg.max_solution_tokens, max_prompt_tokens=cfg.max_prompt_tokens, template=template,
+        max_rows=cfg.max_train, tokenizer=real_data.length_tokenizer(cfg.tokenizer, cfg.root) if needs_tokenizer else None,
+    )
+    benchmarks = {
+        name: [{**r, "prompt": real_data.format_prompt(r["problem"], template)}
+               for r in real_data.load_benchmark(name, cfg.root, limit=cfg.eval_limits.get(name, cfg.max_eval))]
+        for name in cfg.benchmarks
+    }
+    contamination = {}
+    for name in real_data.BENCHMARKS:  # every benchmark present, not only the evaluated ones
+        try:
+            rows = benchmarks.get(name) or real_data.load_benchmark(name, cfg.root)
+        except FileNotFoundError:
+            continue
+        contamination[name] = real_data.contamination(train_rows, rows)
+    return train_rows, benchmarks, {"train_set": cfg.train_set, "train_steps": steps, "contamination": contamination}
 
 
 def training_records() -> list[dict[str, Any]]:
@@ -189,12 +212,20 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         "method": spec.method, "hparams": spec.hparams, "train": asdict(cfg), "model": model_path,
         "model_files": folder_digest(model_path), "data": file_digest(DATA_DIR / "train.jsonl"),
     }
+    from accelerate import PartialState
+
+    state = PartialState()  # under `accelerate launch`: every process trains, the main one writes
     fingerprint_file = work / "fingerprint.json"
-    if not fingerprint_file.exists() or json.loads(fingerprint_file.read_text()) != json.loads(json.dumps(fingerprint)):
+    if state.is_main_process and (
+        not fingerprint_file.exists() or json.loads(fingerprint_file.read_text()) != json.loads(json.dumps(fingerprint))
+    ):
         shutil.rmtree(work, ignore_errors=True)
         write_json_atomic(fingerprint_file, fingerprint)
+    state.wait_for_everyone()
     trainer = training.build_trainer(model_path, spec.method, spec.hparams, records, cfg, work)
     history = training.train_method(trainer, work)
+    if not state.is_main_process:
+        return history
     staged_logs = work / "logs"
     shutil.rmtree(staged_logs, ignore_errors=True)
     training.write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(cfg)})
@@ -254,8 +285,7 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
     e = params.eval
     results = {
         name: evaluate_benchmark(
-            model, tokenizer, problems, n=e.n, ks=e.ks, temperature=e.temperature, top_p=e.top_p,
-            max_new_tokens=e.max_new_tokens, batch_size=e.batch_size, seed=seed, n_boot=e.n_boot,
+            model, tokenizer, problems, **e.for_benchmark(name), batch_size=e.batch_size, seed=seed, n_boot=e.n_boot,
         )
         for name, problems in problems_by_set.items()
     }
@@ -294,7 +324,7 @@ def stage_report(params: Params) -> Path:
     return REPORTS_DIR / "README.md"
 
 
-EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")
+EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")  # ks: derived from n when null
 
 
 def check_eval_settings(params: Params, run: str, seed: int) -> None:
@@ -303,8 +333,8 @@ def check_eval_settings(params: Params, run: str, seed: int) -> None:
     stage = f"eval_base@{seed}" if run == "base" else f"eval@{run}-{seed}"
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: run `dvc repro {stage}`")
-    wanted = {**asdict(params.eval), "seed": seed}
     for benchmark, result in json.loads(path.read_text()).items():
+        wanted = {**params.eval.for_benchmark(benchmark), "seed": seed}
         got = result.get("settings", {})
         differ = [f"{k}={got.get(k)!r} (params: {wanted[k]!r})" for k in EVAL_SETTINGS_COMPARED if got.get(k) != wanted[k]]
         if differ:

@@ -24,7 +24,10 @@ def use_text_progress_bars() -> None:
 def use_progress_bar(trainer) -> None:
     """Swap a trainer's notebook progress table (added in Jupyter kernels) for a tqdm bar + a log line per step."""
     from transformers.trainer_callback import ProgressCallback
-    from transformers.utils.notebook import NotebookProgressCallback
 
+    try:
+        from transformers.utils.notebook import NotebookProgressCallback
+    except ImportError:  # no IPython (e.g. a bare GPU machine): no notebook table to replace
+        return
     if trainer.pop_callback(NotebookProgressCallback) is not None:
         trainer.add_callback(ProgressCallback)

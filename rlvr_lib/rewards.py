@@ -297,5 +297,18 @@ def format_reward(prompts, completions, completion_ids=None, **kwargs) -> list[f
     return [float(extract_boxed(_completion_text(c)) is not None) for c in completions]
 
 
+def think_format_reward(prompts, completions, completion_ids=None, **kwargs) -> list[float]:
+    """TRL reward: 1.0 where the completion holds exactly one ``<think>`` followed by one ``</think>``, else 0.0.
+
+    CW-GRPO's format reward (App. C: "1.0 when the output contains properly matched <think> tags").
+    """
+    def matched(text: str) -> bool:
+        return text.count("<think>") == 1 and text.count("</think>") == 1 and text.index("<think>") < text.index("</think>")
+
+    return [float(matched(_completion_text(c))) for c in completions]
+
+
 accuracy_reward.__name__ = "accuracy"  # TRL logs rewards/<__name__>/mean
 format_reward.__name__ = "format"
+think_format_reward.__name__ = "format"
+FORMAT_REWARDS = {"boxed": format_reward, "think": think_format_reward}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,29 @@ from trl import GRPOConfig
 from .config import TrainConfig
 from .methods import build_method
 from .progress import use_progress_bar
-from .rewards import accuracy_reward, format_reward
+from .rewards import FORMAT_REWARDS, accuracy_reward
 from .trainer import RLVRTrainer
 
 
-def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> GRPOConfig:
-    """Translate a TrainConfig into TRL's GRPOConfig (which runs TRL's own checks: call it before any work)."""
+def resolved_rollout_generation(cfg: TrainConfig) -> str:
+    """The generation option in use: ``auto`` is static_compile for full fine-tuning on a CUDA GPU, else default;
+    vLLM overrides all."""
+    if cfg.use_vllm:
+        return "vllm"
+    if cfg.rollout_generation == "auto":
+        return "static_compile" if torch.cuda.is_available() and cfg.lora_r == 0 else "default"
+    return cfg.rollout_generation
+
+
+def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int | None = None) -> GRPOConfig:
+    """Translate a TrainConfig into TRL's GRPOConfig (which runs TRL's own checks: call it before any work).
+
+    ``num_processes``: data-parallel processes (default: those of the current ``accelerate launch``, else 1).
+    """
+    if num_processes is None:
+        from accelerate import PartialState
+
+        num_processes = PartialState().num_processes
     responses = cfg.prompts_per_step * cfg.num_generations
     if responses % (cfg.gradient_accumulation_steps * num_processes):
         raise ValueError(
@@ -39,7 +57,8 @@ def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> G
         raise ValueError("train.bf16 needs a CUDA GPU; set it to false on a CPU machine")
     return GRPOConfig(
         output_dir=str(output_dir),
-        max_steps=cfg.max_steps,
+        max_steps=-1 if cfg.num_train_epochs is not None else cfg.max_steps,
+        num_train_epochs=cfg.num_train_epochs or 1.0,
         per_device_train_batch_size=responses // (cfg.gradient_accumulation_steps * num_processes),
         gradient_accumulation_steps=cfg.gradient_accumulation_steps,
         steps_per_generation=cfg.steps_per_generation,
@@ -58,6 +77,8 @@ def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int = 1) -> G
         use_cpu=not torch.cuda.is_available(),
         gradient_checkpointing=cfg.gradient_checkpointing,
         use_vllm=cfg.use_vllm,
+        cache_implementation="static" if resolved_rollout_generation(cfg) == "static_compile" else None,
+        use_transformers_continuous_batching=resolved_rollout_generation(cfg) == "continuous_batching",
         reward_weights=[1.0, cfg.format_weight],
         logging_steps=1,
         save_strategy="steps" if cfg.save_steps else "no",
@@ -130,12 +151,13 @@ def build_trainer(
     trainer = RLVRTrainer(
         model=model,
         processing_class=tokenizer,
-        reward_funcs=[accuracy_reward, format_reward],
+        reward_funcs=[accuracy_reward, FORMAT_REWARDS[cfg.format_reward]],
         args=args,
         train_dataset=dataset,
         peft_config=peft_config,
         method=method,
         log_reference_kl=cfg.log_reference_kl,
+        compile_generation=resolved_rollout_generation(cfg) == "static_compile",
     )
     use_progress_bar(trainer)
     return trainer
@@ -153,6 +175,10 @@ def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str,
     if checkpoint is not None:
         print(f"resuming from {checkpoint}")
     trainer.train(resume_from_checkpoint=checkpoint)
+    history = training_history(trainer.state.log_history)
+    if not trainer.accelerator.is_main_process:  # `accelerate launch`: the main process saves
+        trainer.accelerator.wait_for_everyone()
+        return history
 
     final, partial = output_dir / "final", output_dir / "final.partial"
     shutil.rmtree(partial, ignore_errors=True)
@@ -162,7 +188,8 @@ def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str,
     trainer.save_method_state(partial)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(partial, final)
-    return training_history(trainer.state.log_history)
+    trainer.accelerator.wait_for_everyone()
+    return history
 
 
 def training_history(log_history: list[dict[str, Any]]) -> list[dict[str, float]]:
@@ -174,9 +201,14 @@ def write_training_logs(history: list[dict[str, float]], live_dir: str | Path, p
     """dvclive's metrics.json, plots and params.yaml for a finished run, one step per history row.
 
     Written once, from the history (which checkpoints carry), so a resumed run logs each step exactly once and
-    an interrupted run leaves no partial metrics where ``dvc metrics show`` reads.
+    an interrupted run leaves no partial metrics where ``dvc metrics show`` reads. Without dvclive (a bare GPU
+    machine) it warns and writes nothing: history.json still holds every step.
     """
-    from dvclive import Live
+    try:
+        from dvclive import Live
+    except ImportError:
+        warnings.warn(f"dvclive is not installed: no DVCLive logs in {live_dir} (history.json is still written)")
+        return
     from dvclive.plots import Metric
     from dvclive.utils import standardize_metric_name
 

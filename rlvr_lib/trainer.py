@@ -7,7 +7,8 @@ The method plugs in through three hooks (``rlvr_lib.methods.base``):
    and returns per-token advantages (B, T) plus per-row extras that travel with the rows.
 2. ``loss``: replaces ``_compute_loss``; receives the current policy's log-probs and entropies with grad.
 3. ``on_optimizer_step``: a callback after each optimizer step; the method's state is written to
-   ``method_state.json`` in every checkpoint and read back on resume.
+   ``method_state.json`` in every checkpoint and read back on resume, with TRL's rollout buffer, so a run resumed
+   from any checkpoint continues exactly as the uninterrupted run.
 
 TRL's own KL term is disabled (``GRPOConfig.beta`` must stay 0): a method's KL coefficient is one of its
 hyperparameters, and the trainer builds the reference model itself when the method (or KL logging) needs it.
@@ -36,8 +37,10 @@ from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
 
 METHOD_STATE_FILE = "method_state.json"
+ROLLOUT_BUFFER_FILE = "rollout_buffer_{}.pt"  # per process
 EXTRA_PREFIX = "method_extra/"
 ENTROPY_QUANTILES = (0.1, 0.5, 0.9)
+REFERENCE_COPY_MAX_PARAMS = 100_000_000  # auto KL logging copies the policy only below this size
 
 
 class _MethodStepCallback(TrainerCallback):
@@ -56,8 +59,13 @@ class RLVRTrainer(GRPOTrainer):
 
     Args:
         method: a registered method instance (``rlvr_lib.methods.build_method``).
-        log_reference_kl: build a frozen reference (the initial policy) even when the method does not need
-            one, to log the behaviour policy's KL to it every step.
+        log_reference_kl: log the behaviour policy's KL to the initial policy every step, building a frozen
+            reference even when the method does not need one. None (auto): on when that costs no model copy
+            (a PEFT model, whose reference is the model with adapters off, or a method that keeps a reference
+            anyway) or the policy has fewer than ``REFERENCE_COPY_MAX_PARAMS`` parameters; off otherwise, since
+            the copy of a full fine-tuned large model costs its weights again in GPU memory.
+        compile_generation: let transformers compile the decoding step (TRL sets ``disable_compile=True``); meant
+            with ``GRPOConfig.cache_implementation="static"``, where it makes rollouts several times faster on a GPU.
         Every other argument goes to ``trl.GRPOTrainer``.
     """
 
@@ -65,7 +73,8 @@ class RLVRTrainer(GRPOTrainer):
     FAST_SAMPLER = True  # rollouts with rlvr_lib's decoding loop (speed; False: HF generate, TRL's default)
     BEHAVIOUR_FROM_SAMPLER = True  # behaviour log-probs/entropies from that loop, not a forward (top_p 1 only)
 
-    def __init__(self, *args: Any, method: Method, log_reference_kl: bool = True, **kwargs: Any):
+    def __init__(self, *args: Any, method: Method, log_reference_kl: bool | None = None, compile_generation: bool = False,
+                 **kwargs: Any):
         training_args = kwargs.get("args")
         if training_args is not None and training_args.beta != 0.0:
             raise ValueError(
@@ -80,10 +89,16 @@ class RLVRTrainer(GRPOTrainer):
         super().__init__(*args, **kwargs)
         self.method = method
         self._rewards_per_func: torch.Tensor | None = None
+        if log_reference_kl is None:
+            small = sum(p.numel() for p in self.model.parameters()) < REFERENCE_COPY_MAX_PARAMS
+            log_reference_kl = is_peft_model(self.model) or method.needs_reference or small
+        self.log_reference_kl = log_reference_kl
         self._uses_reference = method.needs_reference or log_reference_kl
         if self._uses_reference and not is_peft_model(self.model):
             reference = copy.deepcopy(self.model).eval().requires_grad_(False)
             self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
+        if compile_generation and getattr(self, "generation_config", None) is not None:
+            self.generation_config.disable_compile = False
         self.add_callback(_MethodStepCallback(self))
         self._warn_if_inert()
 
@@ -118,10 +133,14 @@ class RLVRTrainer(GRPOTrainer):
 
     def _reference_logps(self, input_ids, attention_mask, logits_to_keep) -> torch.Tensor:
         if self.ref_model is not None:
-            return self._get_per_token_logps_and_entropies(self.ref_model, input_ids, attention_mask, logits_to_keep)[0]
+            return self._get_per_token_logps_and_entropies(
+                self.ref_model, input_ids, attention_mask, logits_to_keep, batch_size=self.args.per_device_train_batch_size
+            )[0]
         model = self.accelerator.unwrap_model(self.model)  # PEFT: the reference is the model without adapters
         with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
-            return self._get_per_token_logps_and_entropies(self.model, input_ids, attention_mask, logits_to_keep)[0]
+            return self._get_per_token_logps_and_entropies(
+                self.model, input_ids, attention_mask, logits_to_keep, batch_size=self.args.per_device_train_batch_size
+            )[0]
 
     def _gather_rows(self, x: torch.Tensor | None, pad: float = 0.0) -> torch.Tensor | None:
         """Concatenate a (B_local, T_local) tensor over processes, padding T to the largest."""
@@ -130,8 +149,8 @@ class RLVRTrainer(GRPOTrainer):
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
 
     def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
-        """TRL's generation; for plain-text prompts sampled with temperature and top-p only (the project's case),
-        ``rlvr_lib.eval.sampling.sample_tokens`` instead of HF ``generate`` (``FAST_SAMPLER``).
+        """TRL's generation; on the CPU, for plain-text prompts sampled with temperature and top-p only (the
+        testbed's case), ``rlvr_lib.eval.sampling.sample_tokens`` instead of HF ``generate`` (``FAST_SAMPLER``).
 
         Speed (benchmarks/step_profile.py): the loop stops computing rows that have ended. Same distribution as
         ``generate`` (same warpers, same multinomial draw), but since finished rows stop drawing random numbers,
@@ -143,7 +162,9 @@ class RLVRTrainer(GRPOTrainer):
         """
         plain = not (self.use_vllm or self.use_transformers_continuous_batching or images or multimodal_fields
                      or has_tool_images or self.args.generation_kwargs or self.top_k or self.min_p
-                     or self.repetition_penalty != 1.0)
+                     or self.repetition_penalty != 1.0 or self.args.cache_implementation)
+        # measured faster on the CPU only; on a GPU, TRL's generate (with train.rollout_generation, docs/gpu.md)
+        plain = plain and self.accelerator.device.type == "cpu"
         if not (self.FAST_SAMPLER and plain):
             return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
                                                  has_tool_images=has_tool_images)
@@ -348,10 +369,13 @@ class RLVRTrainer(GRPOTrainer):
 
     def _save_checkpoint(self, model, trial):
         super()._save_checkpoint(model, trial)
+        folder = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
         if self.args.should_save:
-            self.save_method_state(
-                os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
-            )
+            self.save_method_state(folder)
+        # TRL's rollout buffer and micro-step counter (each process its own): a checkpoint inside a rollout batch
+        # resumes on the rest of that batch, as the uninterrupted run does, instead of generating a new one
+        torch.save({"step": self._step, "buffered_inputs": self._buffered_inputs},
+                   os.path.join(folder, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index)))
 
     def _load_optimizer_and_scheduler(self, checkpoint):
         super()._load_optimizer_and_scheduler(checkpoint)
@@ -365,3 +389,8 @@ class RLVRTrainer(GRPOTrainer):
         if saved["method"] != self.method.name:
             raise ValueError(f"{path} holds the state of method '{saved['method']}', not '{self.method.name}'")
         self.method.load_state_dict(saved["state"])
+        buffer_path = os.path.join(checkpoint, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index))
+        if not os.path.exists(buffer_path):
+            raise FileNotFoundError(f"resuming from {checkpoint}: {os.path.basename(buffer_path)} is missing")
+        buffer = torch.load(buffer_path, map_location=self.accelerator.device, weights_only=False)
+        self._step, self._buffered_inputs = buffer["step"], buffer["buffered_inputs"]

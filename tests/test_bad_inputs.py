@@ -52,8 +52,6 @@ PARAMS_CASES = {
     "scale_rewards as a string": ({"methods": {"grpo": {"scale_rewards": "false"}}}, "methods.grpo.scale_rewards"),
     "negative lora rank": ({"train": {**TRAIN, "lora_r": -1}}, "train.lora_r must be >= 0"),
     "negative save steps": ({"train": {**TRAIN, "save_steps": -5}}, "train.save_steps must be >= 0"),
-    "save steps inside a rollout batch": ({"train": {**TRAIN, "steps_per_generation": 2, "save_steps": 3}},
-                                          "train.save_steps (3) must be a multiple"),
     "no evaluation problems": ({"data": {"testbed": {"n_eval": 0}}}, "data.testbed.n_eval must be > 0"),
     "no training problems": ({"data": {"testbed": {"n_train": 0}}}, "data.testbed.n_train must be > 0"),
     "unknown testbed level": ({"data": {"testbed": {"levels": [1, 9]}}}, "data.testbed.levels has unknown level(s) [9]"),

@@ -5,7 +5,7 @@ import typing
 
 import pytest
 
-from rlvr_lib.config import TESTBED_LEVELS, SchedulerName, TrainConfig, deep_merge, load_params, parse_params
+from rlvr_lib.config import TESTBED_LEVELS, FormatReward, SchedulerName, TrainConfig, deep_merge, load_params, parse_params
 
 BASE = {"profile": "default", "seed": 3, "methods": {"grpo": {}, "dapo": {"eps_high": 0.3}},
         "train": {"max_steps": 50}, "eval": {"n": 8}, "smoke": {"train": {"max_steps": 2}, "eval": {"n": 2}}}
@@ -66,7 +66,10 @@ def test_choices_written_out_in_config_agree_with_their_sources():
 
     from rlvr_lib.testbed.generator import LEVELS
 
+    from rlvr_lib.rewards import FORMAT_REWARDS
+
     assert set(typing.get_args(SchedulerName)) == {s.value for s in SchedulerType}
+    assert set(typing.get_args(FormatReward)) == set(FORMAT_REWARDS)
     assert TESTBED_LEVELS == tuple(sorted(LEVELS))
 
 
@@ -83,3 +86,22 @@ def test_typed_leaves():
     build = p.testbed_build()
     assert (build.seed, build.n_eval, build.levels, build.sft_steps) == (3, 7, (2,), 3)
     assert isinstance(TrainConfig().learning_rate, float)
+
+
+def test_eval_per_benchmark_overrides_and_new_data_keys():
+    p = parse_params({**BASE, "eval": {"n": 4, "per_benchmark": {"aime24": {"n": 32, "temperature": 0.6}}},
+                      "data": {"eval_limits": {"minerva": 40}, "dedupe": True, "max_solution_tokens": 204.8}})
+    assert p.eval.for_benchmark("aime24") == {"n": 32, "ks": None, "temperature": 0.6, "top_p": 1.0, "max_new_tokens": 64}
+    assert p.eval.for_benchmark("math500")["n"] == 4
+    with pytest.raises(ValueError, match="per_benchmark.aime24.*unknown.*batch"):
+        parse_params({**BASE, "eval": {"per_benchmark": {"aime24": {"batch_size": 3}}}})
+    with pytest.raises(ValueError, match="eval.per_benchmark.aime24 gives invalid settings: top_p"):
+        parse_params({**BASE, "eval": {"per_benchmark": {"aime24": {"top_p": 0}}}})
+    with pytest.raises(ValueError, match="prompt_template"):
+        parse_params({**BASE, "data": {"prompt_template": "no placeholder"}})
+    with pytest.raises(ValueError, match="eval_limits"):
+        parse_params({**BASE, "data": {"eval_limits": {"minerva": 0}}})
+    with pytest.raises(ValueError, match="format_reward"):
+        parse_params({**BASE, "train": {"format_reward": "xml"}})
+    with pytest.raises(ValueError, match="warmup_steps.*fraction"):
+        parse_params({**BASE, "train": {"warmup_steps": 1.5, "lr_scheduler_type": "cosine"}})

@@ -130,3 +130,69 @@ def test_dedupe():
     assert dedupe(rows) == [rows[0], rows[4]]
     # PROVENANCE.md: 17,188 distinct problem texts, 12 of them with conflicting answers
     assert len(dedupe(load_training_set("dapo_math_17k", SHARED))) == 17188 - 12
+
+
+# ----------------------------------------------------------------------------- paper training sets (issue 11)
+def test_math_full_is_math_without_math500():
+    rows = load_training_set("math_full", SHARED)
+    assert len(rows) == 12000 - 4  # MATH train + test minus MATH-500; 4 train rows have no boxed answer
+    math500 = {r["problem"] for r in load_benchmark("math500", SHARED)}
+    assert not any(r["problem"] in math500 for r in rows)
+    assert all(r["solution"] and r["answer"] for r in rows)
+    # PROVENANCE.md: 8,888 at levels 3-5; the 4 answerless rows are levels 3 and 5
+    assert len(filter_by_level(rows)) == 8888 - 4
+    assert sum(r["level"] is None for r in rows) == 2  # "Level ?"
+
+
+def test_deepscaler_present_parts():
+    rows = load_training_set("deepscaler_present", SHARED)
+    assert len(rows) == 7470 + 975
+    assert rows[-1]["uid"].startswith("aime_1983_2023/") and len({r["uid"] for r in rows}) == len(rows)
+
+
+def test_build_training_rows_reports_each_step():
+    rows, steps = data.build_training_rows(
+        "math_full", SHARED, levels=(3, 4, 5), max_solution_tokens=60, max_prompt_tokens=40,
+        template="Q: {problem}", max_rows=100, tokenizer=WordTokenizer(),
+    )
+    assert list(steps) == ["loaded", "levels", "solution_length", "prompt_length", "max_rows"]
+    assert steps["loaded"] > steps["levels"] > steps["solution_length"] > steps["prompt_length"] >= steps["max_rows"] == 100
+    assert all(len(r["solution"].split()) <= 60 and len(r["prompt"].split()) <= 40 for r in rows)
+    assert all(r["prompt"] == "Q: " + r["problem"] for r in rows)
+    with pytest.raises(ValueError, match="tokenizer"):
+        data.build_training_rows("math_full", SHARED, max_solution_tokens=60)
+
+
+def test_contamination_exact_and_normalised():
+    train = [{"problem": "Find $x$ if $2x = 4$."}, {"problem": "What is 1+1?"}]
+    evaluation = [{"problem": " What is 1+1? "}, {"problem": "Find $x$ if $2x=4$ ."}, {"problem": "New one"}]
+    assert data.contamination(train, evaluation) == {"n_eval": 3, "exact": 1, "normalised": 2}
+    assert data.normalise_problem("A \\, B\\!c") == "abc"
+
+
+def test_erpo_training_set_with_the_qwen_tokenizer():
+    """ERPO's set (App. A.3): MATH levels 3-5, solutions <= 10% of 2,048 Qwen2.5 tokens (paper: 8,441 left)."""
+    if not (SHARED / "tokenizers" / "qwen.tiktoken").is_file():
+        pytest.skip("no qwen.tiktoken")
+    rows, steps = data.build_training_rows(
+        "math_full", SHARED, levels=(3, 4, 5), max_solution_tokens=204.8, tokenizer=data.length_tokenizer(None, SHARED)
+    )
+    assert steps == {"loaded": 11996, "levels": 8884, "solution_length": 4736}
+
+
+def test_files_data_stage_reports_counts_and_contamination():
+    from rlvr_lib.config import DataConfig
+    from rlvr_lib.pipeline import files_data
+
+    cfg = DataConfig(source="files", root=str(SHARED), train_set="dapo_math_17k", dedupe=True,
+                     benchmarks=["aime24", "minerva"], eval_limits={"minerva": 40}, prompt_template="P: {problem}")
+    train, benchmarks, report = files_data(cfg)
+    assert report["train_steps"] == {"loaded": 17917, "dedupe": 17176}
+    assert len(train) == 17176 and train[0]["prompt"].startswith("P: ")
+    assert {k: len(v) for k, v in benchmarks.items()} == {"aime24": 30, "minerva": 40}
+    assert benchmarks["aime24"][0]["prompt"].startswith("P: ")
+    contamination = report["contamination"]
+    assert sorted(contamination) == sorted(data.BENCHMARKS)  # every benchmark present, not only evaluated ones
+    assert contamination["minerva"]["n_eval"] == 40 and contamination["gsm8k"]["n_eval"] == 1319
+    for counts in contamination.values():
+        assert 0 <= counts["exact"] <= counts["normalised"] <= counts["n_eval"]

@@ -47,19 +47,27 @@ def without_timing(history: list[dict]) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "step_time"} for row in history]
 
 
-def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch):
-    set_params(methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
+@pytest.mark.parametrize("micro_batches, save_steps, stop_at, resume_from", [
+    (1, 2, 3, 2),  # one update per rollout batch: the checkpoint is at a batch boundary
+    (2, 1, 2, 1),  # two updates per rollout batch: the checkpoint is inside one, its rest comes from the buffer
+], ids=["batch-boundary", "inside-a-batch"])
+def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch, micro_batches, save_steps, stop_at,
+                                         resume_from):
+    train_section = {**pipeline.load_params().train.__dict__, "steps_per_generation": micro_batches,
+                     "save_steps": save_steps}
+    set_params(train=train_section, methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
     params = pipeline.load_params()
     uninterrupted = pipeline.stage_train(params, "grpo")
     base = load_file(pipeline.BASE_MODEL_DIR / "model.safetensors")
     assert any(not torch.equal(base[k], v) for k, v in weights("grpo").items()), "training did not change the model"
     assert any(row.get("reward_std", 0) > 0 for row in uninterrupted), "rewards never varied: no real update"
 
-    build = interrupt_training(monkeypatch, at=3)
+    build = interrupt_training(monkeypatch, at=stop_at)
     with pytest.raises(KeyboardInterrupt):
         pipeline.stage_train(params, "grpo_again")
     partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
-    assert (partial / "checkpoint-2" / "method_state.json").exists()
+    assert (partial / f"checkpoint-{resume_from}" / "method_state.json").exists()
+    assert not (partial / f"checkpoint-{stop_at}").exists()
     assert not (pipeline.RUNS_DIR / "grpo_again").exists()
     assert not (pipeline.TRAINING_LOGS_DIR / "grpo_again").exists()
 
@@ -73,7 +81,8 @@ def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch):
     logged = json.loads((pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "metrics.json").read_text())
     assert logged["step"] == 4
     steps = (pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "plots" / "metrics" / "reward.tsv").read_text().split()
-    assert steps[0:2] == ["step", "reward"] and [int(s) for s in steps[2::2]] == [1, 2, 3, 4]
+    logged_steps = [row["step"] for row in uninterrupted if "reward" in row]  # rollout steps only
+    assert steps[0:2] == ["step", "reward"] and [int(s) for s in steps[2::2]] == logged_steps
 
 
 def test_interrupted_run_leaves_previous_outputs(workspace, set_params, monkeypatch):

@@ -209,3 +209,13 @@ def test_fast_path_agrees_with_math_verify_on_plain_integers():
         result = grade(f"so \\boxed{{{answer}}}", gold)
         assert result.reason.startswith("numeric"), (gold, answer, result)
         assert result.correct == float(rewards._math_verify(gold, answer)), (gold, answer, result)
+
+
+def test_think_format_reward():
+    from rlvr_lib.rewards import FORMAT_REWARDS
+
+    think = FORMAT_REWARDS["think"]
+    texts = ["<think> a </think> <answer>1</answer>", "no tags", "</think> x <think>", "<think> a <think> b </think>",
+             [{"role": "assistant", "content": "<think>x</think>"}]]
+    assert think(None, texts) == [1.0, 0.0, 0.0, 0.0, 1.0]
+    assert think.__name__ == FORMAT_REWARDS["boxed"].__name__ == "format"

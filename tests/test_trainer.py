@@ -189,3 +189,82 @@ def test_inert_configuration_warns(tmp_path, tiny_dir):
 def test_trl_eval_loop_is_rejected(tmp_path, tiny_dir):
     with pytest.raises(ValueError, match="eval_strategy"):
         make_trainer(tmp_path, tiny_dir, build_method("grpo"), eval_strategy="steps", eval_steps=1)
+
+
+@pytest.mark.parametrize("steps_per_generation,grad_accum", [(2, 1), (2, 2)])
+def test_one_policy_pass_per_rollout_batch(tmp_path, tiny_dir, steps_per_generation, grad_accum):
+    """The behaviour log-probs and entropies come from one no-grad pass, TRL's own when it runs one (issue 11)."""
+    method = CountingMethod()
+    trainer = make_trainer(tmp_path, tiny_dir, method, gradient_accumulation_steps=grad_accum,
+                           steps_per_generation=steps_per_generation)
+    passes = []
+    original = type(trainer).__mro__[1]._get_per_token_logps_and_entropies  # GRPOTrainer's
+
+    def counting(self, model, input_ids, *args, **kwargs):
+        if not torch.is_grad_enabled() and model is self.model:
+            passes.append(input_ids.shape)
+        return original(self, model, input_ids, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(GRPOTrainer, "_get_per_token_logps_and_entropies", counting)
+        trainer.train()
+    rollouts = method.calls["rollout"]
+    assert rollouts >= 1
+    assert len(passes) == rollouts  # not two (TRL's old-logp pass + the hook's pass) per rollout batch
+    batch = method.last_rollout
+    assert torch.isfinite(batch.entropies).all() and (batch.entropies * batch.mask).sum() > 0
+
+
+def test_reference_kl_logging_auto_rule(tmp_path, tiny_dir):
+    from peft import LoraConfig
+
+    import rlvr_lib.trainer as trainer_module
+
+    assert make_trainer(tmp_path, tiny_dir, build_method("grpo")).log_reference_kl  # tiny model: copy is cheap
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(trainer_module, "REFERENCE_COPY_MAX_PARAMS", 10)  # pretend the model is large
+        full = make_trainer(tmp_path, tiny_dir, build_method("grpo"))
+        assert not full.log_reference_kl and full.ref_model is None  # no copy of a large model by default
+        assert make_trainer(tmp_path, tiny_dir, build_method("grpo", beta=0.01)).ref_model is not None
+        lora = RLVRTrainer(
+            model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+            reward_funcs=[exact_match], train_dataset=dataset(), method=build_method("grpo"),
+            args=config(tmp_path, max_steps=1, learning_rate=1e-2), peft_config=LoraConfig(r=4, lora_alpha=8, target_modules="all-linear"),
+        )
+        assert lora.log_reference_kl and lora.ref_model is None  # the reference is the model with adapters off
+        lora.train()
+        assert "kl_to_reference" in lora.state.log_history[0]
+
+
+def test_rollout_generation_options(tmp_path, monkeypatch):
+    import rlvr_lib.train as train_module
+    from rlvr_lib.config import TrainConfig
+    from rlvr_lib.train import grpo_config, resolved_rollout_generation
+
+    cpu = TrainConfig()
+    assert cpu.rollout_generation == "auto" and resolved_rollout_generation(cpu) == "default"
+    args = grpo_config(cpu, tmp_path)
+    assert args.cache_implementation is None and not args.use_transformers_continuous_batching
+    monkeypatch.setattr(train_module.torch.cuda, "is_available", lambda: True)  # pretend a GPU for the rule
+    assert resolved_rollout_generation(TrainConfig()) == "static_compile"
+    assert resolved_rollout_generation(TrainConfig(lora_r=8)) == "default"  # not measured under LoRA
+    assert resolved_rollout_generation(TrainConfig(use_vllm=True)) == "vllm"
+    monkeypatch.undo()
+    paged = grpo_config(TrainConfig(rollout_generation="continuous_batching"), tmp_path)
+    assert paged.use_transformers_continuous_batching
+    static = grpo_config(TrainConfig(rollout_generation="static_compile"), tmp_path)
+    assert static.cache_implementation == "static"
+    with pytest.raises(ValueError, match="rollout_generation"):
+        TrainConfig(rollout_generation="fast")
+
+
+def test_compile_generation_flag(tmp_path, tiny_dir):
+    trainer = make_trainer(tmp_path, tiny_dir, build_method("grpo"), cache_implementation="static")
+    assert trainer.generation_config.disable_compile  # TRL's own setting
+    compiled = RLVRTrainer(
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[exact_match], train_dataset=dataset(), method=build_method("grpo"), compile_generation=True,
+        args=config(tmp_path, max_steps=1, cache_implementation="static"),
+    )
+    assert not compiled.generation_config.disable_compile
+    assert compiled.generation_config.cache_implementation == "static"

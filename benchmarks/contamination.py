@@ -1,0 +1,40 @@
+"""Contamination of every training set against every evaluation set in shared/data (issue 11).
+
+Prints a markdown table: for each training set (as each paper profile builds it, and every raw set) and each
+benchmark, the number of benchmark problems whose text occurs in the training set exactly / after
+normalisation (``rlvr_lib.data.normalise_problem``). Usage: ``python benchmarks/contamination.py [DATA_ROOT]``.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rlvr_lib import data
+from rlvr_lib.config import load_params
+from rlvr_lib.pipeline import files_data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(root: str | None = None) -> None:
+    sets: dict[str, list[dict]] = {}
+    for paper in ("erpo", "cw_grpo", "tepo", "opefo", "aer"):
+        cfg = load_params(ROOT / "configs" / f"{paper}.yaml").data
+        cfg.root = root
+        train, _, report = files_data(cfg)
+        sets[f"{paper} profile ({cfg.train_set}: {report['train_steps']})"] = train
+    for name in [*data.TRAINING_SETS, *data.COMPOSITE_SETS]:
+        sets[name] = data.load_training_set(name, root)
+    benchmarks = {name: data.load_benchmark(name, root) for name in data.BENCHMARKS}
+    print("| training set | rows | " + " | ".join(f"{b} ({len(r)})" for b, r in benchmarks.items()) + " |")
+    print("|---|---|" + "---|" * len(benchmarks))
+    for name, train in sets.items():
+        cells = []
+        for rows in benchmarks.values():
+            c = data.contamination(train, rows)
+            cells.append(f"{c['exact']} / {c['normalised']}")
+        print(f"| {name} | {len(train)} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

@@ -1,0 +1,124 @@
+#!/bin/bash
+# The GPU measurements of docs/gpu.md, as run on the lent GPU machines (no internet there).
+# usage: bash benchmarks/gpu_run.sh STEP...   with STEP one of
+#   setup               install the wheels in .whl (if present), build the model + tokenizer, run the data stage
+#   proof:SECONDS:RUNS  train RUNS (comma-separated entries of benchmarks/gpu_proof.yaml) through
+#                       `python -m rlvr_lib train`, two at a time; none starts after SECONDS
+#   compare:REPEATS     our grpo vs stock TRL GRPOTrainer, each in its own process, alternated
+#   methods             every method's update cost against grpo's on one rollout batch
+#   rollout             generation tokens/s of the transformers options, one process each
+#   dist                1-vs-2-process equality (accelerate launch) and 1-vs-2-GPU step time
+# Logs and results go to $OUT (default ./gpu_out).
+set -u
+OUT=${OUT:-$PWD/gpu_out}; mkdir -p "$OUT/logs"
+export RLVR_DATA_ROOT=${RLVR_DATA_ROOT:-$PWD/data} HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True PYTHONUNBUFFERED=1
+MODEL=${MODEL:-/tmp/rlvr_gpu_model}
+PARAMS=${PARAMS:-benchmarks/gpu_proof.yaml}
+START=$(date +%s)
+elapsed() { echo $(( $(date +%s) - START )); }
+
+setup() {
+  if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  fi
+  export PYTHONPATH=/tmp/site:$PWD
+  python3 - <<'PY'
+import torch, transformers, trl, datasets, peft, accelerate, pyarrow
+print("GPU:", torch.cuda.get_device_name(), "x", torch.cuda.device_count(), "| torch", torch.__version__,
+      "| transformers", transformers.__version__, "| trl", trl.__version__, "| datasets", datasets.__version__,
+      "| peft", peft.__version__, "| accelerate", accelerate.__version__, "| pyarrow", pyarrow.__version__)
+PY
+  [ -f $MODEL/config.json ] || python3 benchmarks/gpu_step.py model $MODEL --data-root "$RLVR_DATA_ROOT" 2>&1 | tail -2
+  python3 -c "
+from rlvr_lib import pipeline
+counts = pipeline.stage_data(pipeline.enter_repo('$PARAMS'))
+print('data stage:', counts['report']['train_steps'], '-> written', {k: v for k, v in counts.items() if k != 'report'})
+" 2>&1 | tail -1
+  echo "setup done at $(elapsed) s"
+}
+
+proof_worker() {  # $1 deadline, $2.. runs
+  local deadline=$1; shift
+  for run in "$@"; do
+    if [ "$(elapsed)" -ge "$deadline" ]; then echo "SKIPPED $run (deadline)"; continue; fi
+    local t0=$(date +%s)
+    python3 -m rlvr_lib train "$run" --params $PARAMS > "$OUT/logs/proof_$run.log" 2>&1
+    echo "RUN $run rc=$? wall=$(( $(date +%s) - t0 ))s"
+  done
+}
+
+proof() {  # $1 deadline, $2 comma-separated runs; two workers, runs dealt alternately
+  IFS=, read -ra runs <<< "$2"
+  local a=() b=()
+  for i in "${!runs[@]}"; do if (( i % 2 == 0 )); then a+=("${runs[$i]}"); else b+=("${runs[$i]}"); fi; done
+  proof_worker "$1" "${a[@]}" & proof_worker "$1" "${b[@]}" & wait
+  python3 - <<'PY'
+import json, pathlib, statistics
+for hist in sorted(pathlib.Path("runs").glob("*/history.json")):
+    rows = json.loads(hist.read_text())
+    run = hist.parent.name
+    final = (hist.parent / "final" / "config.json").exists()
+    steps = [r["step_time"] for r in rows]
+    keys = [k for k in ("entropy/mean", "kl_to_reference", "completions/mean_length") if k in rows[-1]]
+    extra = ", ".join(f"{k}={rows[-1][k]:.3g}" for k in keys)
+    print(f"PROOF {run}: {len(rows)} optimizer steps, step_time {[round(s, 1) for s in steps]} s, final model saved: {final}; {extra}")
+PY
+}
+
+compare() {
+  local common="--model $MODEL --data-root $RLVR_DATA_ROOT --prompts 8 --generations 8 --grad-accum 4 --max-completion-length ${COMPARE_LEN:-1024} --gradient-checkpointing --steps ${COMPARE_STEPS:-3}"
+  python3 benchmarks/gpu_step.py compare --repeats "$1" --log "$OUT/compare.jsonl" --common "$common" \
+    trl="--impl trl" ours="--impl ours" ${COMPARE_EXTRA:-} 2>&1 | grep -v Warning
+}
+
+methods() {
+  python3 benchmarks/gpu_step.py methods --model $MODEL --data-root "$RLVR_DATA_ROOT" --prompts 8 --generations 8 \
+    --grad-accum 4 --max-completion-length ${METHODS_LEN:-1024} --gradient-checkpointing --rounds 2 2>&1 | grep -E "^\||^GPU|Error"
+}
+
+rollout() {
+  for opt in ${ROLLOUT_OPTIONS:-default static static_compile paged}; do
+    timeout ${ROLLOUT_TIMEOUT:-240} python3 benchmarks/gpu_step.py rollout --model $MODEL --data-root "$RLVR_DATA_ROOT" \
+      --option $opt --batch 64 --new-tokens ${ROLLOUT_TOKENS:-256} --repeats ${ROLLOUT_REPEATS:-2} 2>&1 | grep -E "rep |RESULT|Error" | tail -4
+    echo "ROLLOUT $opt rc=${PIPESTATUS[0]}"
+  done
+}
+
+dist() {
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  CUDA_VISIBLE_DEVICES=0 python3 benchmarks/dist_equality.py run --out "$OUT/eq1" 2>&1 | tail -1
+  python3 -m accelerate.commands.launch --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no \
+    benchmarks/dist_equality.py run --out "$OUT/eq2" 2>&1 | tail -1
+  python3 benchmarks/dist_equality.py compare "$OUT/eq1" "$OUT/eq2" | tee "$OUT/equality.md"
+  python3 - <<PY  # the proof's grpo run with DIST_LEN completion tokens and DIST_STEPS steps
+import yaml
+d = yaml.safe_load(open("$PARAMS"))
+d["train"].update(max_completion_length=int("${DIST_LEN:-1024}"), max_steps=int("${DIST_STEPS:-2}"))
+d["methods"] = {"grpo": {}}
+yaml.safe_dump(d, open("benchmarks/_dist.yaml", "w"))
+PY
+  for n in 1 2; do
+    local t0=$(date +%s)
+    local gpus=0; [ "$n" = 2 ] && gpus=0,1
+    CUDA_VISIBLE_DEVICES=$gpus python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 \
+      --mixed_precision no --dynamo_backend no -m rlvr_lib train grpo --params benchmarks/_dist.yaml > "$OUT/logs/dist_grpo_$n.log" 2>&1
+    echo "DIST grpo processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 1) for r in json.load(open('runs/grpo/history.json'))])")"
+  done
+}
+
+for step in "$@"; do
+  IFS=: read -r name a1 a2 <<< "$step"
+  echo "=== $name $a1 $a2 (t=$(elapsed) s)"
+  case $name in
+    setup) setup ;;
+    proof) proof "$a1" "$a2" ;;
+    compare) compare "${a1:-3}" ;;
+    methods) methods ;;
+    rollout) rollout ;;
+    dist) dist ;;
+    *) echo "unknown step $name"; exit 2 ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"
+echo "all done at $(elapsed) s"
