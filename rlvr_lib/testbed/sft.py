@@ -19,7 +19,8 @@ from datasets import Dataset
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from trl import SFTConfig, SFTTrainer
 
-from .generator import Problem, make_splits, sample_solutions
+from . import task_v3
+from .generator import TASKS, Problem, make_splits, sample_solutions
 from .model import build_model
 from .tokenizer import build_tokenizer
 
@@ -31,11 +32,14 @@ class TestbedConfig:
     __test__ = False  # not a pytest test class
 
     seed: int = 0
+    task: str = "v2"  # v2: sums (generator.py); v3: sums with a multiplication trap and routes (task_v3.py)
     n_train: int = 1500  # SFT problems (the eval split of ``n_eval`` problems is held out)
     n_eval: int = 128
     levels: tuple[int, ...] = (1, 2, 3)
     solutions_per_problem: int = 2  # distinct worked solutions per SFT problem (diversity at the forks)
     slip_rate: float = 0.3  # P(a step of an SFT solution writes a wrong sum); see generator.py and docs/testbed.md
+    precedence_rate: float = 0.08  # v3 only: P(an SFT solution of a trap takes the product-first route)
+    guess_rate: float = 0.15  # v3 only: P(an SFT solution guesses the answer without working; always wrong)
     vocab_size: int = 512  # upper bound; the small corpus yields fewer tokens
     hidden_size: int = 128  # 0.82M params: a TRL GRPO step (8x8 completions) ~0.35 s on 2 cores
     num_layers: int = 3
@@ -47,10 +51,21 @@ class TestbedConfig:
 
     def __post_init__(self) -> None:
         self.levels = tuple(self.levels)
+        if self.task not in TASKS:
+            raise ValueError(f"TestbedConfig.task must be one of {TASKS}, got {self.task!r}")
 
 
-def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0) -> list[dict[str, str]]:
-    """Prompt/completion rows, ``k`` distinct solutions per problem (fewer when fewer exist)."""
+def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0, *, task: str = "v2",
+                precedence_rate: float = 0.0, guess_rate: float = 0.0) -> list[dict[str, str]]:
+    """Prompt/completion rows: v2, ``k`` distinct solutions per problem (fewer when fewer exist); v3, ``k``
+    independent ones (``task_v3.sample_solutions``: routes and slips at the designed rates)."""
+    if task == "v3":
+        return [
+            {"prompt": p.prompt, "completion": s}
+            for p in problems
+            for s in task_v3.sample_solutions(p, k, seed, slip_rate=slip_rate, precedence_rate=precedence_rate,
+                                              guess_rate=guess_rate)
+        ]
     return [
         {"prompt": p.prompt, "completion": s}
         for p in problems
@@ -99,8 +114,9 @@ def build_base_policy(out_dir: str | Path, config: TestbedConfig | None = None, 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
-        train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels)
-        records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate)
+        train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels, cfg.task)
+        records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate, task=cfg.task,
+                              precedence_rate=cfg.precedence_rate, guess_rate=cfg.guess_rate)
         tokenizer = build_tokenizer([r["prompt"] + r["completion"] for r in records], cfg.vocab_size, tmp)
         model = build_model(
             len(tokenizer),
