@@ -73,7 +73,7 @@ def stage_data(params: Params) -> dict[str, int]:
     cfg = params.data
     if cfg.source == "testbed":
         tb = testbed_data_settings(params)
-        train, held_out = make_splits(tb["n_train"], tb["n_eval"], tb["seed"], tuple(tb["levels"]))
+        train, held_out = make_splits(tb["n_train"], tb["n_eval"], tb["seed"], tuple(tb["levels"]), tb["task"])
         train_rows, benchmarks = to_records(train), {TESTBED_BENCHMARK: to_records(held_out)}
     else:
         rows = real_data.load_training_set(cfg.train_set, cfg.root)
@@ -95,10 +95,16 @@ def stage_data(params: Params) -> dict[str, int]:
 
 
 def testbed_data_settings(params: Params) -> dict[str, Any]:
-    settings = {"n_train": 2000, "n_eval": 128, "levels": [1, 2, 3], "seed": params.seed, **params.data.testbed}
-    unknown = sorted(set(settings) - {"n_train", "n_eval", "levels", "seed"})
+    settings = {"n_train": 2000, "n_eval": 128, "levels": [1, 2, 3], "seed": params.seed, "task": "v2",
+                **params.data.testbed}
+    unknown = sorted(set(settings) - {"n_train", "n_eval", "levels", "seed", "task"})
     if unknown:
-        raise ValueError(f"unknown key(s) {[f'data.testbed.{k}' for k in unknown]}; valid: n_train, n_eval, levels, seed")
+        raise ValueError(
+            f"unknown key(s) {[f'data.testbed.{k}' for k in unknown]}; valid: n_train, n_eval, levels, seed, task"
+        )
+    if "task" in params.model.testbed:
+        raise ValueError("set the testbed task in data.testbed.task (it drives both the data and the base model), "
+                         "not in model.testbed.task")
     return settings
 
 
@@ -120,7 +126,8 @@ def stage_base_model(params: Params) -> Path:
         write_json_atomic(BASE_MODEL_DIR / EXTERNAL_MODEL_FILE, {"path": params.model.path})
         return Path(params.model.path)
     tb = testbed_data_settings(params)
-    knobs = {"seed": tb["seed"], "n_eval": tb["n_eval"], "levels": tuple(tb["levels"]), **params.model.testbed}
+    knobs = {"seed": tb["seed"], "n_eval": tb["n_eval"], "levels": tuple(tb["levels"]), "task": tb["task"],
+             **params.model.testbed}
     try:
         config = TestbedConfig(**knobs)
     except TypeError as err:

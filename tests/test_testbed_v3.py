@@ -157,3 +157,19 @@ def test_config_task_and_tiny_v3_build(tmp_path):
     out = build_base_policy(tmp_path / "base", TestbedConfig(task="v3"), **TINY)
     saved = json.loads((out / "testbed_config.json").read_text())
     assert saved["task"] == "v3" and saved["precedence_rate"] == TestbedConfig().precedence_rate
+
+
+def test_pipeline_takes_the_task_from_data_testbed(tmp_path, monkeypatch):
+    from rlvr_lib.config import parse_params
+    from rlvr_lib.pipeline import read_jsonl, stage_data, testbed_data_settings
+
+    base = {"methods": {"grpo": {}}, "data": {"testbed": {"n_train": 30, "n_eval": 12}}}
+    assert testbed_data_settings(parse_params(base))["task"] == "v2"  # the default is unchanged
+    params = parse_params({**base, "data": {"testbed": {"n_train": 30, "n_eval": 12, "task": "v3"}}})
+    assert testbed_data_settings(params)["task"] == "v3"
+    monkeypatch.chdir(tmp_path)
+    stage_data(params)
+    rows = read_jsonl(tmp_path / "data/generated/train.jsonl") + read_jsonl(tmp_path / "data/generated/eval_testbed.jsonl")
+    assert any("*" in r["prompt"] for r in rows)
+    with pytest.raises(ValueError, match="data.testbed.task"):
+        testbed_data_settings(parse_params({**base, "model": {"testbed": {"task": "v3"}}}))
