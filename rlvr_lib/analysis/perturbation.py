@@ -141,7 +141,8 @@ def perturbation_study(
         entropy, logits = token_entropies(model, prompt_ids, completion_ids)
         for which in SETS:
             for t in select_positions(entropy, frac, which):
-                token = replacement_token(logits[t], completion_ids[t], replacement, banned, generator)
+                # ids past the tokenizer's (the model's vocabulary is padded to a multiple of 8) decode to nothing
+                token = replacement_token(logits[t, : len(tokenizer)], completion_ids[t], replacement, banned, generator)
                 jobs.append((r, which, t, token, prompt_ids, completion_ids[:t] + [token]))
                 entropies[which].append(float(entropy[t]))
     with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
