@@ -80,6 +80,31 @@ def evaluate(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
     return result
 
 
+def route_shares(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
+    """Per problem kind: the share of ``n`` samples per problem taking each route, and each route's accuracy."""
+    from collections import Counter
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_lib.eval import sample_completions
+    from rlvr_lib.rewards import grade
+    from rlvr_lib.testbed.task_v3 import classify_route
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    samples = sample_completions(model, tokenizer, [p["prompt"] for p in problems], n, max_new_tokens=64,
+                                 batch_size=256, seed=seed + 1, desc="routes")
+    counts, hits = {}, {}
+    for problem, completions in zip(problems, samples):
+        kind = problem_kind(problem["prompt"])
+        for c in completions:
+            route = classify_route(problem["prompt"], c.text)
+            counts.setdefault(kind, Counter())[route] += 1
+            hits.setdefault(kind, Counter())[route] += grade(c.text, str(problem["answer"])).correct
+    return {kind: {route: {"share": k / sum(c.values()), "accuracy": hits[kind][route] / k}
+                   for route, k in sorted(c.items())} for kind, c in counts.items()}
+
+
 def entropy_ratio(history: list[dict], last: int = 5) -> dict:
     rows = [r for r in history if "entropy/mean" in r]
     if len(rows) <= last:
@@ -129,9 +154,12 @@ def main() -> None:
             build_base_policy(base_dir, cfg)
             print(f"SFT: {time.perf_counter() - started:.0f} s", flush=True)
         result = evaluate(base_dir, problems, args.n, args.seed)
+        if cfg.task == "v3":
+            result["routes"] = route_shares(base_dir, problems, 8, args.seed)
         (out / "base.json").write_text(json.dumps({"testbed": vars(cfg) | {"levels": list(cfg.levels)},
                                                    **result}, indent=1))
-        print(json.dumps({"base": headline(result["metrics"], args.n), "by_kind": result["by_kind"]}), flush=True)
+        print(json.dumps({"base": headline(result["metrics"], args.n), "by_kind": result["by_kind"],
+                          "routes": result.get("routes")}), flush=True)
 
     if "grpo" in stages:
         from rlvr_lib.train import TrainConfig, train_method
@@ -142,10 +170,12 @@ def main() -> None:
         history = train_method(base_dir, "grpo", {}, to_records(train), train_cfg, grpo_dir)
         train_wall = time.perf_counter() - started
         result = evaluate(grpo_dir / "final", problems, args.n, args.seed)
+        if cfg.task == "v3":
+            result["routes"] = route_shares(grpo_dir / "final", problems, 8, args.seed)
         (out / "grpo.json").write_text(json.dumps({"train": vars(train_cfg), "train_wall_s": round(train_wall, 1),
                                                    "dynamics": entropy_ratio(history), **result}, indent=1))
         print(json.dumps({"grpo": headline(result["metrics"], args.n), "dynamics": entropy_ratio(history),
-                          "by_kind": result["by_kind"]}), flush=True)
+                          "by_kind": result["by_kind"], "routes": result.get("routes")}), flush=True)
 
     if "perturb" in stages:
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -173,13 +203,14 @@ def summarise(out: Path, n: int) -> None:
     grpo = json.loads((out / "grpo.json").read_text()) if (out / "grpo.json").exists() else None
     if base:
         m = base["metrics"]
-        summary["base"] = {**headline(m, n), "by_kind": base["by_kind"],
+        summary["base"] = {**headline(m, n), "by_kind": base["by_kind"], "routes": base.get("routes"),
                            "target_mean_in_0.10_0.40": 0.10 <= m[f"mean@{n}"]["value"] <= 0.40,
                            "target_pass_le_0.90": m[f"pass@{n}"]["value"] <= 0.90}
         summary["pass_at_k_base"] = [m[f"pass@{k}"]["value"] for k in range(1, n + 1)]
     if grpo:
         m = grpo["metrics"]
-        summary["grpo"] = {**headline(m, n), "by_kind": grpo["by_kind"], "dynamics": grpo["dynamics"],
+        summary["grpo"] = {**headline(m, n), "by_kind": grpo["by_kind"], "routes": grpo.get("routes"),
+                           "dynamics": grpo["dynamics"],
                            "target_entropy_ratio_le_0.35": grpo["dynamics"]["entropy_ratio"] <= 0.35}
         summary["pass_at_k_grpo"] = [m[f"pass@{k}"]["value"] for k in range(1, n + 1)]
         if base:

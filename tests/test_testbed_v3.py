@@ -17,11 +17,13 @@ from rlvr_lib.testbed.generator import LEVELS
 from rlvr_lib.testbed.sft import sft_records
 from rlvr_lib.testbed.task_v3 import (
     MULTIPLIERS,
+    ROUTES,
     TRAP_SHARE,
     evaluate,
     format_prompt,
     is_trap,
     parse_prompt,
+    classify_route,
     route_success_probability,
     sample_solutions,
     solve,
@@ -108,6 +110,19 @@ def test_routes_solve_what_they_are_designed_to():
                 solve(operands, ops, "product_first", rng)
     with pytest.raises(ValueError, match="unknown route"):
         solve([1, 2, 3], ["+", "+"], "sideways", rng)
+
+
+def test_classify_route_reads_the_route_of_any_solution():
+    rng = random.Random(1)
+    for p in make_splits(200, 0, seed=2, task="v3")[0]:
+        operands, ops = parse_prompt(p.prompt)
+        for route in ROUTES:
+            if route == "product_first" and "*" not in ops:
+                continue
+            assert classify_route(p.prompt, solve(operands, ops, route, rng, slip_rate=0.5)) == route
+    prompt = "Compute 3+5*2+7.\nAnswer:"
+    assert classify_route(prompt, " 5+2=7, 3+7=10. \\boxed{10}") == "other"
+    assert classify_route(prompt, " the answer") == "other"
 
 
 def test_sft_solutions_follow_the_designed_route_slip_and_success_rates():

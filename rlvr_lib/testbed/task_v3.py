@@ -141,6 +141,23 @@ def sample_solutions(problem: Problem, k: int, seed: int, *, slip_rate: float, p
     ]
 
 
+def classify_route(prompt: str, completion: str) -> str:
+    """The route a completion takes (``ROUTES``), read from its start; ``"other"`` if it fits none."""
+    operands, ops = parse_prompt(prompt)
+    text = completion.lstrip()
+    if text.startswith("\\boxed"):
+        return "guess"
+    match = re.match(r"(\d+)([+*])(\d+)=", text)
+    if match is None:
+        return "other"
+    first = (int(match.group(1)), match.group(2), int(match.group(3)))
+    if first == (operands[0], ops[0], operands[1]):
+        return "left_to_right"
+    if "*" in ops and first == (operands[ops.index("*")], "*", operands[ops.index("*") + 1]):
+        return "product_first"
+    return "other"
+
+
 def make_problem(level: int, rng: random.Random) -> Problem:
     """A v3 problem with ``LEVELS[level]``'s operands; a trap (``TRAP_SHARE``) multiplies at a later step."""
     spec = LEVELS[level]
