@@ -53,7 +53,7 @@ def replay(prompt: str, solution: str) -> tuple[str, int, int]:
             assert i == 0 and op == "*", f"{step}: only a first step may skip ahead, to the product"
             route = "product_first"
         true = a * b if op == "*" else a + b
-        assert c != true and abs(c - true) <= 9 or c == true, step
+        assert c != true and abs(c - true) <= 9 and op == "+" or c == true, f"{step}: only a sum may slip"
         n_slipped += c != true
         nums[j : j + 2] = [c]
         del ops[j]
@@ -128,17 +128,17 @@ def test_classify_route_reads_the_route_of_any_solution():
 def test_sft_solutions_follow_the_designed_route_slip_and_success_rates():
     problems = make_splits(1500, 0, seed=0, task="v3")[0]
     assert sample_solutions(problems[0], 4, 0, **RATES) == sample_solutions(problems[0], 4, 0, **RATES)
-    routes, steps, slips = {"plain": Counter(), "trap": Counter()}, 0, 0
+    routes, sums, slips = {"plain": Counter(), "trap": Counter()}, 0, 0
     correct = {"plain": [], "trap": []}
     for p in problems:
         kind = "trap" if is_trap(p.prompt) else "plain"
         for s in sample_solutions(p, 4, 0, **RATES):
             route, n_steps, n_slipped = replay(p.prompt, s)
             routes[kind][route] += 1
-            steps, slips = steps + n_steps, slips + n_slipped
+            sums, slips = sums + n_steps - s.count("*"), slips + n_slipped
             designed = route_success_probability(len(parse_prompt(p.prompt)[0]), kind == "trap", **RATES)
             correct[kind].append((grade(s, p.answer).correct, designed))
-    assert abs(slips / steps - RATES["slip_rate"]) < 0.02
+    assert abs(slips / sums - RATES["slip_rate"]) < 0.02
     for kind, counts in routes.items():
         total = sum(counts.values())
         assert abs(counts["guess"] / total - RATES["guess_rate"]) < 0.025
@@ -168,7 +168,8 @@ TINY = {"n_train": 24, "n_eval": 8, "levels": (1, 2), "solutions_per_problem": 2
 def test_config_task_and_tiny_v3_build(tmp_path):
     with pytest.raises(ValueError, match="task must be one of"):
         TestbedConfig(task="v4")
-    assert TestbedConfig().task == "v2"
+    assert TestbedConfig().task == "v2" and TestbedConfig().solutions_per_problem == 2
+    assert TestbedConfig(task="v3").solutions_per_problem == 4
     out = build_base_policy(tmp_path / "base", TestbedConfig(task="v3"), **TINY)
     saved = json.loads((out / "testbed_config.json").read_text())
     assert saved["task"] == "v3" and saved["precedence_rate"] == TestbedConfig().precedence_rate

@@ -36,9 +36,9 @@ class TestbedConfig:
     n_train: int = 1500  # SFT problems (the eval split of ``n_eval`` problems is held out)
     n_eval: int = 128
     levels: tuple[int, ...] = (1, 2, 3)
-    solutions_per_problem: int = 2  # distinct worked solutions per SFT problem (diversity at the forks)
+    solutions_per_problem: int | None = None  # worked solutions per SFT problem; None: 2 (v2, distinct), 4 (v3)
     slip_rate: float = 0.3  # P(a step of an SFT solution writes a wrong sum); see generator.py and docs/testbed.md
-    precedence_rate: float = 0.08  # v3 only: P(an SFT solution of a trap takes the product-first route)
+    precedence_rate: float = 0.03  # v3 only: P(an SFT solution of a trap takes the product-first route)
     guess_rate: float = 0.15  # v3 only: P(an SFT solution guesses the answer without working; always wrong)
     vocab_size: int = 512  # upper bound; the small corpus yields fewer tokens
     hidden_size: int = 128  # 0.82M params: a TRL GRPO step (8x8 completions) ~0.35 s on 2 cores
@@ -53,6 +53,8 @@ class TestbedConfig:
         self.levels = tuple(self.levels)
         if self.task not in TASKS:
             raise ValueError(f"TestbedConfig.task must be one of {TASKS}, got {self.task!r}")
+        if self.solutions_per_problem is None:
+            self.solutions_per_problem = 4 if self.task == "v3" else 2
 
 
 def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0, *, task: str = "v2",

@@ -13,14 +13,15 @@ takes one of three routes, chosen at its first token:
 - **guess** (``guess_rate``, on every problem): the answer without working, ``" \\boxed{21}"``, always
   off by 1-9 in the SFT data (a dead end that looks like a shortcut).
 
-Every written step result is a slip (off by 1-9, ``generator.slipped``) with probability ``slip_rate``,
-and the solution goes on from the written value. Steps are in a fixed order (v2's choice of pair, which
+Every written sum is a slip (off by 1-9, ``generator.slipped``) with probability ``slip_rate``, and the
+solution goes on from the written value; products (by 2 or 3) are always right, so a left-to-right
+solution of a trap is a confident dead end rather than a noisy one. Steps are in a fixed order (v2's choice of pair, which
 never mattered for the answer, is gone), so the base policy's entropy sits where the reward depends on
 it: the route fork, the guessed number and the step results.
 
 Designed success probability of one SFT solution of a problem with ``n`` operands (slips ignored where
 they cancel; ``route_success_probability`` computes it, the tests check it by sampling):
-plain ``(1 - g) (1 - s)^(n-1)``; trap ``(1 - g) q (1 - s)^(n-1)``.
+plain ``(1 - g) (1 - s)^(n-1)``; trap ``(1 - g) q (1 - s)^(n-2)`` (one of its ``n - 1`` steps is the product).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ import re
 
 from .generator import LEVELS, Problem, slipped
 
-TRAP_SHARE = 1 / 3  # P(a v3 problem holds a multiplication trap)
+TRAP_SHARE = 0.4  # P(a v3 problem holds a multiplication trap)
 MULTIPLIERS = (2, 3)  # right factor of a trap's product (keeps products within two digits)
 ROUTES = ("left_to_right", "product_first", "guess")
 _PROMPT_RE = re.compile(r"Compute (\d+(?:[+*]\d+)+)\.\nAnswer:")
@@ -75,9 +76,9 @@ def _apply(a: int, op: str, b: int) -> int:
 
 
 def _step(a: int, op: str, b: int, rng: random.Random, slip_rate: float) -> tuple[str, int]:
-    """One written step ``"a op b=c"``; ``c`` slips with probability ``slip_rate``."""
+    """One written step ``"a op b=c"``; a sum slips with probability ``slip_rate``, a product never."""
     value = _apply(a, op, b)
-    if slip_rate and rng.random() < slip_rate:
+    if op == "+" and slip_rate and rng.random() < slip_rate:
         value = slipped(value, rng)
     return f"{a}{op}{b}={value}", value
 
@@ -124,7 +125,7 @@ def route_success_probability(n_operands: int, trap: bool, *, slip_rate: float, 
                               guess_rate: float) -> float:
     """Designed P(an SFT solution is correct), counting slip-free solutions of a correct route only."""
     _check_rates(slip_rate=slip_rate, precedence_rate=precedence_rate, guess_rate=guess_rate)
-    clean = (1.0 - slip_rate) ** (n_operands - 1)
+    clean = (1.0 - slip_rate) ** (n_operands - 1 - int(trap))  # products never slip
     return (1.0 - guess_rate) * (precedence_rate if trap else 1.0) * clean
 
 
