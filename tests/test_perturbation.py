@@ -84,10 +84,12 @@ def test_study_counts_a_trial_correct_when_the_regenerated_answer_is(tokenizer, 
     assert study["n_trials"] == {"top": 3, "bottom": 3}
     assert study["accuracy"]["top"]["value"] == 0.0 and study["accuracy"]["bottom"]["value"] == 1.0
     assert study["difference_bottom_minus_top"]["value"] == 1.0
+    assert {w: a["value"] for w, a in study["control_accuracy"].items()} == {"top": 1.0, "bottom": 1.0}
     assert study["mean_entropy"] == {"top": 2.0, "bottom": pytest.approx(0.01)}
-    texts = {t.which: t.text for t in study["trials"]}
+    texts = {t.which: t.text for t in study["trials"] if t.perturbed}
     assert texts == {"top": " 1+2=3, 3+4=7. \\boxed{5}", "bottom": " 5+2=3, 3+4=7. \\boxed{7}"}
-    assert all(p[-1] == five for p in prefixes)
+    assert {t.text for t in study["trials"] if not t.perturbed} == {completion}
+    assert sum(p[-1] == five for p in prefixes) == 6 and len(prefixes) == 12  # 6 perturbed, 6 controls
 
 
 def test_study_runs_on_a_tiny_model_and_keeps_each_prefix(tokenizer):
@@ -100,7 +102,8 @@ def test_study_runs_on_a_tiny_model_and_keeps_each_prefix(tokenizer):
     lengths = [len(tokenizer(r["completion"], add_special_tokens=False)["input_ids"]) for r in responses]
     expected = sum(max(1, -(-len_ * 2 // 10)) for len_ in lengths)  # ceil(0.2 L) per response and set
     assert study["n_trials"] == {"top": expected, "bottom": expected}
-    for trial in study["trials"]:
+    assert len(study["trials"]) == 4 * expected  # a control per perturbed trial
+    for trial in (t for t in study["trials"] if t.perturbed):
         kept = tokenizer(responses[trial.response]["completion"], add_special_tokens=False)["input_ids"][: trial.position]
         assert trial.text.startswith(tokenizer.decode(kept))
         assert trial.token not in tokenizer.all_special_ids

@@ -16,7 +16,9 @@ the paper leaves open, each a parameter here:
 - entropy: of the policy's next-token distribution at temperature 1 (nats), from one forward pass.
 
 Accuracy per set is the mean over responses of the mean over their trials, with a 95% percentile-bootstrap
-interval over responses; the difference (bottom minus top) gets a paired bootstrap interval.
+interval over responses; the difference (bottom minus top) gets a paired bootstrap interval. A *control*
+trial at each selected position keeps the original token and regenerates the rest the same way: its
+accuracy is what regeneration alone costs from there (the policy's own slips after that point).
 """
 from __future__ import annotations
 
@@ -75,7 +77,8 @@ def replacement_token(logits: torch.Tensor, original: int, mode: str, banned: Se
 
 @dataclass(frozen=True)
 class Trial:
-    """One perturbed regeneration: the response index, the set, the position, the token put there, the text."""
+    """One regeneration: the response index, the set, the position, the token put there (the original one in
+    a control trial), the text, whether it is graded correct and whether the token was replaced."""
 
     response: int
     which: str
@@ -83,6 +86,7 @@ class Trial:
     token: int
     text: str
     correct: bool
+    perturbed: bool
 
 
 @torch.no_grad()
@@ -123,9 +127,9 @@ def perturbation_study(
     """Run the protocol on ``responses`` (dicts with ``prompt``, ``completion`` text and ``answer``).
 
     The responses should be ones the policy answers correctly (``collect_correct_responses``). Returns
-    ``{"settings", "n_responses", "n_trials", "accuracy": {set: {value, ci_low, ci_high}},
-    "difference_bottom_minus_top": {...}, "mean_entropy": {set: mean entropy of the perturbed tokens},
-    "trials": [Trial, ...]}``.
+    ``{"settings", "n_responses", "n_trials" (perturbed, per set), "accuracy": {set: {value, ci_low, ci_high}},
+    "control_accuracy": {set: {...}}, "difference_bottom_minus_top": {...}, "mean_entropy": {set: mean
+    entropy of the selected tokens}, "trials": [Trial, ...]}``.
     """
     if not responses:
         raise ValueError("responses must be a non-empty list of dicts with prompt, completion and answer")
@@ -143,34 +147,42 @@ def perturbation_study(
             for t in select_positions(entropy, frac, which):
                 # ids past the tokenizer's (the model's vocabulary is padded to a multiple of 8) decode to nothing
                 token = replacement_token(logits[t, : len(tokenizer)], completion_ids[t], replacement, banned, generator)
-                jobs.append((r, which, t, token, prompt_ids, completion_ids[:t] + [token]))
+                jobs.append((r, which, t, token, True, prompt_ids, completion_ids[:t] + [token]))
+                jobs.append((r, which, t, completion_ids[t], False, prompt_ids, completion_ids[: t + 1]))
                 entropies[which].append(float(entropy[t]))
     with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
         torch.manual_seed(seed)
         continuations = _regenerate(model, tokenizer, [p + kept for *_, p, kept in jobs], max_new_tokens,
                                     temperature, eos_ids, batch_size)
     trials = []
-    for (r, which, t, token, _, kept), cont in zip(jobs, continuations):
+    for (r, which, t, token, perturbed, _, kept), cont in zip(jobs, continuations):
         text = tokenizer.decode(kept + cont[: max_new_tokens - len(kept)], skip_special_tokens=True)
-        trials.append(Trial(r, which, t, token, text, grade(text, str(responses[r]["answer"])).correct == 1.0))
-    per_response = {s: np.zeros(len(responses)) for s in SETS}
-    for which in SETS:
-        for r in range(len(responses)):
-            hits = [tr.correct for tr in trials if tr.response == r and tr.which == which]
-            per_response[which][r] = np.mean(hits)
-    accuracy = {}
-    for which in SETS:
-        low, high = bootstrap_ci(per_response[which], n_boot=n_boot, seed=seed)
-        accuracy[which] = {"value": float(per_response[which].mean()), "ci_low": low, "ci_high": high}
-    diff = per_response["bottom"] - per_response["top"]
-    low, high = bootstrap_ci(diff, n_boot=n_boot, seed=seed)
+        correct = grade(text, str(responses[r]["answer"])).correct == 1.0
+        trials.append(Trial(r, which, t, token, text, correct, perturbed))
+
+    def per_response(which: str, perturbed: bool) -> np.ndarray:  # (R,) mean over each response's trials
+        hits = np.zeros(len(responses))
+        counts = np.zeros(len(responses))
+        for tr in trials:
+            if tr.which == which and tr.perturbed == perturbed:
+                hits[tr.response] += tr.correct
+                counts[tr.response] += 1
+        return hits / counts
+
+    def summary(values: np.ndarray) -> dict:
+        low, high = bootstrap_ci(values, n_boot=n_boot, seed=seed)
+        return {"value": float(values.mean()), "ci_low": low, "ci_high": high}
+
+    accuracy = {which: per_response(which, True) for which in SETS}
+    diff = accuracy["bottom"] - accuracy["top"]
     return {
         "settings": {"frac": frac, "replacement": replacement, "max_new_tokens": max_new_tokens,
                      "temperature": temperature, "seed": seed, "n_boot": n_boot},
         "n_responses": len(responses),
-        "n_trials": {s: sum(tr.which == s for tr in trials) for s in SETS},
-        "accuracy": accuracy,
-        "difference_bottom_minus_top": {"value": float(diff.mean()), "ci_low": low, "ci_high": high},
+        "n_trials": {s: sum(tr.which == s and tr.perturbed for tr in trials) for s in SETS},
+        "accuracy": {which: summary(values) for which, values in accuracy.items()},
+        "control_accuracy": {which: summary(per_response(which, False)) for which in SETS},
+        "difference_bottom_minus_top": summary(diff),
         "mean_entropy": {s: float(np.mean(entropies[s])) for s in SETS},
         "trials": trials,
     }
