@@ -24,6 +24,7 @@ from rlvr_lib.testbed.task_v3 import (
     is_trap,
     parse_prompt,
     classify_route,
+    guessed,
     route_success_probability,
     sample_solutions,
     solve,
@@ -152,6 +153,18 @@ def test_sft_solutions_follow_the_designed_route_slip_and_success_rates():
     assert sum(c for c, _ in correct["trap"]) / len(correct["trap"]) < 0.06  # traps: rarely solved in SFT data
     with pytest.raises(ValueError, match="precedence_rate"):
         sample_solutions(problems[0], 1, 0, slip_rate=0.3, precedence_rate=1.5, guess_rate=0.0)
+
+
+def test_guesses_are_off_by_the_configured_offsets():
+    rng = random.Random(0)
+    assert {guessed(30, rng) - 30 for _ in range(2000)} == set(range(-9, 0)) | set(range(1, 10))
+    assert {guessed(30, rng, 10) - 30 for _ in range(2000)} == set(range(-18, -9)) | set(range(10, 19))
+    assert all(guessed(5, rng, 10) >= 15 for _ in range(200))  # never negative: only the upward offsets fit
+    with pytest.raises(ValueError, match="guess_offset_min"):
+        guessed(5, rng, 0)
+    problem = make_splits(3, 0, seed=0, task="v3")[0][0]
+    far = sample_solutions(problem, 50, 0, slip_rate=0.0, precedence_rate=0.0, guess_rate=1.0, guess_offset_min=10)
+    assert all(abs(int(s[len(" \\boxed{"):-1]) - int(problem.answer)) >= 10 for s in far)
 
 
 def test_sft_records_of_v3_keep_duplicates():

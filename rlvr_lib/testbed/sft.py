@@ -40,6 +40,7 @@ class TestbedConfig:
     slip_rate: float = 0.3  # P(a step of an SFT solution writes a wrong sum); see generator.py and docs/testbed.md
     precedence_rate: float = 0.03  # v3 only: P(an SFT solution of a trap takes the product-first route)
     guess_rate: float = 0.15  # v3 only: P(an SFT solution guesses the answer without working; always wrong)
+    guess_offset_min: int = 1  # v3 only: a guess is off by guess_offset_min .. guess_offset_min + 8
     vocab_size: int = 512  # upper bound; the small corpus yields fewer tokens
     hidden_size: int = 128  # 0.82M params: a TRL GRPO step (8x8 completions) ~0.35 s on 2 cores
     num_layers: int = 3
@@ -58,7 +59,8 @@ class TestbedConfig:
 
 
 def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0, *, task: str = "v2",
-                precedence_rate: float = 0.0, guess_rate: float = 0.0) -> list[dict[str, str]]:
+                precedence_rate: float = 0.0, guess_rate: float = 0.0, guess_offset_min: int = 1
+                ) -> list[dict[str, str]]:
     """Prompt/completion rows: v2, ``k`` distinct solutions per problem (fewer when fewer exist); v3, ``k``
     independent ones (``task_v3.sample_solutions``: routes and slips at the designed rates)."""
     if task == "v3":
@@ -66,7 +68,7 @@ def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0
             {"prompt": p.prompt, "completion": s}
             for p in problems
             for s in task_v3.sample_solutions(p, k, seed, slip_rate=slip_rate, precedence_rate=precedence_rate,
-                                              guess_rate=guess_rate)
+                                              guess_rate=guess_rate, guess_offset_min=guess_offset_min)
         ]
     return [
         {"prompt": p.prompt, "completion": s}
@@ -118,7 +120,8 @@ def build_base_policy(out_dir: str | Path, config: TestbedConfig | None = None, 
     try:
         train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels, cfg.task)
         records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate, task=cfg.task,
-                              precedence_rate=cfg.precedence_rate, guess_rate=cfg.guess_rate)
+                              precedence_rate=cfg.precedence_rate, guess_rate=cfg.guess_rate,
+                              guess_offset_min=cfg.guess_offset_min)
         tokenizer = build_tokenizer([r["prompt"] + r["completion"] for r in records], cfg.vocab_size, tmp)
         model = build_model(
             len(tokenizer),

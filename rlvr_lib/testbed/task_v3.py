@@ -83,10 +83,23 @@ def _step(a: int, op: str, b: int, rng: random.Random, slip_rate: float) -> tupl
     return f"{a}{op}{b}={value}", value
 
 
-def solve(operands: list[int], ops: list[str], route: str, rng: random.Random, slip_rate: float = 0.0) -> str:
+def guessed(answer: int, rng: random.Random, offset_min: int = 1) -> int:
+    """``answer`` off by a uniform offset of size ``offset_min .. offset_min + 8`` either way, kept >= 0."""
+    if offset_min < 1:
+        raise ValueError(f"guess_offset_min must be >= 1, got {offset_min}")
+    if offset_min == 1:
+        return slipped(answer, rng)
+    while True:
+        wrong = answer + rng.choice((-1, 1)) * rng.randint(offset_min, offset_min + 8)
+        if wrong >= 0:
+            return wrong
+
+
+def solve(operands: list[int], ops: list[str], route: str, rng: random.Random, slip_rate: float = 0.0,
+          guess_offset_min: int = 1) -> str:
     """The worked solution of one route (``ROUTES``); ``product_first`` needs a product in ``ops``."""
     if route == "guess":
-        return f" \\boxed{{{slipped(evaluate(operands, ops), rng)}}}"
+        return f" \\boxed{{{guessed(evaluate(operands, ops), rng, guess_offset_min)}}}"
     nums, ops = list(operands), list(ops)
     steps = []
     if route == "product_first":
@@ -130,14 +143,14 @@ def route_success_probability(n_operands: int, trap: bool, *, slip_rate: float, 
 
 
 def sample_solutions(problem: Problem, k: int, seed: int, *, slip_rate: float, precedence_rate: float,
-                     guess_rate: float) -> list[str]:
+                     guess_rate: float, guess_offset_min: int = 1) -> list[str]:
     """``k`` independent SFT solutions (duplicates kept, so the route and slip rates hold as designed)."""
     _check_rates(slip_rate=slip_rate, precedence_rate=precedence_rate, guess_rate=guess_rate)
     rng = random.Random(f"{seed}/{problem.uid}")
     operands, ops = parse_prompt(problem.prompt)
     trap = "*" in ops
     return [
-        solve(operands, ops, choose_route(trap, rng, precedence_rate, guess_rate), rng, slip_rate)
+        solve(operands, ops, choose_route(trap, rng, precedence_rate, guess_rate), rng, slip_rate, guess_offset_min)
         for _ in range(k)
     ]
 
