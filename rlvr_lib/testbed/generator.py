@@ -111,6 +111,7 @@ TASKS = ("v2", "v3")  # v2: this module's sums; v3: task_v3 (sums with a multipl
 
 
 def _problem_maker(task: str):
+    """The ``make_problem(level, rng)`` of ``task``."""
     if task == "v2":
         return make_problem
     if task == "v3":
