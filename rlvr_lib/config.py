@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .schema import SettingError, build, require, require_at_least, setting
+from .schema import SettingError, build, require, require_at_least, require_between, setting
 
 Profile = Literal["default", "smoke"]
 DataSource = Literal["testbed", "files"]
@@ -29,6 +29,7 @@ SchedulerName = Literal[
     "linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup",
     "inverse_sqrt", "reduce_lr_on_plateau", "cosine_with_min_lr", "cosine_warmup_with_min_lr", "warmup_stable_decay", "greedy",
 ]
+TestbedTask = Literal["v2", "v3"]  # rlvr_lib.testbed.generator.TASKS (tests/test_config.py checks they agree)
 TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/test_config.py checks the two agree)
 RESERVED_RUN_KEYS = ("method", "train")
 
@@ -44,6 +45,8 @@ class TestbedDataConfig:
     n_eval: int = setting(128, "held-out evaluation problems (never shared with training or SFT)")
     levels: list[int] = setting(help="difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3])
     seed: int | None = setting(None, "seed of the splits; null: params.yaml's top-level seed")
+    task: TestbedTask = setting("v2", "v2: sums of one-digit numbers; v3: sums with a multiplication trap and "
+                                      "solution routes of designed success (docs/testbed.md); drives the base too")
 
     def __post_init__(self) -> None:
         require_at_least(self, 0, "n_train", "n_eval", strict=True)
@@ -59,8 +62,12 @@ class TestbedModelConfig:
     __test__ = False
 
     n_train: int = setting(1500, "SFT problems (the evaluation split is held out)")
-    solutions_per_problem: int = setting(2, "distinct worked solutions per SFT problem (diversity at the forks)")
+    solutions_per_problem: int | None = setting(
+        None, "worked solutions per SFT problem; null: 2 distinct ones (v2), 4 independent ones (v3)")
     slip_rate: float = setting(0.3, "P(a step of an SFT solution writes a wrong sum); docs/testbed.md")
+    precedence_rate: float = setting(0.03, "v3: P(an SFT solution of a trap takes the product-first route)")
+    guess_rate: float = setting(0.15, "v3: P(an SFT solution guesses the answer without working; always wrong)")
+    guess_offset_min: int = setting(1, "v3: a guess is off by guess_offset_min .. guess_offset_min + 8")
     vocab_size: int = setting(512, "BPE vocabulary upper bound; the small corpus yields fewer tokens")
     hidden_size: int = setting(128, "model width (128: 0.82M parameters)")
     num_layers: int = setting(3, "transformer layers")
@@ -75,6 +82,9 @@ class TestbedModelConfig:
                   "sft_steps", "batch_size", "lr", strict=True)
         require_at_least(self, 0, "warmup_steps")
         require(0 <= self.slip_rate < 1, "slip_rate", f"must lie in [0, 1), got {self.slip_rate}")
+        for name in ("precedence_rate", "guess_rate"):
+            require_between(self, name, 0.0, 1.0)
+        require_at_least(self, 1, "guess_offset_min")
         require(self.hidden_size % self.num_heads == 0, "hidden_size",
                 f"({self.hidden_size}) must be divisible by num_heads ({self.num_heads})")
 
@@ -88,10 +98,13 @@ class TestbedConfig(TestbedModelConfig):
     seed: int = setting(0, "seed of the task, tokenizer, model initialisation and SFT")
     n_eval: int = setting(128, "held-out evaluation problems")
     levels: tuple[int, ...] = setting((1, 2, 3), "difficulty levels")
+    task: TestbedTask = setting("v2", "the task (data.testbed.task)")
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.levels = tuple(self.levels)
+        if self.solutions_per_problem is None:
+            self.solutions_per_problem = 4 if self.task == "v3" else 2
 
 
 # ----------------------------------------------------------------------------- params sections
@@ -262,7 +275,8 @@ class Params:
     def testbed_build(self) -> TestbedConfig:
         """The base policy's full build settings: the model section plus the data split it must hold out."""
         tb = self.data.testbed
-        return TestbedConfig(**vars(self.model.testbed), seed=self.testbed_seed, n_eval=tb.n_eval, levels=tb.levels)
+        return TestbedConfig(**vars(self.model.testbed), seed=self.testbed_seed, n_eval=tb.n_eval, levels=tb.levels,
+                             task=tb.task)
 
     def train_config(self, run: str, seed: int) -> TrainConfig:
         """Run ``run``'s settings with training seed ``seed`` (one of ``seeds``)."""

@@ -100,7 +100,7 @@ def stage_data(params: Params) -> dict[str, Any]:
     report = None
     if cfg.source == "testbed":
         tb = cfg.testbed
-        train, held_out = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels))
+        train, held_out = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels), tb.task)
         train_rows, benchmarks = to_records(train), {TESTBED_BENCHMARK: to_records(held_out)}
     else:
         train_rows, benchmarks, report = files_data(cfg)

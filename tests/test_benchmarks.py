@@ -170,3 +170,37 @@ def test_instrumented_trainer_accounts_for_every_step(tmp_path):
                  "method loss terms", "loss backward", "grad clip + optimizer step", "logging"):
         assert timer.totals[part] > 0, part
     assert sum(s["total"] for s in timer.steps) <= wall  # set-up before the first step is in no step
+
+
+_PROPS_SPEC = importlib.util.spec_from_file_location(
+    "testbed_properties", Path(__file__).parents[1] / "benchmarks" / "testbed_properties.py"
+)
+testbed_properties = importlib.util.module_from_spec(_PROPS_SPEC)
+_PROPS_SPEC.loader.exec_module(testbed_properties)
+
+
+def test_testbed_properties_entropy_ratio_and_summary(tmp_path):
+    history = [{"loss": 1.0}] + [{"entropy/mean": e, "accuracy": 0.1 * i} for i, e in enumerate([0.4, 0.3, 0.2, 0.1,
+                                                                                              0.1, 0.1, 0.1, 0.1])]
+    dyn = testbed_properties.entropy_ratio(history)
+    assert dyn["entropy_first"] == 0.4 and dyn["entropy_last5"] == pytest.approx(0.1)
+    assert dyn["entropy_ratio"] == pytest.approx(0.25) and dyn["rollout_batches"] == 8
+    with pytest.raises(SystemExit, match="rollout batches"):
+        testbed_properties.entropy_ratio(history[:5])
+    assert testbed_properties.problem_kind("Compute 1+2*3.\nAnswer:") == "trap"
+    n = 2
+
+    def metrics(mean, passes):
+        out = {f"pass@{k}": {"value": v} for k, v in zip((1, 2), passes)}
+        return {**out, f"mean@{n}": {"value": mean}, "token_entropy": {"value": 0.2}, "response_length": {"value": 9}}
+
+    import json
+    (tmp_path / "base.json").write_text(json.dumps({"metrics": metrics(0.2, [0.2, 0.85]), "by_kind": {}}))
+    (tmp_path / "grpo.json").write_text(json.dumps({"metrics": metrics(0.4, [0.4, 0.8]), "by_kind": {},
+                                                    "dynamics": dyn}))
+    testbed_properties.summarise(tmp_path, n)
+    summary = json.loads((tmp_path / "properties.json").read_text())
+    assert summary["base"]["target_mean_in_0.10_0.40"] and summary["base"]["target_pass_le_0.90"]
+    assert summary["grpo"]["mean_gain"] == pytest.approx(0.2) and summary["grpo"]["target_mean_gain_ge_0.15"]
+    assert summary["grpo"]["target_sharpening_pass_gain_le_0.02"] and summary["grpo"]["target_entropy_ratio_le_0.35"]
+    assert summary["pass_at_k_grpo"] == [0.4, 0.8]

@@ -5,7 +5,7 @@ import typing
 
 import pytest
 
-from rlvr_lib.config import TESTBED_LEVELS, FormatReward, SchedulerName, TrainConfig, deep_merge, load_params, parse_params
+from rlvr_lib.config import TESTBED_LEVELS, FormatReward, SchedulerName, TestbedTask, TrainConfig, deep_merge, load_params, parse_params
 
 BASE = {"profile": "default", "seed": 3, "methods": {"grpo": {}, "dapo": {"eps_high": 0.3}},
         "train": {"max_steps": 50}, "eval": {"n": 8}, "smoke": {"train": {"max_steps": 2}, "eval": {"n": 2}}}
@@ -64,13 +64,14 @@ def test_importing_config_imports_neither_torch_nor_trl():
 def test_choices_written_out_in_config_agree_with_their_sources():
     from transformers import SchedulerType
 
-    from rlvr_lib.testbed.generator import LEVELS
+    from rlvr_lib.testbed.generator import LEVELS, TASKS
 
     from rlvr_lib.rewards import FORMAT_REWARDS
 
     assert set(typing.get_args(SchedulerName)) == {s.value for s in SchedulerType}
     assert set(typing.get_args(FormatReward)) == set(FORMAT_REWARDS)
     assert TESTBED_LEVELS == tuple(sorted(LEVELS))
+    assert typing.get_args(TestbedTask) == TASKS
 
 
 def test_yaml_numbers_without_a_dot_are_floats(tmp_path):

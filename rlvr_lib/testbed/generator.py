@@ -107,13 +107,29 @@ def make_problem(level: int, rng: random.Random) -> Problem:
     return Problem(uid, prompt, str(sum(operands)), level, sample_solution(operands, rng))
 
 
-def _sample_distinct(n: int, rng: random.Random, levels: tuple[int, ...], exclude: set[str]) -> list[Problem]:
+TASKS = ("v2", "v3")  # v2: this module's sums; v3: task_v3 (sums with a multiplication trap and routes)
+
+
+def _problem_maker(task: str):
+    """The ``make_problem(level, rng)`` of ``task``."""
+    if task == "v2":
+        return make_problem
+    if task == "v3":
+        from .task_v3 import make_problem as make_v3
+
+        return make_v3
+    raise ValueError(f"unknown testbed task {task!r}; known: {TASKS}")
+
+
+def _sample_distinct(n: int, rng: random.Random, levels: tuple[int, ...], exclude: set[str],
+                     task: str = "v2") -> list[Problem]:
     """``n`` problems with levels cycling through ``levels``, none of whose prompt is in ``exclude``."""
+    make = _problem_maker(task)
     out: list[Problem] = []
     seen = set(exclude)
     for idx in range(n):
         for _ in range(1000):
-            problem = make_problem(levels[idx % len(levels)], rng)
+            problem = make(levels[idx % len(levels)], rng)
             if problem.prompt not in seen:
                 break
         else:
@@ -124,18 +140,20 @@ def _sample_distinct(n: int, rng: random.Random, levels: tuple[int, ...], exclud
 
 
 def make_splits(
-    n_train: int, n_eval: int, seed: int, levels: tuple[int, ...] = (1, 2, 3)
+    n_train: int, n_eval: int, seed: int, levels: tuple[int, ...] = (1, 2, 3), task: str = "v2"
 ) -> tuple[list[Problem], list[Problem]]:
     """Disjoint train and eval problems (no shared prompt), levels mixed evenly, deterministic per seed.
 
-    The eval split depends only on ``(n_eval, seed, levels)``, not on ``n_train``.
+    ``task`` (``TASKS``) picks the problem generator. The eval split depends only on
+    ``(n_eval, seed, levels, task)``, not on ``n_train``.
     """
     levels = tuple(levels)
     unknown = set(levels) - set(LEVELS)
     if unknown:
         raise ValueError(f"unknown levels {sorted(unknown)}; known: {sorted(LEVELS)}")
-    eval_problems = _sample_distinct(n_eval, random.Random(f"{seed}/eval"), levels, set())
-    train = _sample_distinct(n_train, random.Random(f"{seed}/train"), levels, {p.prompt for p in eval_problems})
+    eval_problems = _sample_distinct(n_eval, random.Random(f"{seed}/eval"), levels, set(), task)
+    train = _sample_distinct(n_train, random.Random(f"{seed}/train"), levels, {p.prompt for p in eval_problems},
+                             task)
     return train, eval_problems
 
 

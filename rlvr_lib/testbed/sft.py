@@ -19,13 +19,24 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from trl import SFTConfig, SFTTrainer
 
 from ..config import TestbedConfig
+from . import task_v3
 from .generator import Problem, make_splits, sample_solutions
 from .model import build_model
 from .tokenizer import build_tokenizer
 
 
-def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0) -> list[dict[str, str]]:
-    """Prompt/completion rows, ``k`` distinct solutions per problem (fewer when fewer exist)."""
+def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0, *, task: str = "v2",
+                precedence_rate: float = 0.0, guess_rate: float = 0.0, guess_offset_min: int = 1
+                ) -> list[dict[str, str]]:
+    """Prompt/completion rows: v2, ``k`` distinct solutions per problem (fewer when fewer exist); v3, ``k``
+    independent ones (``task_v3.sample_solutions``: routes and slips at the designed rates)."""
+    if task == "v3":
+        return [
+            {"prompt": p.prompt, "completion": s}
+            for p in problems
+            for s in task_v3.sample_solutions(p, k, seed, slip_rate=slip_rate, precedence_rate=precedence_rate,
+                                              guess_rate=guess_rate, guess_offset_min=guess_offset_min)
+        ]
     return [
         {"prompt": p.prompt, "completion": s}
         for p in problems
@@ -74,8 +85,10 @@ def build_base_policy(out_dir: str | Path, config: TestbedConfig | None = None, 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
-        train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels)
-        records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate)
+        train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels, cfg.task)
+        records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate, task=cfg.task,
+                              precedence_rate=cfg.precedence_rate, guess_rate=cfg.guess_rate,
+                              guess_offset_min=cfg.guess_offset_min)
         tokenizer = build_tokenizer([r["prompt"] + r["completion"] for r in records], cfg.vocab_size, tmp)
         model = build_model(
             len(tokenizer),
