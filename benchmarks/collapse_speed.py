@@ -9,6 +9,7 @@ one point of the table in docs/testbed.md.
     python benchmarks/collapse_speed.py --model models/base --data data/generated/train.jsonl \
         --set learning_rate=7e-5 --set max_steps=240 [--threads 1] [--out /tmp/collapse]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,13 +24,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from rlvr_lib.records import read_problems  # noqa: E402
 from rlvr_lib.config import TrainConfig  # noqa: E402
+from rlvr_lib.records import read_problems  # noqa: E402
 from rlvr_lib.schema import build  # noqa: E402
 from rlvr_lib.train import build_trainer, train_method  # noqa: E402
 
-DEFAULTS = {"max_steps": 120, "prompts_per_step": 8, "num_generations": 8, "max_completion_length": 64,
-            "learning_rate": 7e-5, "steps_per_generation": 2}  # params.yaml's default `train` section
+DEFAULTS = {
+    "max_steps": 120,
+    "prompts_per_step": 8,
+    "num_generations": 8,
+    "max_completion_length": 64,
+    "learning_rate": 7e-5,
+    "steps_per_generation": 2,
+}  # params.yaml's default `train` section
 
 
 def parse_overrides(pairs: list[str]) -> dict:
@@ -86,8 +93,17 @@ def main() -> None:
         out = Path(args.out or tmp)
         history = train_method(build_trainer(args.model, args.method, {}, read_problems(data), cfg, out), out)
         wall = time.perf_counter() - started
-    print(json.dumps({"method": args.method, "model": args.model, "overrides": overrides,
-                      **summarise(history), "wall_s": round(wall, 1)}))
+    print(
+        json.dumps(
+            {
+                "method": args.method,
+                "model": args.model,
+                "overrides": overrides,
+                **summarise(history),
+                "wall_s": round(wall, 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

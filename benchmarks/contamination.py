@@ -4,6 +4,7 @@ Prints a markdown table: for each training set (as each paper profile builds it,
 benchmark, the number of benchmark problems whose text occurs in the training set exactly / after
 normalisation (``rlvr_lib.data.normalise_problem``). Usage: ``python benchmarks/contamination.py [DATA_ROOT]``.
 """
+
 from __future__ import annotations
 
 import sys

@@ -11,6 +11,7 @@ hook for three rollout batches, and saves the gathered advantages, extras and me
     python benchmarks/dist_equality.py run --out DIR/1 [--cpu]
     python benchmarks/dist_equality.py compare DIR/1 DIR/2 [--tol 1e-5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,7 @@ def global_batch(seed: int, entropy_scale: float = 1.0):
     lengths[0] = T
     accuracy = torch.randint(0, 2, (B,), generator=g).float()
     accuracy[0:G] = 1.0
-    accuracy[G:2 * G] = 0.0
+    accuracy[G : 2 * G] = 0.0
     rewards = torch.stack([accuracy, torch.ones(B)], dim=1)
     logps = -3 * torch.rand(B, T, generator=g)
     entropies = 2 * entropy_scale * torch.rand(B, T, generator=g)
@@ -53,12 +54,24 @@ def tiny_model_and_tokenizer():
     vocab = {"<|endoftext|>": 0, **{chr(97 + i): i + 1 for i in range(VOCAB - 1)}}
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<|endoftext|>"))
     tok.pre_tokenizer = pre_tokenizers.Split("", behavior="isolated")
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>",
-                                        padding_side="left")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>", padding_side="left"
+    )
     torch.manual_seed(0)
-    model = Qwen2ForCausalLM(Qwen2Config(
-        vocab_size=VOCAB, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
-        num_key_value_heads=1, max_position_embeddings=64, eos_token_id=0, pad_token_id=0, bos_token_id=None))
+    model = Qwen2ForCausalLM(
+        Qwen2Config(
+            vocab_size=VOCAB,
+            hidden_size=16,
+            intermediate_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+            max_position_embeddings=64,
+            eos_token_id=0,
+            pad_token_id=0,
+            bos_token_id=None,
+        )
+    )
     return model, tokenizer
 
 
@@ -91,11 +104,25 @@ def cmd_run(args) -> None:
     for name, hparams in METHODS.items():
         model, tokenizer = tiny_model_and_tokenizer()
         trainer = RLVRTrainer(
-            model=model, processing_class=tokenizer, reward_funcs=[accuracy, fmt], method=build_method(name, **hparams),
-            train_dataset=Dataset.from_list([{"prompt": "ab", "answer": "1"}] * B), log_reference_kl=False,
-            args=GRPOConfig(output_dir=tempfile.mkdtemp(), per_device_train_batch_size=B // n, num_generations=G,
-                            max_completion_length=T, use_cpu=args.cpu, bf16=False, report_to=[], beta=0.0,
-                            gradient_checkpointing=False, save_strategy="no", logging_steps=1),
+            model=model,
+            processing_class=tokenizer,
+            reward_funcs=[accuracy, fmt],
+            method=build_method(name, **hparams),
+            train_dataset=Dataset.from_list([{"prompt": "ab", "answer": "1"}] * B),
+            log_reference_kl=False,
+            args=GRPOConfig(
+                output_dir=tempfile.mkdtemp(),
+                per_device_train_batch_size=B // n,
+                num_generations=G,
+                max_completion_length=T,
+                use_cpu=args.cpu,
+                bf16=False,
+                report_to=[],
+                beta=0.0,
+                gradient_checkpointing=False,
+                save_strategy="no",
+                logging_steps=1,
+            ),
         )
         device = trainer.accelerator.device
         trainer.model.train()
@@ -105,10 +132,12 @@ def cmd_run(args) -> None:
             local_len = lengths[rows]
             t_local = int(local_len.max())  # this process pads to its own longest completion
             mask = (torch.arange(t_local)[None, :] < local_len[:, None]).long()
-            local = {k: v[rows, :t_local].to(device) for k, v in
-                     {"logps": logps, "entropies": entropies, "ref": ref_logps}.items()}
+            local = {
+                k: v[rows, :t_local].to(device)
+                for k, v in {"logps": logps, "entropies": entropies, "ref": ref_logps}.items()
+            }
 
-            def fake_forward(model, input_ids, attention_mask, logits_to_keep, *a, **k):
+            def fake_forward(model, input_ids, attention_mask, logits_to_keep, *a, trainer=trainer, local=local, **k):
                 if trainer.ref_model is not None and model is trainer.ref_model:
                     return local["ref"], None, None
                 return local["logps"], local["entropies"], None
@@ -128,14 +157,18 @@ def cmd_run(args) -> None:
             for key, value in output.items():
                 if key.startswith("method_extra/"):
                     value = value.float()
-                    gathered[key] = trainer._gather_rows(value) if value.dim() == 2 else trainer.accelerator.gather(value)
+                    gathered[key] = (
+                        trainer._gather_rows(value) if value.dim() == 2 else trainer.accelerator.gather(value)
+                    )
             step_metrics = trainer.method.on_optimizer_step()
-            per_iteration.append({
-                **{k: v.cpu().tolist() for k, v in gathered.items()},
-                "mask": (torch.arange(T)[None, :] < lengths[:, None]).float().tolist(),
-                "state": trainer.method.state_dict(),
-                "step_metrics": step_metrics,
-            })
+            per_iteration.append(
+                {
+                    **{k: v.cpu().tolist() for k, v in gathered.items()},
+                    "mask": (torch.arange(T)[None, :] < lengths[:, None]).float().tolist(),
+                    "state": trainer.method.state_dict(),
+                    "step_metrics": step_metrics,
+                }
+            )
         results[name] = per_iteration
     if state.is_main_process:
         out = Path(args.out)
@@ -172,15 +205,23 @@ def _state_diff(a, b) -> float:
 def compare(dir_a: str, dir_b: str, tol: float) -> bool:
     a = json.loads((Path(dir_a) / "equality.json").read_text())
     b = json.loads((Path(dir_b) / "equality.json").read_text())
-    print(f"{a['processes']} process(es) on {a['device']}  vs  {b['processes']} process(es) on {b['device']}; tol {tol:g}")
+    print(
+        f"{a['processes']} process(es) on {a['device']}  vs  {b['processes']} process(es) on {b['device']}; tol {tol:g}"
+    )
     print("| method | rollout | max |adv diff| | max |extra diff| | max |state diff| | state (N processes) |")
     print("|---|---|---|---|---|---|")
     ok = True
     for name in a["results"]:
-        for it, (x, y) in enumerate(zip(a["results"][name], b["results"][name])):
+        for it, (x, y) in enumerate(zip(a["results"][name], b["results"][name], strict=False)):
             adv = _max_diff(x["advantages"], y["advantages"], x["mask"])
-            extra = max([_max_diff(x[k], y[k], x["mask"] if len(torch_shape(x[k])) == 2 else None)
-                         for k in x if k.startswith("method_extra/")] or [0.0])
+            extra = max(
+                [
+                    _max_diff(x[k], y[k], x["mask"] if len(torch_shape(x[k])) == 2 else None)
+                    for k in x
+                    if k.startswith("method_extra/")
+                ]
+                or [0.0]
+            )
             state = _state_diff(x["state"], y["state"])
             ok &= adv <= tol and extra <= tol and state <= tol
             print(f"| {name} | {it} | {adv:.2e} | {extra:.2e} | {state:.2e} | {json.dumps(y['state'])} |")

@@ -8,6 +8,7 @@ completion, mean entropy and share of the total. The table in docs/testbed.md co
 
     python benchmarks/entropy_by_position.py --model models/base --data data/generated/eval_testbed.jsonl
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,6 @@ import json
 import os
 import re
 from collections import defaultdict
-from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -42,23 +42,33 @@ def token_kind(prefix: str, piece: str) -> str:
 
 
 @torch.no_grad()
-def entropy_by_kind(model, tokenizer, prompts: list[str], samples: int, max_new_tokens: int, seed: int,
-                    batch_size: int = 32) -> dict[str, dict[str, float]]:
+def entropy_by_kind(
+    model, tokenizer, prompts: list[str], samples: int, max_new_tokens: int, seed: int, batch_size: int = 32
+) -> dict[str, dict[str, float]]:
     """Per kind: ``tokens_per_completion``, ``mean_entropy`` (nats) and ``share`` of all generated tokens' entropy."""
     torch.manual_seed(seed)
     sums, counts, completions = defaultdict(float), defaultdict(int), 0
     for start in range(0, len(prompts), batch_size):
-        enc = tokenizer(prompts[start:start + batch_size], return_tensors="pt", padding=True)
-        out = model.generate(**enc, do_sample=True, temperature=1.0, top_p=1.0, top_k=0,
-                             max_new_tokens=max_new_tokens, num_return_sequences=samples, output_logits=True,
-                             return_dict_in_generate=True, pad_token_id=tokenizer.pad_token_id)
+        enc = tokenizer(prompts[start : start + batch_size], return_tensors="pt", padding=True)
+        out = model.generate(
+            **enc,
+            do_sample=True,
+            temperature=1.0,
+            top_p=1.0,
+            top_k=0,
+            max_new_tokens=max_new_tokens,
+            num_return_sequences=samples,
+            output_logits=True,
+            return_dict_in_generate=True,
+            pad_token_id=tokenizer.pad_token_id,
+        )
         logp = torch.stack(out.logits, 1).float().log_softmax(-1)  # (B*samples, T, V)
         entropy = -(logp.exp() * logp).sum(-1)  # (B*samples, T)
-        generated = out.sequences[:, enc["input_ids"].shape[1]:]
-        for row, ent in zip(generated.tolist(), entropy.tolist()):
+        generated = out.sequences[:, enc["input_ids"].shape[1] :]
+        for row, ent in zip(generated.tolist(), entropy.tolist(), strict=False):
             completions += 1
             text = ""
-            for token_id, h in zip(row, ent):
+            for token_id, h in zip(row, ent, strict=False):
                 piece = tokenizer.decode([token_id])
                 kind = "other" if token_id == tokenizer.eos_token_id else token_kind(text, piece)
                 sums[kind] += h
@@ -67,8 +77,14 @@ def entropy_by_kind(model, tokenizer, prompts: list[str], samples: int, max_new_
                     break
                 text += piece
     total = sum(sums.values())
-    return {k: {"tokens_per_completion": counts[k] / completions, "mean_entropy": sums[k] / max(counts[k], 1),
-                "share": sums[k] / total} for k in KINDS}
+    return {
+        k: {
+            "tokens_per_completion": counts[k] / completions,
+            "mean_entropy": sums[k] / max(counts[k], 1),
+            "share": sums[k] / total,
+        }
+        for k in KINDS
+    }
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ Subcommands:
 Each configuration is timed in its own process: a second trainer built in one process generated ~4x slower
 (seen on an H200, stock TRL too). Step times vary by +-25% (generation dominates): read medians of repeats.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 QWEN25_MATH_1_5B = dict(  # config.json of Qwen/Qwen2.5-Math-1.5B
-    vocab_size=151936, hidden_size=1536, intermediate_size=8960, num_hidden_layers=28, num_attention_heads=12,
-    num_key_value_heads=2, max_position_embeddings=4096, rope_theta=10000.0, rms_norm_eps=1e-6,
-    tie_word_embeddings=True, bos_token_id=151643, eos_token_id=151643, use_sliding_window=False,
+    vocab_size=151936,
+    hidden_size=1536,
+    intermediate_size=8960,
+    num_hidden_layers=28,
+    num_attention_heads=12,
+    num_key_value_heads=2,
+    max_position_embeddings=4096,
+    rope_theta=10000.0,
+    rms_norm_eps=1e-6,
+    tie_word_embeddings=True,
+    bos_token_id=151643,
+    eos_token_id=151643,
+    use_sliding_window=False,
 )
 
 
@@ -119,10 +130,17 @@ def train_config(args):
     from rlvr_lib.config import TrainConfig
 
     return TrainConfig(
-        max_steps=args.steps, prompts_per_step=args.prompts, num_generations=args.generations,
-        gradient_accumulation_steps=args.grad_accum, steps_per_generation=args.steps_per_generation,
-        max_completion_length=args.max_completion_length, learning_rate=1e-6, bf16=torch.cuda.is_available(),
-        gradient_checkpointing=args.gradient_checkpointing, lora_r=args.lora_r, lora_alpha=2 * max(args.lora_r, 1),
+        max_steps=args.steps,
+        prompts_per_step=args.prompts,
+        num_generations=args.generations,
+        gradient_accumulation_steps=args.grad_accum,
+        steps_per_generation=args.steps_per_generation,
+        max_completion_length=args.max_completion_length,
+        learning_rate=1e-6,
+        bf16=torch.cuda.is_available(),
+        gradient_checkpointing=args.gradient_checkpointing,
+        lora_r=args.lora_r,
+        lora_alpha=2 * max(args.lora_r, 1),
         log_reference_kl={"auto": None, "on": True, "off": False}[args.log_reference_kl],
         rollout_generation=args.generation,
     )
@@ -148,17 +166,29 @@ def cmd_one(args) -> None:
     if cfg.lora_r:
         from peft import LoraConfig
 
-        peft_config = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM")
-    common = dict(model=model, processing_class=tokenizer, reward_funcs=[accuracy_reward, format_reward],
-                  train_dataset=records_dataset(math500_records(args.data_root, 4096)), peft_config=peft_config)
+        peft_config = LoraConfig(
+            r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM"
+        )
+    common = dict(
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=[accuracy_reward, format_reward],
+        train_dataset=records_dataset(math500_records(args.data_root, 4096)),
+        peft_config=peft_config,
+    )
     if args.impl == "trl":
         targs.loss_type = "grpo"  # the stock loss our grpo reproduces (tests/test_trainer.py parity)
         trainer = GRPOTrainer(args=targs, **common)
         if args.generation == "static_compile":
             trainer.generation_config.disable_compile = False  # as RLVRTrainer(compile_generation=True) does
     else:
-        trainer = RLVRTrainer(args=targs, method=build_method(args.method), log_reference_kl=cfg.log_reference_kl,
-                              compile_generation=args.generation == "static_compile", **common)
+        trainer = RLVRTrainer(
+            args=targs,
+            method=build_method(args.method),
+            log_reference_kl=cfg.log_reference_kl,
+            compile_generation=args.generation == "static_compile",
+            **common,
+        )
 
     gen_times: list[float] = []
     original = GRPOTrainer._generate_single_turn
@@ -190,12 +220,21 @@ def cmd_one(args) -> None:
     responses = cfg.prompts_per_step * cfg.num_generations
     tokens = [row["completions/mean_length"] * responses for row in logs]
     result = {
-        "impl": args.impl, "method": args.method, "generation": args.generation, "lora_r": cfg.lora_r,
-        "gradient_checkpointing": cfg.gradient_checkpointing, "reference_model": getattr(trainer, "ref_model", None) is not None,
-        "log_reference_kl": getattr(trainer, "log_reference_kl", None), "responses_per_step": responses,
-        "step_s": step_times, "generation_s": gen_times, "completion_tokens_per_step": tokens,
-        "peak_allocated_gib": peak_gib(), "peak_reserved_gib": peak_gib(reserved=True),
-        "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu", "warmup_steps": args.warmup_steps,
+        "impl": args.impl,
+        "method": args.method,
+        "generation": args.generation,
+        "lora_r": cfg.lora_r,
+        "gradient_checkpointing": cfg.gradient_checkpointing,
+        "reference_model": getattr(trainer, "ref_model", None) is not None,
+        "log_reference_kl": getattr(trainer, "log_reference_kl", None),
+        "responses_per_step": responses,
+        "step_s": step_times,
+        "generation_s": gen_times,
+        "completion_tokens_per_step": tokens,
+        "peak_allocated_gib": peak_gib(),
+        "peak_reserved_gib": peak_gib(reserved=True),
+        "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
+        "warmup_steps": args.warmup_steps,
     }
     print("RESULT " + json.dumps(result), flush=True)
 
@@ -206,8 +245,12 @@ def summarise(result: dict) -> dict:
     steps = result["step_s"][w:] or result["step_s"]
     tokens = result["completion_tokens_per_step"][w:] or result["completion_tokens_per_step"]
     step = statistics.median(steps)
-    return {"step_s": step, "tokens_per_s": statistics.median(tokens) / step, "peak_gib": result["peak_allocated_gib"],
-            "generation_s": statistics.median(result["generation_s"][w:] or result["generation_s"])}
+    return {
+        "step_s": step,
+        "tokens_per_s": statistics.median(tokens) / step,
+        "peak_gib": result["peak_allocated_gib"],
+        "generation_s": statistics.median(result["generation_s"][w:] or result["generation_s"]),
+    }
 
 
 def cmd_compare(args) -> None:
@@ -216,22 +259,25 @@ def cmd_compare(args) -> None:
     runs: dict[str, list[dict]] = {n: [] for n in names}
     log = open(args.log, "a") if args.log else None
     for r in range(args.repeats):
-        order = list(zip(names, configs)) if r % 2 == 0 else list(zip(names, configs))[::-1]  # alternate
+        pairs = list(zip(names, configs, strict=True))
+        order = pairs if r % 2 == 0 else pairs[::-1]  # alternate
         for name, spec in order:
             extra = spec.split("=", 1)[1]
             cmd = [sys.executable, __file__, "one", *shlex.split(args.common), *shlex.split(extra)]
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True)
-            line = next((l for l in proc.stdout.splitlines() if l.startswith("RESULT ")), None)
+            line = next((out for out in proc.stdout.splitlines() if out.startswith("RESULT ")), None)
             if line is None:
                 print(f"{name} (repeat {r}) FAILED rc={proc.returncode}\n{proc.stderr[-3000:]}", flush=True)
                 continue
-            result = json.loads(line[len("RESULT "):])
+            result = json.loads(line[len("RESULT ") :])
             runs[name].append(result)
             s = summarise(result)
-            print(f"[repeat {r}] {name}: step {s['step_s']:.2f} s, gen {s['generation_s']:.2f} s, "
-                  f"{s['tokens_per_s']:.0f} tok/s, peak {s['peak_gib']:.2f} GiB ({time.perf_counter() - t0:.0f} s wall)",
-                  flush=True)
+            print(
+                f"[repeat {r}] {name}: step {s['step_s']:.2f} s, gen {s['generation_s']:.2f} s, "
+                f"{s['tokens_per_s']:.0f} tok/s, peak {s['peak_gib']:.2f} GiB ({time.perf_counter() - t0:.0f} s wall)",
+                flush=True,
+            )
             if log:
                 log.write(json.dumps({"name": name, "repeat": r, **result}) + "\n")
                 log.flush()
@@ -250,8 +296,11 @@ def print_table(runs: dict[str, list[dict]], base: str) -> None:
     b_step, b_peak = stats(base, "step_s")[0], stats(base, "peak_gib")[0]
     for name in runs:
         st, ge, tk, pk = (stats(name, k) for k in ("step_s", "generation_s", "tokens_per_s", "peak_gib"))
-        print(f"| {name} | {len(runs[name])} | {st[0]:.2f} [{st[1]:.2f}-{st[2]:.2f}] | {ge[0]:.2f} | "
-              f"{tk[0]:.0f} [{tk[1]:.0f}-{tk[2]:.0f}] | {pk[0]:.2f} | {st[0] / b_step:.3f} | {pk[0] / b_peak if b_peak else float('nan'):.3f} |")
+        print(
+            f"| {name} | {len(runs[name])} | {st[0]:.2f} [{st[1]:.2f}-{st[2]:.2f}] | {ge[0]:.2f} | "
+            f"{tk[0]:.0f} [{tk[1]:.0f}-{tk[2]:.0f}] | {pk[0]:.2f} | {st[0] / b_step:.3f} | "
+            f"{pk[0] / b_peak if b_peak else float('nan'):.3f} |"
+        )
 
 
 # ----------------------------------------------------------------------------- methods (update cost)
@@ -271,8 +320,12 @@ def cmd_methods(args) -> None:
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=model_dtype())
     trainer = RLVRTrainer(
-        model=model, processing_class=tokenizer, reward_funcs=[accuracy_reward, format_reward],
-        args=grpo_config(cfg, Path("/tmp/gpu_step/methods")), method=build_method("grpo"), log_reference_kl=True,
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=[accuracy_reward, format_reward],
+        args=grpo_config(cfg, Path("/tmp/gpu_step/methods")),
+        method=build_method("grpo"),
+        log_reference_kl=True,
         train_dataset=records_dataset(math500_records(args.data_root, 512)),
     )
     trainer.create_optimizer_and_scheduler(num_training_steps=1)
@@ -318,15 +371,19 @@ def cmd_methods(args) -> None:
     tokens = int(scored["completion_mask"].sum())
     base = statistics.median(times["grpo"])
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
-    print(f"GPU: {gpu}; batch {scored['completion_ids'].shape[0]} responses x "
-          f"{scored['completion_ids'].shape[1]} tokens ({tokens} completion tokens), {micro} micro-batches; generation "
-          f"{generation_s:.2f} s (same for every method); {args.rounds} rounds")
+    print(
+        f"GPU: {gpu}; batch {scored['completion_ids'].shape[0]} responses x "
+        f"{scored['completion_ids'].shape[1]} tokens ({tokens} completion tokens), {micro} micro-batches; generation "
+        f"{generation_s:.2f} s (same for every method); {args.rounds} rounds"
+    )
     print("| method | update s (median [min-max]) | update / grpo | full step / grpo | peak GiB |")
     print("|---|---|---|---|---|")
     for m in methods:
         med = statistics.median(times[m])
-        print(f"| {m} | {med:.3f} [{min(times[m]):.3f}-{max(times[m]):.3f}] | {med / base:.3f} | "
-              f"{(generation_s + med) / (generation_s + base):.3f} | {peaks[m]:.2f} |")
+        print(
+            f"| {m} | {med:.3f} [{min(times[m]):.3f}-{max(times[m]):.3f}] | {med / base:.3f} | "
+            f"{(generation_s + med) / (generation_s + base):.3f} | {peaks[m]:.2f} |"
+        )
 
 
 # ----------------------------------------------------------------------------- rollout options
@@ -340,16 +397,25 @@ def cmd_rollout(args) -> None:
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=model_dtype()).cuda().eval()
     prompts = [r["prompt"] for r in math500_records(args.data_root, args.batch)]
     enc = tokenizer(prompts, return_tensors="pt", padding=True).to("cuda")
-    gen = dict(max_new_tokens=args.new_tokens, do_sample=True, temperature=1.0, top_p=1.0, top_k=0,
-               pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    gen = dict(
+        max_new_tokens=args.new_tokens,
+        do_sample=True,
+        temperature=1.0,
+        top_p=1.0,
+        top_k=0,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     times = []
     for rep in range(args.repeats + 1):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         with torch.no_grad():
             if args.option == "paged":
-                out = model.generate_batch(inputs=[ids[m.bool()].tolist() for ids, m in zip(enc.input_ids, enc.attention_mask)],
-                                           generation_config=GenerationConfig(**gen))
+                out = model.generate_batch(
+                    inputs=[ids[m.bool()].tolist() for ids, m in zip(enc.input_ids, enc.attention_mask, strict=False)],
+                    generation_config=GenerationConfig(**gen),
+                )
                 n_tokens = sum(len(o.generated_tokens) for o in out.values())
             else:
                 kwargs = {}
@@ -358,14 +424,29 @@ def cmd_rollout(args) -> None:
                 if args.option == "static":
                     kwargs["disable_compile"] = True  # what TRL passes
                 out = model.generate(**enc, **gen, **kwargs)
-                n_tokens = int((out[:, enc.input_ids.shape[1]:] != tokenizer.pad_token_id).sum())
+                n_tokens = int((out[:, enc.input_ids.shape[1] :] != tokenizer.pad_token_id).sum())
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
-        print(f"{args.option} rep {rep}: {times[-1]:.2f} s, {n_tokens} tokens, {n_tokens / times[-1]:.0f} tok/s", flush=True)
+        print(
+            f"{args.option} rep {rep}: {times[-1]:.2f} s, {n_tokens} tokens, {n_tokens / times[-1]:.0f} tok/s",
+            flush=True,
+        )
     best = statistics.median(times[1:])  # first call compiles / warms up
-    print("RESULT " + json.dumps({"option": args.option, "batch": args.batch, "new_tokens": args.new_tokens,
-                                  "first_s": times[0], "median_s": best, "tokens_per_s": n_tokens / best,
-                                  "gpu": torch.cuda.get_device_name()}), flush=True)
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "option": args.option,
+                "batch": args.batch,
+                "new_tokens": args.new_tokens,
+                "first_s": times[0],
+                "median_s": best,
+                "tokens_per_s": n_tokens / best,
+                "gpu": torch.cuda.get_device_name(),
+            }
+        ),
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -394,8 +475,13 @@ def main() -> None:
     p.add_argument("--new-tokens", type=int, default=256)
     p.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    {"model": lambda a: build_model(a.out, a.data_root), "one": cmd_one, "compare": cmd_compare,
-     "methods": cmd_methods, "rollout": cmd_rollout}[args.cmd](args)
+    {
+        "model": lambda a: build_model(a.out, a.data_root),
+        "one": cmd_one,
+        "compare": cmd_compare,
+        "methods": cmd_methods,
+        "rollout": cmd_rollout,
+    }[args.cmd](args)
 
 
 if __name__ == "__main__":

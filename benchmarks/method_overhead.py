@@ -7,6 +7,7 @@ for every method, so it is timed once and reported separately; the full-step rat
 
     python benchmarks/method_overhead.py --model models/base [--rounds 15] [--methods grpo erpo ...]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,11 +22,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from rlvr_lib.methods import available_methods, build_method  # noqa: E402
-from rlvr_lib.testbed import make_splits, to_records  # noqa: E402
 from rlvr_lib.config import TrainConfig  # noqa: E402
-from rlvr_lib.train import grpo_config, records_dataset  # noqa: E402
+from rlvr_lib.methods import available_methods, build_method  # noqa: E402
 from rlvr_lib.rewards import accuracy_reward, format_reward  # noqa: E402
+from rlvr_lib.testbed import make_splits, to_records  # noqa: E402
+from rlvr_lib.train import grpo_config, records_dataset  # noqa: E402
 from rlvr_lib.trainer import RLVRTrainer  # noqa: E402
 
 
@@ -33,9 +34,12 @@ def make_trainer(model_dir: Path, method_name: str, cfg: TrainConfig, records, o
     method = build_method(method_name)
     train_cfg = dataclasses.replace(cfg, steps_per_generation=2 if method.updates_per_batch == "several" else None)
     return RLVRTrainer(
-        model=AutoModelForCausalLM.from_pretrained(model_dir), processing_class=AutoTokenizer.from_pretrained(model_dir),
-        reward_funcs=[accuracy_reward, format_reward], args=grpo_config(train_cfg, out / method_name),
-        train_dataset=records_dataset(records), method=method,
+        model=AutoModelForCausalLM.from_pretrained(model_dir),
+        processing_class=AutoTokenizer.from_pretrained(model_dir),
+        reward_funcs=[accuracy_reward, format_reward],
+        args=grpo_config(train_cfg, out / method_name),
+        train_dataset=records_dataset(records),
+        method=method,
     )
 
 
@@ -67,8 +71,12 @@ def main() -> None:
         raise SystemExit(f"no model at {args.model}: run `dvc repro base_model` first or pass --model PATH")
     torch.manual_seed(0)
     records = to_records(make_splits(n_train=64, n_eval=1, seed=0)[0])
-    cfg = TrainConfig(prompts_per_step=args.prompts, num_generations=args.generations,
-                      max_completion_length=args.max_completion_length, max_steps=1)
+    cfg = TrainConfig(
+        prompts_per_step=args.prompts,
+        num_generations=args.generations,
+        max_completion_length=args.max_completion_length,
+        max_steps=1,
+    )
     methods = ["grpo"] + [m for m in args.methods if m != "grpo"]
     trainers = {m: make_trainer(args.model, m, cfg, records, args.out) for m in methods}
     for trainer in trainers.values():
@@ -93,9 +101,11 @@ def main() -> None:
 
     base = statistics.median(times["grpo"])
     tokens = int(scored["completion_mask"].sum())
-    print(f"batch: {scored['completion_ids'].shape[0]} responses, {tokens} completion tokens; "
-          f"generation {generation_s:.3f} s (same for every method); {args.rounds} rounds, torch threads "
-          f"{torch.get_num_threads()}")
+    print(
+        f"batch: {scored['completion_ids'].shape[0]} responses, {tokens} completion tokens; "
+        f"generation {generation_s:.3f} s (same for every method); {args.rounds} rounds, torch threads "
+        f"{torch.get_num_threads()}"
+    )
     print(f"{'method':<15}{'update s (median)':>19}{'update ratio':>14}{'full-step ratio':>17}")
     for m in methods:
         med = statistics.median(times[m])

@@ -23,6 +23,7 @@ their ratio.
     python benchmarks/step_profile.py [--run grpo] [--threads 1] [--clock wall|cpu] [--no-eval] [--repeats 1]
         [--baseline-src DIR] [--json FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -47,13 +49,31 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parents[1]
 OTHER = "TRL bookkeeping (rest of the step)"
 STEP_PARTS = (
-    "generation", "rollout forward", "reference forward", "rewards/grading", "method rollout hook",
-    "loss forward", "method loss terms", "loss backward", "grad clip + optimizer step", "logging", OTHER,
+    "generation",
+    "rollout forward",
+    "reference forward",
+    "rewards/grading",
+    "method rollout hook",
+    "loss forward",
+    "method loss terms",
+    "loss backward",
+    "grad clip + optimizer step",
+    "logging",
+    OTHER,
 )
 RUN_PARTS = (
-    "start-up: interpreter + imports (x2 stages)", "start-up: papermill + kernel (x2 stages)",
-    "train: model load", "train: trainer build", "train: training", "train: save", "train: other",
-    "eval: model load", "eval: sampling", "eval: grading", "eval: intervals + writing", "eval: other",
+    "start-up: interpreter + imports (x2 stages)",
+    "start-up: papermill + kernel (x2 stages)",
+    "train: model load",
+    "train: trainer build",
+    "train: training",
+    "train: save",
+    "train: other",
+    "eval: model load",
+    "eval: sampling",
+    "eval: grading",
+    "eval: intervals + writing",
+    "eval: other",
 )
 STAGE_IMPORTS = "import rlvr_lib.pipeline, rlvr_lib.train, rlvr_lib.eval, pandas"  # what a stage notebook loads
 
@@ -236,6 +256,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
         def load(*args, **kwargs):
             with run_timer.region(f"{stage['name']}: model load"):
                 return cls_method(*args, **kwargs)
+
         return load
 
     def saver(method):
@@ -243,6 +264,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
         def save(self, *args, **kwargs):
             with run_timer.region("train: save"):
                 return method(self, *args, **kwargs)
+
         return save
 
     def timed(name, fn):
@@ -250,6 +272,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
         def call(*args, **kwargs):
             with run_timer.region(name):
                 return fn(*args, **kwargs)
+
         return call
 
     try:
@@ -262,10 +285,16 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
             for cls in (transformers.AutoModelForCausalLM, transformers.AutoTokenizer):
                 stack.enter_context(patched(cls, "from_pretrained", classmethod(loader(cls.from_pretrained.__func__))))
             stack.enter_context(patched(trainer_module.RLVRTrainer, "__init__", init))
-            stack.enter_context(patched(transformers.PreTrainedModel, "save_pretrained",
-                                        saver(transformers.PreTrainedModel.save_pretrained)))
-            stack.enter_context(patched(evaluate_module, "sample_completions",
-                                        timed("eval: sampling", evaluate_module.sample_completions)))
+            stack.enter_context(
+                patched(
+                    transformers.PreTrainedModel, "save_pretrained", saver(transformers.PreTrainedModel.save_pretrained)
+                )
+            )
+            stack.enter_context(
+                patched(
+                    evaluate_module, "sample_completions", timed("eval: sampling", evaluate_module.sample_completions)
+                )
+            )
             stack.enter_context(patched(evaluate_module, "grade", timed("eval: grading", evaluate_module.grade)))
             started = now()
             with run_timer.region("train: other"):
@@ -278,10 +307,16 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
                 started = now()
                 with run_timer.region("eval: other"):
                     # intervals + writing = everything in evaluate_benchmark/write_results after the grading
-                    with patched(evaluate_module, "bootstrap_ci",
-                                 timed("eval: intervals + writing", evaluate_module.bootstrap_ci)):
-                        with patched(evaluate_module, "write_results",
-                                     timed("eval: intervals + writing", evaluate_module.write_results)):
+                    with patched(
+                        evaluate_module,
+                        "bootstrap_ci",
+                        timed("eval: intervals + writing", evaluate_module.bootstrap_ci),
+                    ):
+                        with patched(
+                            evaluate_module,
+                            "write_results",
+                            timed("eval: intervals + writing", evaluate_module.write_results),
+                        ):
                             pipeline.stage_eval(params, run)
                 eval_s = now() - started
     finally:
@@ -318,14 +353,33 @@ def startup_costs(python: str, env: dict[str, str], clock: str = "wall") -> dict
     papermill = Path(python).with_name("papermill")
     with tempfile.TemporaryDirectory() as tmp:
         nb = Path(tmp) / "empty.ipynb"
-        nb.write_text(json.dumps({
-            "cells": [{"cell_type": "code", "metadata": {}, "source": ["pass"], "outputs": [], "execution_count": None}],
-            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5,
-        }))
+        nb.write_text(
+            json.dumps(
+                {
+                    "cells": [
+                        {
+                            "cell_type": "code",
+                            "metadata": {},
+                            "source": ["pass"],
+                            "outputs": [],
+                            "execution_count": None,
+                        }
+                    ],
+                    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                    "nbformat": 4,
+                    "nbformat_minor": 5,
+                }
+            )
+        )
         started = now()
-        subprocess.run([str(papermill), "--no-progress-bar", "-k", "python3", str(nb), str(Path(tmp) / "out.ipynb")],
-                       check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [str(papermill), "--no-progress-bar", "-k", "python3", str(nb), str(Path(tmp) / "out.ipynb")],
+            check=True,
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         papermill_s = now() - started
     return {"imports_s": imports_s, "papermill_kernel_s": papermill_s}
 
@@ -338,8 +392,20 @@ def measure(src: Path | None, args: argparse.Namespace) -> dict[str, Any]:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "profile.json"
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(out), "--run", args.run,
-               "--threads", str(args.threads), "--skip", str(args.skip), "--clock", args.clock]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            str(out),
+            "--run",
+            args.run,
+            "--threads",
+            str(args.threads),
+            "--skip",
+            str(args.skip),
+            "--clock",
+            args.clock,
+        ]
         cmd += ["--no-eval"] if args.no_eval else []
         cmd += ["--max-steps", str(args.max_steps)] if args.max_steps else []
         subprocess.run(cmd, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL if args.quiet else None)
@@ -377,7 +443,11 @@ def print_report(columns: dict[str, dict[str, Any]]) -> None:
     def row(label: str, values: list[float], total: float | None = None) -> str:
         text = f"{label:<46}" + "".join(f"{v:>14.3f}" for v in values)
         if ratio:  # a part that (nearly) vanished gets "gone" rather than a huge ratio
-            text += f"{values[0] / values[1]:>9.2f}" if values[1] > 1e-3 * values[0] else f"{'gone' if values[0] else '-':>9}"
+            text += (
+                f"{values[0] / values[1]:>9.2f}"
+                if values[1] > 1e-3 * values[0]
+                else f"{'gone' if values[0] else '-':>9}"
+            )
         return text
 
     print("\nOne optimizer step (mean seconds per step over the steps kept; parts add up to the mean step)")
@@ -403,10 +473,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--no-startup", action="store_true", help="skip the start-up subprocess measurements")
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
-                        help="wall: elapsed seconds; cpu: this process's CPU seconds (robust on a shared machine)")
-    parser.add_argument("--baseline-src", type=Path, default=None,
-                        help="a checkout whose rlvr_lib is the baseline (measured alternately with this one)")
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="wall: elapsed seconds; cpu: this process's CPU seconds (robust on a shared machine)",
+    )
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="a checkout whose rlvr_lib is the baseline (measured alternately with this one)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write every measurement here")
     parser.add_argument("--quiet", action="store_true", help="hide the training logs of the measured runs")
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
@@ -416,13 +494,15 @@ def main(argv: list[str] | None = None) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-        result = profile_run(args.run, evaluate=not args.no_eval, max_steps=args.max_steps, skip=args.skip,
-                             clock=args.clock)
+        result = profile_run(
+            args.run, evaluate=not args.no_eval, max_steps=args.max_steps, skip=args.skip, clock=args.clock
+        )
         args.child.write_text(json.dumps(result))
         return
 
-    sources = {"current": None} if args.baseline_src is None else {"baseline": args.baseline_src.resolve(),
-                                                                    "current": None}
+    sources = (
+        {"current": None} if args.baseline_src is None else {"baseline": args.baseline_src.resolve(), "current": None}
+    )
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in sources}
     for repeat in range(args.repeats):
         for name, src in sources.items():
@@ -430,8 +510,10 @@ def main(argv: list[str] | None = None) -> None:
             results[name].append(measure(src, args))
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1))
-    print(f"run '{args.run}', clock {args.clock}, torch threads {args.threads}, {args.repeats} repeat(s) (medians), "
-          f"steps kept per repeat: {results['current'][0]['step']['steps']} (first {args.skip} skipped)")
+    print(
+        f"run '{args.run}', clock {args.clock}, torch threads {args.threads}, {args.repeats} repeat(s) (medians), "
+        f"steps kept per repeat: {results['current'][0]['step']['steps']} (first {args.skip} skipped)"
+    )
     print_report({name: _median_result(rs) for name, rs in results.items()})
 
 

@@ -15,6 +15,7 @@ Stages (``--stages``, default all, each writes ``<out>/<stage>.json`` and reuses
 
     OMP_NUM_THREADS=1 python benchmarks/testbed_properties.py --out /tmp/tb_v3 --task v3 --threads 1
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,17 +65,30 @@ def evaluate(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
     started = time.perf_counter()
-    result = evaluate_benchmark(model, tokenizer, problems, n=n, ks=list(range(1, n + 1)), temperature=1.0,
-                                top_p=1.0, max_new_tokens=64, batch_size=256, seed=seed, n_boot=1000)
+    result = evaluate_benchmark(
+        model,
+        tokenizer,
+        problems,
+        n=n,
+        ks=list(range(1, n + 1)),
+        temperature=1.0,
+        top_p=1.0,
+        max_new_tokens=64,
+        batch_size=256,
+        seed=seed,
+        n_boot=1000,
+    )
     result["wall_s"] = round(time.perf_counter() - started, 1)
     by_kind = {}
     for kind in ("plain", "trap"):
-        rows = [r for r, p in zip(result["per_problem"], problems) if problem_kind(p["prompt"]) == kind]
+        rows = [r for r, p in zip(result["per_problem"], problems, strict=False) if problem_kind(p["prompt"]) == kind]
         if not rows:
             continue
         by_kind[kind] = {"n_problems": len(rows)}
-        for name, values in ((f"mean@{n}", [r["c"] / n for r in rows]),
-                             (f"pass@{n}", [pass_at_k(n, r["c"], n) for r in rows])):
+        for name, values in (
+            (f"mean@{n}", [r["c"] / n for r in rows]),
+            (f"pass@{n}", [pass_at_k(n, r["c"], n) for r in rows]),
+        ):
             low, high = bootstrap_ci(values, seed=seed)
             by_kind[kind][name] = {"value": float(np.mean(values)), "ci_low": low, "ci_high": high}
     result["by_kind"] = by_kind
@@ -93,17 +107,29 @@ def route_shares(model_dir: Path, problems: list[dict], n: int, seed: int) -> di
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
-    samples = sample_completions(model, tokenizer, [p["prompt"] for p in problems], n, max_new_tokens=64,
-                                 batch_size=256, seed=seed + 1, desc="routes")
+    samples = sample_completions(
+        model,
+        tokenizer,
+        [p["prompt"] for p in problems],
+        n,
+        max_new_tokens=64,
+        batch_size=256,
+        seed=seed + 1,
+        desc="routes",
+    )
     counts, hits = {}, {}
-    for problem, completions in zip(problems, samples):
+    for problem, completions in zip(problems, samples, strict=False):
         kind = problem_kind(problem["prompt"])
         for c in completions:
             route = classify_route(problem["prompt"], c.text)
             counts.setdefault(kind, Counter())[route] += 1
             hits.setdefault(kind, Counter())[route] += grade(c.text, str(problem["answer"])).correct
-    return {kind: {route: {"share": k / sum(c.values()), "accuracy": hits[kind][route] / k}
-                   for route, k in sorted(c.items())} for kind, c in counts.items()}
+    return {
+        kind: {
+            route: {"share": k / sum(c.values()), "accuracy": hits[kind][route] / k} for route, k in sorted(c.items())
+        }
+        for kind, c in counts.items()
+    }
 
 
 def entropy_ratio(history: list[dict], last: int = 5) -> dict:
@@ -112,11 +138,15 @@ def entropy_ratio(history: list[dict], last: int = 5) -> dict:
         raise SystemExit(f"only {len(rows)} rollout batches were logged: need more than {last}")
     entropy = [r["entropy/mean"] for r in rows]
     accuracy = [r["accuracy"] for r in rows]
-    return {"rollout_batches": len(rows), "entropy_first": entropy[0],
-            f"entropy_last{last}": statistics.mean(entropy[-last:]),
-            "entropy_ratio": statistics.mean(entropy[-last:]) / entropy[0],
-            "accuracy_first10": statistics.mean(accuracy[:10]), "accuracy_last10": statistics.mean(accuracy[-10:]),
-            "kl_to_reference_final": rows[-1].get("kl_to_reference")}
+    return {
+        "rollout_batches": len(rows),
+        "entropy_first": entropy[0],
+        f"entropy_last{last}": statistics.mean(entropy[-last:]),
+        "entropy_ratio": statistics.mean(entropy[-last:]) / entropy[0],
+        "accuracy_first10": statistics.mean(accuracy[:10]),
+        "accuracy_last10": statistics.mean(accuracy[-10:]),
+        "kl_to_reference_final": rows[-1].get("kl_to_reference"),
+    }
 
 
 def headline(metrics: dict, n: int) -> dict:
@@ -143,8 +173,11 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cfg = build(TestbedConfig, {"task": args.task, "seed": args.seed, "n_eval": args.n_eval,
-                                **parse_pairs(args.testbed, "--testbed")}, "--testbed")
+    cfg = build(
+        TestbedConfig,
+        {"task": args.task, "seed": args.seed, "n_eval": args.n_eval, **parse_pairs(args.testbed, "--testbed")},
+        "--testbed",
+    )
     train, held_out = make_splits(N_TRAIN_RL, args.n_eval, args.seed, cfg.levels, cfg.task)
     problems = to_records(held_out)
     base_dir, grpo_dir = out / "base", out / "grpo"
@@ -157,17 +190,28 @@ def main() -> None:
         result = evaluate(base_dir, problems, args.n, args.seed)
         if cfg.task == "v3":
             result["routes"] = route_shares(base_dir, problems, 8, args.seed)
-        (out / "base.json").write_text(json.dumps({"testbed": vars(cfg) | {"levels": list(cfg.levels)},
-                                                   **result}, indent=1))
-        print(json.dumps({"base": headline(result["metrics"], args.n), "by_kind": result["by_kind"],
-                          "routes": result.get("routes")}), flush=True)
+        (out / "base.json").write_text(
+            json.dumps({"testbed": vars(cfg) | {"levels": list(cfg.levels)}, **result}, indent=1)
+        )
+        print(
+            json.dumps(
+                {
+                    "base": headline(result["metrics"], args.n),
+                    "by_kind": result["by_kind"],
+                    "routes": result.get("routes"),
+                }
+            ),
+            flush=True,
+        )
 
     if "grpo" in stages:
         from rlvr_lib.config import TrainConfig
         from rlvr_lib.train import build_trainer, train_method
 
         shared = load_params(Path(__file__).resolve().parents[1] / "params.yaml").train
-        train_cfg = build(TrainConfig, {**vars(shared), "seed": args.seed, **parse_pairs(args.train, "--train")}, "--train")
+        train_cfg = build(
+            TrainConfig, {**vars(shared), "seed": args.seed, **parse_pairs(args.train, "--train")}, "--train"
+        )
         started = time.perf_counter()
         trainer = build_trainer(base_dir, "grpo", {}, to_records(train), train_cfg, grpo_dir)
         history = train_method(trainer, grpo_dir)
@@ -175,10 +219,28 @@ def main() -> None:
         result = evaluate(grpo_dir / "final", problems, args.n, args.seed)
         if cfg.task == "v3":
             result["routes"] = route_shares(grpo_dir / "final", problems, 8, args.seed)
-        (out / "grpo.json").write_text(json.dumps({"train": vars(train_cfg), "train_wall_s": round(train_wall, 1),
-                                                   "dynamics": entropy_ratio(history), **result}, indent=1))
-        print(json.dumps({"grpo": headline(result["metrics"], args.n), "dynamics": entropy_ratio(history),
-                          "by_kind": result["by_kind"], "routes": result.get("routes")}), flush=True)
+        (out / "grpo.json").write_text(
+            json.dumps(
+                {
+                    "train": vars(train_cfg),
+                    "train_wall_s": round(train_wall, 1),
+                    "dynamics": entropy_ratio(history),
+                    **result,
+                },
+                indent=1,
+            )
+        )
+        print(
+            json.dumps(
+                {
+                    "grpo": headline(result["metrics"], args.n),
+                    "dynamics": entropy_ratio(history),
+                    "by_kind": result["by_kind"],
+                    "routes": result.get("routes"),
+                }
+            ),
+            flush=True,
+        )
 
     if "perturb" in stages:
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -206,21 +268,35 @@ def summarise(out: Path, n: int) -> None:
     grpo = json.loads((out / "grpo.json").read_text()) if (out / "grpo.json").exists() else None
     if base:
         m = base["metrics"]
-        summary["base"] = {**headline(m, n), "by_kind": base["by_kind"], "routes": base.get("routes"),
-                           "target_mean_in_0.10_0.40": 0.10 <= m[f"mean@{n}"]["value"] <= 0.40,
-                           "target_pass_le_0.90": m[f"pass@{n}"]["value"] <= 0.90}
+        summary["base"] = {
+            **headline(m, n),
+            "by_kind": base["by_kind"],
+            "routes": base.get("routes"),
+            "target_mean_in_0.10_0.40": 0.10 <= m[f"mean@{n}"]["value"] <= 0.40,
+            "target_pass_le_0.90": m[f"pass@{n}"]["value"] <= 0.90,
+        }
         summary["pass_at_k_base"] = [m[f"pass@{k}"]["value"] for k in range(1, n + 1)]
     if grpo:
         m = grpo["metrics"]
-        summary["grpo"] = {**headline(m, n), "by_kind": grpo["by_kind"], "routes": grpo.get("routes"),
-                           "dynamics": grpo["dynamics"],
-                           "target_entropy_ratio_le_0.35": grpo["dynamics"]["entropy_ratio"] <= 0.35}
+        summary["grpo"] = {
+            **headline(m, n),
+            "by_kind": grpo["by_kind"],
+            "routes": grpo.get("routes"),
+            "dynamics": grpo["dynamics"],
+            "target_entropy_ratio_le_0.35": grpo["dynamics"]["entropy_ratio"] <= 0.35,
+        }
         summary["pass_at_k_grpo"] = [m[f"pass@{k}"]["value"] for k in range(1, n + 1)]
         if base:
             gain = m[f"mean@{n}"]["value"] - base["metrics"][f"mean@{n}"]["value"]
             lift = m[f"pass@{n}"]["value"] - base["metrics"][f"pass@{n}"]["value"]
-            summary["grpo"].update({"mean_gain": gain, "target_mean_gain_ge_0.15": gain >= 0.15,
-                                    "pass_gain": lift, "target_sharpening_pass_gain_le_0.02": lift <= 0.02})
+            summary["grpo"].update(
+                {
+                    "mean_gain": gain,
+                    "target_mean_gain_ge_0.15": gain >= 0.15,
+                    "pass_gain": lift,
+                    "target_sharpening_pass_gain_le_0.02": lift <= 0.02,
+                }
+            )
     if (out / "perturb.json").exists():
         summary["perturb"] = json.loads((out / "perturb.json").read_text())
     (out / "properties.json").write_text(json.dumps(summary, indent=1))

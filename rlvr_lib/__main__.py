@@ -7,6 +7,7 @@ choices, help text citing the paper);
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
 ``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         stage_parser.add_argument("--params", default="params.yaml")
     tok_parser = sub.add_parser("qwen-tokenizer", help="write a Qwen2.5 tokenizer folder from qwen.tiktoken")
     tok_parser.add_argument("out", help="folder to write (tokenizer.json, tokenizer_config.json, ...)")
-    tok_parser.add_argument("--tiktoken", default=None,
-                            help="ranks file (default: <data root>/tokenizers/qwen.tiktoken, data root as in rlvr_lib.data)")
+    tok_parser.add_argument(
+        "--tiktoken",
+        default=None,
+        help="ranks file (default: <data root>/tokenizers/qwen.tiktoken, data root as in rlvr_lib.data)",
+    )
     args = parser.parse_args(argv)
     if args.command == "methods":
         print(format_methods())

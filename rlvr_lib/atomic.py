@@ -1,4 +1,5 @@
 """Atomic file writes: a temp file beside the target, renamed over it, so no reader sees a half-written file."""
+
 from __future__ import annotations
 
 import contextlib

@@ -26,8 +26,18 @@ RolloutGeneration = Literal["default", "static_compile", "continuous_batching", 
 PER_BENCHMARK_KEYS = ("n", "ks", "temperature", "top_p", "max_new_tokens")
 # transformers.SchedulerType's values (tests/test_config.py checks the two agree)
 SchedulerName = Literal[
-    "linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup",
-    "inverse_sqrt", "reduce_lr_on_plateau", "cosine_with_min_lr", "cosine_warmup_with_min_lr", "warmup_stable_decay", "greedy",
+    "linear",
+    "cosine",
+    "cosine_with_restarts",
+    "polynomial",
+    "constant",
+    "constant_with_warmup",
+    "inverse_sqrt",
+    "reduce_lr_on_plateau",
+    "cosine_with_min_lr",
+    "cosine_warmup_with_min_lr",
+    "warmup_stable_decay",
+    "greedy",
 ]
 TestbedTask = Literal["v2", "v3"]  # rlvr_lib.testbed.generator.TASKS (tests/test_config.py checks they agree)
 TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/test_config.py checks the two agree)
@@ -43,10 +53,15 @@ class TestbedDataConfig:
 
     n_train: int = setting(2000, "RL training problems")
     n_eval: int = setting(128, "held-out evaluation problems (never shared with training or SFT)")
-    levels: list[int] = setting(help="difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3])
+    levels: list[int] = setting(
+        help="difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3]
+    )
     seed: int | None = setting(None, "seed of the splits; null: params.yaml's top-level seed")
-    task: TestbedTask = setting("v2", "v2: sums of one-digit numbers; v3: sums with a multiplication trap and "
-                                      "solution routes of designed success (docs/testbed.md); drives the base too")
+    task: TestbedTask = setting(
+        "v2",
+        "v2: sums of one-digit numbers; v3: sums with a multiplication trap and "
+        "solution routes of designed success (docs/testbed.md); drives the base too",
+    )
 
     def __post_init__(self) -> None:
         require_at_least(self, 0, "n_train", "n_eval", strict=True)
@@ -63,7 +78,8 @@ class TestbedModelConfig:
 
     n_train: int = setting(1500, "SFT problems (the evaluation split is held out)")
     solutions_per_problem: int | None = setting(
-        None, "worked solutions per SFT problem; null: 2 distinct ones (v2), 4 independent ones (v3)")
+        None, "worked solutions per SFT problem; null: 2 distinct ones (v2), 4 independent ones (v3)"
+    )
     slip_rate: float = setting(0.3, "P(a step of an SFT solution writes a wrong sum); docs/testbed.md")
     precedence_rate: float = setting(0.03, "v3: P(an SFT solution of a trap takes the product-first route)")
     guess_rate: float = setting(0.15, "v3: P(an SFT solution guesses the answer without working; always wrong)")
@@ -78,15 +94,30 @@ class TestbedModelConfig:
     warmup_steps: int = setting(20, "SFT warm-up steps")
 
     def __post_init__(self) -> None:
-        require_at_least(self, 0, "n_train", "solutions_per_problem", "vocab_size", "hidden_size", "num_layers", "num_heads",
-                  "sft_steps", "batch_size", "lr", strict=True)
+        require_at_least(
+            self,
+            0,
+            "n_train",
+            "solutions_per_problem",
+            "vocab_size",
+            "hidden_size",
+            "num_layers",
+            "num_heads",
+            "sft_steps",
+            "batch_size",
+            "lr",
+            strict=True,
+        )
         require_at_least(self, 0, "warmup_steps")
         require(0 <= self.slip_rate < 1, "slip_rate", f"must lie in [0, 1), got {self.slip_rate}")
         for name in ("precedence_rate", "guess_rate"):
             require_between(self, name, 0.0, 1.0)
         require_at_least(self, 1, "guess_offset_min")
-        require(self.hidden_size % self.num_heads == 0, "hidden_size",
-                f"({self.hidden_size}) must be divisible by num_heads ({self.num_heads})")
+        require(
+            self.hidden_size % self.num_heads == 0,
+            "hidden_size",
+            f"({self.hidden_size}) must be divisible by num_heads ({self.num_heads})",
+        )
 
 
 @dataclass
@@ -120,19 +151,29 @@ class DataConfig:
     max_train: int | None = setting(None, "files: keep the first N training problems (null: all)")
     benchmarks: list[str] = setting(help="files: evaluation sets (rlvr_lib.data)", factory=lambda: ["math500"])
     max_eval: int | None = setting(None, "files: problems per benchmark (null: all)")
-    eval_limits: dict[str, int] = setting(help="files: first N problems of a benchmark (ERPO: minerva 40)", factory=dict)
+    eval_limits: dict[str, int] = setting(
+        help="files: first N problems of a benchmark (ERPO: minerva 40)", factory=dict
+    )
     prompt_template: str | None = setting(None, "files: prompt with a {problem} placeholder (null: rlvr_lib.data's)")
     dedupe: bool = setting(False, "files: drop repeated problem texts (and texts repeated with different answers)")
     max_solution_tokens: float | None = setting(
-        None, "files: keep problems whose reference solution has at most this many tokens (ERPO's length filter)")
-    max_prompt_tokens: int | None = setting(None, "files: drop problems whose prompt is longer (verl's overlong filter)")
-    tokenizer: str | None = setting(None, "files: tokenizer of the length filters (null: Qwen2.5's, from qwen.tiktoken)")
+        None, "files: keep problems whose reference solution has at most this many tokens (ERPO's length filter)"
+    )
+    max_prompt_tokens: int | None = setting(
+        None, "files: drop problems whose prompt is longer (verl's overlong filter)"
+    )
+    tokenizer: str | None = setting(
+        None, "files: tokenizer of the length filters (null: Qwen2.5's, from qwen.tiktoken)"
+    )
 
     def __post_init__(self) -> None:
         require_at_least(self, 0, "max_train", "max_eval", "max_solution_tokens", "max_prompt_tokens", strict=True)
         require(bool(self.benchmarks), "benchmarks", "must name at least one evaluation set")
-        require(self.prompt_template is None or "{problem}" in self.prompt_template, "prompt_template",
-                "must contain the placeholder '{problem}'")
+        require(
+            self.prompt_template is None or "{problem}" in self.prompt_template,
+            "prompt_template",
+            "must contain the placeholder '{problem}'",
+        )
         bad = {k: v for k, v in self.eval_limits.items() if v < 1}
         require(not bad, "eval_limits", f"must map benchmarks to positive integers, got {bad}")
 
@@ -141,7 +182,9 @@ class DataConfig:
 class ModelConfig:
     """params.yaml ``model``."""
 
-    path: str | None = setting(None, "null: build the testbed base policy (base_model stage); else a model folder or hub id")
+    path: str | None = setting(
+        None, "null: build the testbed base policy (base_model stage); else a model folder or hub id"
+    )
     testbed: TestbedModelConfig = setting(help="the testbed base policy's build", factory=TestbedModelConfig)
 
 
@@ -157,14 +200,18 @@ class TrainConfig:
     learning_rate: float = setting(1e-4, "AdamW learning rate")
     lr_scheduler_type: SchedulerName = setting("constant", "transformers scheduler name")
     warmup_steps: int | float = setting(
-        0, "learning-rate warm-up: steps (an integer) or a fraction of all steps (a float in [0, 1)); needs a "
-           "*_with_warmup or decaying schedule")
+        0,
+        "learning-rate warm-up: steps (an integer) or a fraction of all steps (a float in [0, 1)); needs a "
+        "*_with_warmup or decaying schedule",
+    )
     weight_decay: float = setting(0.0, "AdamW weight decay")
     max_grad_norm: float = setting(1.0, "gradient-norm clip")
     temperature: float = setting(1.0, "rollout sampling temperature")
     top_p: float = setting(1.0, "rollout nucleus sampling")
     gradient_accumulation_steps: int = setting(1, "micro-batches per optimizer step")
-    steps_per_generation: int | None = setting(None, "micro-batches per rollout batch (null: = gradient_accumulation_steps, one update per rollout batch)")
+    steps_per_generation: int | None = setting(
+        None, "micro-batches per rollout batch (null: = gradient_accumulation_steps, one update per rollout batch)"
+    )
     num_iterations: int = setting(1, "passes over each rollout batch (PPO epochs)")
     format_weight: float = setting(0.0, "weight of the format reward added to the accuracy reward")
     format_reward: FormatReward = setting("boxed", "boxed: a closed \\boxed{}; think: one <think>...</think> (CW-GRPO)")
@@ -175,36 +222,66 @@ class TrainConfig:
     gradient_checkpointing: bool = setting(False, "recompute activations in the backward pass")
     use_vllm: bool = setting(False, "generate with vLLM (`pip install -e '.[gpu]'`)")
     rollout_generation: RolloutGeneration = setting(
-        "auto", "how TRL generates rollouts without vLLM: default (dynamic KV cache) | static_compile (static KV "
-                "cache + torch.compile of the decoding step) | continuous_batching (TRL's paged option) | auto: "
-                "static_compile for full fine-tuning on a CUDA GPU (2.9x faster rollouts, docs/gpu.md), else default")
+        "auto",
+        "how TRL generates rollouts without vLLM: default (dynamic KV cache) | static_compile (static KV "
+        "cache + torch.compile of the decoding step) | continuous_batching (TRL's paged option) | auto: "
+        "static_compile for full fine-tuning on a CUDA GPU (2.9x faster rollouts, docs/gpu.md), else default",
+    )
     log_reference_kl: bool | None = setting(
-        None, "log KL to the frozen base policy; null (auto): where it costs no model copy (LoRA, or a method that "
-              "keeps a reference) or the policy has < 100M parameters")
+        None,
+        "log KL to the frozen base policy; null (auto): where it costs no model copy (LoRA, or a method that "
+        "keeps a reference) or the policy has < 100M parameters",
+    )
     save_steps: int = setting(0, "checkpoint every N optimizer steps (0: none; a rerun resumes from the last one)")
     seed: int = setting(0, "seed of RL sampling and initialisation")
 
     def __post_init__(self) -> None:
-        require_at_least(self, 0, "max_steps", "prompts_per_step", "num_generations", "max_completion_length", "learning_rate",
-                  "gradient_accumulation_steps", "steps_per_generation", "num_iterations", "temperature",
-                  "max_grad_norm", "lora_alpha", strict=True)
-        require_at_least(self, 0, "warmup_steps", "weight_decay", "format_weight", "lora_r", "save_steps",
-                         "num_train_epochs")
-        require(not isinstance(self.warmup_steps, float) or self.warmup_steps < 1, "warmup_steps",
-                f"as a float is a fraction of all steps in [0, 1), got {self.warmup_steps}")
+        require_at_least(
+            self,
+            0,
+            "max_steps",
+            "prompts_per_step",
+            "num_generations",
+            "max_completion_length",
+            "learning_rate",
+            "gradient_accumulation_steps",
+            "steps_per_generation",
+            "num_iterations",
+            "temperature",
+            "max_grad_norm",
+            "lora_alpha",
+            strict=True,
+        )
+        require_at_least(
+            self, 0, "warmup_steps", "weight_decay", "format_weight", "lora_r", "save_steps", "num_train_epochs"
+        )
+        require(
+            not isinstance(self.warmup_steps, float) or self.warmup_steps < 1,
+            "warmup_steps",
+            f"as a float is a fraction of all steps in [0, 1), got {self.warmup_steps}",
+        )
         require(self.num_generations >= 2, "num_generations", "must be >= 2: group-normalised advantages need a group")
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
-        require(not (self.warmup_steps > 0 and self.lr_scheduler_type == "constant"), "warmup_steps",
-                "is ignored by lr_scheduler_type 'constant' (transformers' constant schedule has no warm-up): set "
-                "lr_scheduler_type to 'constant_with_warmup'")
+        require(
+            not (self.warmup_steps > 0 and self.lr_scheduler_type == "constant"),
+            "warmup_steps",
+            "is ignored by lr_scheduler_type 'constant' (transformers' constant schedule has no warm-up): set "
+            "lr_scheduler_type to 'constant_with_warmup'",
+        )
         responses = self.prompts_per_step * self.num_generations
-        require(responses % self.gradient_accumulation_steps == 0, "gradient_accumulation_steps",
-                f"({self.gradient_accumulation_steps}) must divide prompts_per_step x num_generations = {responses}")
+        require(
+            responses % self.gradient_accumulation_steps == 0,
+            "gradient_accumulation_steps",
+            f"({self.gradient_accumulation_steps}) must divide prompts_per_step x num_generations = {responses}",
+        )
         generation_batch = responses // self.gradient_accumulation_steps * self.rollout_micro_batches
-        require(generation_batch % self.num_generations == 0, "steps_per_generation",
-                f"gives a rollout batch of {generation_batch} responses (per-device batch "
-                f"{responses // self.gradient_accumulation_steps} x {self.rollout_micro_batches} micro-batches), which "
-                f"must hold whole groups of num_generations = {self.num_generations} (TRL's generation_batch_size rule)")
+        require(
+            generation_batch % self.num_generations == 0,
+            "steps_per_generation",
+            f"gives a rollout batch of {generation_batch} responses (per-device batch "
+            f"{responses // self.gradient_accumulation_steps} x {self.rollout_micro_batches} micro-batches), which "
+            f"must hold whole groups of num_generations = {self.num_generations} (TRL's generation_batch_size rule)",
+        )
 
     @property
     def rollout_micro_batches(self) -> int:
@@ -225,7 +302,8 @@ class EvalConfig:
     n_boot: int = setting(1000, "bootstrap resamples of the 95% intervals")
     per_benchmark: dict[str, dict[str, Any]] = setting(
         help="overrides of n / ks / temperature / top_p / max_new_tokens per benchmark (OPEFO: avg@32 on AIME)",
-        factory=dict)
+        factory=dict,
+    )
 
     def for_benchmark(self, name: str) -> dict[str, Any]:
         """Sampling settings for benchmark ``name``: the shared ones with its ``per_benchmark`` overrides."""
@@ -234,7 +312,11 @@ class EvalConfig:
     def __post_init__(self) -> None:
         for bench, overrides in self.per_benchmark.items():
             unknown = sorted(set(overrides) - set(PER_BENCHMARK_KEYS))
-            require(not unknown, f"per_benchmark.{bench}", f"has unknown key(s) {unknown}; valid: {list(PER_BENCHMARK_KEYS)}")
+            require(
+                not unknown,
+                f"per_benchmark.{bench}",
+                f"has unknown key(s) {unknown}; valid: {list(PER_BENCHMARK_KEYS)}",
+            )
             try:
                 build(EvalConfig, {**self.for_benchmark(bench), "per_benchmark": {}}, "")
             except ValueError as err:
@@ -242,8 +324,11 @@ class EvalConfig:
         require_at_least(self, 0, "n", "temperature", "max_new_tokens", "batch_size", "n_boot", strict=True)
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
         if self.ks is not None:
-            require(bool(self.ks) and all(1 <= k <= self.n for k in self.ks), "ks",
-                    f"must be a non-empty list in [1, n={self.n}], got {self.ks}")
+            require(
+                bool(self.ks) and all(1 <= k <= self.n for k in self.ks),
+                "ks",
+                f"must be a non-empty list in [1, n={self.n}], got {self.ks}",
+            )
 
 
 @dataclass
@@ -275,8 +360,9 @@ class Params:
     def testbed_build(self) -> TestbedConfig:
         """The base policy's full build settings: the model section plus the data split it must hold out."""
         tb = self.data.testbed
-        return TestbedConfig(**vars(self.model.testbed), seed=self.testbed_seed, n_eval=tb.n_eval, levels=tb.levels,
-                             task=tb.task)
+        return TestbedConfig(
+            **vars(self.model.testbed), seed=self.testbed_seed, n_eval=tb.n_eval, levels=tb.levels, task=tb.task
+        )
 
     def train_config(self, run: str, seed: int) -> TrainConfig:
         """Run ``run``'s settings with training seed ``seed`` (one of ``seeds``)."""
@@ -325,15 +411,19 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
     top = build(_TopLevel, raw, "")
     stage_keys = sorted({"seeds", "methods"} & set(top.smoke or {}))
     if stage_keys:
-        raise ValueError(f"smoke.{stage_keys[0]}: {stage_keys[0]} define dvc.yaml's stages, which a profile cannot "
-                         "change: set the top-level key instead")
+        raise ValueError(
+            f"smoke.{stage_keys[0]}: {stage_keys[0]} define dvc.yaml's stages, which a profile cannot "
+            "change: set the top-level key instead"
+        )
     if top.profile == "smoke":
         raw = deep_merge(raw, top.smoke or {})
         top = build(_TopLevel, raw, "")
     shared_train = {"seed": top.seed, **(top.train or {})}
     train = build(TrainConfig, shared_train, "train")
     if not top.methods:
-        raise ValueError("params 'methods' must map run names to method settings (python -m rlvr_lib methods lists them)")
+        raise ValueError(
+            "params 'methods' must map run names to method settings (python -m rlvr_lib methods lists them)"
+        )
     if not top.seeds or len(set(top.seeds)) != len(top.seeds):
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
     return Params(

@@ -5,6 +5,7 @@ bare problem text) and ``answer`` (str, the gold final answer), plus per-set ext
 ``solution`` ...). Field choices follow ``shared/data/PROVENANCE.md``. Turn a row into a model prompt with
 ``format_prompt(row["problem"])``.
 """
+
 from __future__ import annotations
 
 import json
@@ -89,8 +90,14 @@ def _gsm8k_answer(text: str) -> tuple[str, str]:
 
 # ----------------------------------------------------------------------------- row parsers
 def _math500(i: int, r: dict) -> Row:
-    return {"uid": f"math500/{r['unique_id']}", "problem": r["problem"], "answer": r["answer"],
-            "solution": r["solution"], "level": int(r["level"]), "subject": r["subject"]}
+    return {
+        "uid": f"math500/{r['unique_id']}",
+        "problem": r["problem"],
+        "answer": r["answer"],
+        "solution": r["solution"],
+        "level": int(r["level"]),
+        "subject": r["subject"],
+    }
 
 
 def _aime24(i: int, r: dict) -> Row:
@@ -112,28 +119,46 @@ def _minerva(i: int, r: dict) -> Row:
     answer = extract_boxed(r["solution"])
     if answer is None:
         raise ValueError(f"minerva row {i}: no \\boxed{{}} answer in solution")
-    return {"uid": f"minerva/{r['idx']}", "problem": r["problem"], "answer": answer,
-            "solution": r["solution"], "subject": r["type"]}
+    return {
+        "uid": f"minerva/{r['idx']}",
+        "problem": r["problem"],
+        "answer": answer,
+        "solution": r["solution"],
+        "subject": r["type"],
+    }
 
 
 def _olympiadbench(i: int, r: dict) -> Row:
-    return {"uid": f"olympiadbench/{r['id']}", "problem": r["question"], "answer": r["final_answer"][0],
-            "solution": r["solution"][0], "subject": r["subfield"], "answer_type": r["answer_type"],
-            "unit": r["unit"], "is_multiple_answer": bool(r["is_multiple_answer"])}
+    return {
+        "uid": f"olympiadbench/{r['id']}",
+        "problem": r["question"],
+        "answer": r["final_answer"][0],
+        "solution": r["solution"][0],
+        "subject": r["subfield"],
+        "answer_type": r["answer_type"],
+        "unit": r["unit"],
+        "is_multiple_answer": bool(r["is_multiple_answer"]),
+    }
 
 
 def _gsm8k(split: str) -> RowParser:
     def parse(i: int, r: dict) -> Row:
         answer, solution = _gsm8k_answer(r["answer"])
         return {"uid": f"gsm8k_{split}/{i}", "problem": r["question"], "answer": answer, "solution": solution}
+
     return parse
 
 
 def _math_train(i: int, r: dict) -> Row | None:
     if r["answer"] is None or not str(r["answer"]).strip():  # rows 886, 1009, 5328, 5330 have no answer
         return None
-    return {"uid": f"math_train/{i}", "problem": r["problem"], "answer": r["answer"],
-            "level": int(r["difficulty"]), "subject": r["type"]}
+    return {
+        "uid": f"math_train/{i}",
+        "problem": r["problem"],
+        "answer": r["answer"],
+        "level": int(r["difficulty"]),
+        "subject": r["type"],
+    }
 
 
 def _math12k(i: int, r: dict) -> Row | None:
@@ -145,23 +170,38 @@ def _math12k(i: int, r: dict) -> Row | None:
 def _math_hendrycks(split: str) -> RowParser:
     """MATH with worked solutions; rows without a boxed answer are skipped (train: algebra/24014, algebra/25040,
     number_theory/7115, number_theory/7117); "Level ?" (train: geometry/377, geometry/471) becomes level None."""
+
     def parse(i: int, r: dict) -> Row | None:
         if r["answer"] is None or not str(r["answer"]).strip():
             return None
         level = int(r["level"][-1]) if r["level"][-1].isdigit() else None
-        return {"uid": f"math_{split}/{r['id']}", "problem": r["problem"], "answer": str(r["answer"]),
-                "solution": r["solution"], "level": level, "subject": r["type"]}
+        return {
+            "uid": f"math_{split}/{r['id']}",
+            "problem": r["problem"],
+            "answer": str(r["answer"]),
+            "solution": r["solution"],
+            "level": level,
+            "subject": r["type"],
+        }
+
     return parse
 
 
 def _aime_1983_2023(i: int, r: dict) -> Row:
-    return {"uid": f"aime_1983_2023/{r['year']}-{r['problem_number']}-{i}", "problem": r["problem"],
-            "answer": _number_text(r["answer"]), "solution": r["solution"]}
+    return {
+        "uid": f"aime_1983_2023/{r['year']}-{r['problem_number']}-{i}",
+        "problem": r["problem"],
+        "answer": _number_text(r["answer"]),
+        "solution": r["solution"],
+    }
 
 
 def _dapo_math_17k(i: int, r: dict) -> Row:
-    return {"uid": f"dapo_math_17k/{i}", "problem": r["prompt"][0]["content"],
-            "answer": str(r["reward_model"]["ground_truth"])}
+    return {
+        "uid": f"dapo_math_17k/{i}",
+        "problem": r["prompt"][0]["content"],
+        "answer": str(r["reward_model"]["ground_truth"]),
+    }
 
 
 BENCHMARKS: dict[str, tuple[str, RowParser]] = {
@@ -190,17 +230,24 @@ _PARTS: dict[str, tuple[str, RowParser]] = {
 def _math_full(data_root) -> list[Row]:
     """MATH train + test with worked solutions, minus the 500 MATH-500 test problems (ERPO's source; 12,000 rows
     before the level filter; at levels 3-5: 8,888, PROVENANCE.md)."""
-    math500 = {r["uid"].removeprefix("math500/test/").removesuffix(".json") for r in load_benchmark("math500", data_root)}
+    math500 = {
+        r["uid"].removeprefix("math500/test/").removesuffix(".json") for r in load_benchmark("math500", data_root)
+    }
     train = _load("training set part", _PARTS, "math_hendrycks_train", data_root, None)
-    test = [r for r in _load("training set part", _PARTS, "math_hendrycks_test", data_root, None)
-            if r["uid"].removeprefix("math_test/") not in math500]
+    test = [
+        r
+        for r in _load("training set part", _PARTS, "math_hendrycks_test", data_root, None)
+        if r["uid"].removeprefix("math_test/") not in math500
+    ]
     return train + test
 
 
 def _deepscaler_present(data_root) -> list[Row]:
     """The parts of the DeepScaleR training mix present in shared/data: its MATH train file and AIME 1983-2023
     (AMC, Omni-MATH and STILL are absent)."""
-    return load_training_set("math_train", data_root) + _load("training set part", _PARTS, "aime_1983_2023", data_root, None)
+    return load_training_set("math_train", data_root) + _load(
+        "training set part", _PARTS, "aime_1983_2023", data_root, None
+    )
 
 
 # Training sets assembled from several files: name -> loader(data_root).
@@ -225,7 +272,9 @@ def load_training_set(name: str, data_root: str | os.PathLike | None = None, *, 
         rows = COMPOSITE_SETS[name](data_root)
         return rows[:limit] if limit is not None else rows
     if name not in TRAINING_SETS:
-        raise ValueError(f"unknown training set name {name!r}; valid names: {', '.join(sorted([*TRAINING_SETS, *COMPOSITE_SETS]))}")
+        raise ValueError(
+            f"unknown training set name {name!r}; valid names: {', '.join(sorted([*TRAINING_SETS, *COMPOSITE_SETS]))}"
+        )
     return _load("training set", TRAINING_SETS, name, data_root, limit)
 
 
@@ -263,7 +312,7 @@ def filter_by_solution_length(
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     _require_key(rows, key, "training sets with reference solutions: math_full, gsm8k")
     budget = fraction * max_output_tokens
-    return [r for r, n in zip(rows, token_lengths(tokenizer, [r[key] for r in rows])) if n <= budget]
+    return [r for r, n in zip(rows, token_lengths(tokenizer, [r[key] for r in rows]), strict=False) if n <= budget]
 
 
 def token_lengths(tokenizer, texts: list[str]) -> list[int]:
@@ -292,7 +341,7 @@ def filter_by_prompt_length(rows: list[Row], tokenizer, *, max_tokens: int, key:
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     _require_key(rows, key, "format the prompts first")
-    return [r for r, n in zip(rows, token_lengths(tokenizer, [r[key] for r in rows])) if n <= max_tokens]
+    return [r for r, n in zip(rows, token_lengths(tokenizer, [r[key] for r in rows]), strict=False) if n <= max_tokens]
 
 
 # ----------------------------------------------------------------------------- contamination
@@ -331,13 +380,22 @@ def length_tokenizer(name: str | None, data_root=None):
 
     from .qwen_tokenizer import build_tokenizer
 
-    return PreTrainedTokenizerFast(tokenizer_object=build_tokenizer(resolve_data_root(data_root) / "tokenizers" / "qwen.tiktoken"))
+    return PreTrainedTokenizerFast(
+        tokenizer_object=build_tokenizer(resolve_data_root(data_root) / "tokenizers" / "qwen.tiktoken")
+    )
 
 
 def build_training_rows(
-    train_set: str, data_root=None, *, levels: Iterable[int] | None = None, dedupe_problems: bool = False,
-    max_solution_tokens: float | None = None, max_prompt_tokens: int | None = None, template: str = DEFAULT_TEMPLATE,
-    max_rows: int | None = None, tokenizer=None,
+    train_set: str,
+    data_root=None,
+    *,
+    levels: Iterable[int] | None = None,
+    dedupe_problems: bool = False,
+    max_solution_tokens: float | None = None,
+    max_prompt_tokens: int | None = None,
+    template: str = DEFAULT_TEMPLATE,
+    max_rows: int | None = None,
+    tokenizer=None,
 ) -> tuple[list[Row], dict[str, int]]:
     """A paper's training set: load, keep ``levels``, deduplicate, drop long reference solutions and long
     prompts, format prompts, keep the first ``max_rows``. Returns the rows (with ``prompt``) and the row count
@@ -355,7 +413,11 @@ def build_training_rows(
         raise ValueError("the solution/prompt length filters need a tokenizer")
     if max_solution_tokens is not None:
         _require_key(rows, "solution", "training sets with reference solutions: math_full, gsm8k")
-        rows = [r for r, n in zip(rows, token_lengths(tokenizer, [r["solution"] for r in rows])) if n <= max_solution_tokens]
+        rows = [
+            r
+            for r, n in zip(rows, token_lengths(tokenizer, [r["solution"] for r in rows]), strict=True)
+            if n <= max_solution_tokens
+        ]
         counts["solution_length"] = len(rows)
     rows = [{**r, "prompt": format_prompt(r["problem"], template)} for r in rows]
     if max_prompt_tokens is not None:

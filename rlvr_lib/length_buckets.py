@@ -8,6 +8,7 @@ in the full block (``arange(L)``, what the model uses when none is given), so th
 forward up to float rounding (different matrix shapes; measured max |difference| ~1e-6 on the testbed model).
 Positions outside the mask are 0, as in TRL's fused LM head.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -45,7 +46,7 @@ def length_buckets(
     columns = torch.arange(width, device=attention_mask.device)
     buckets = []
     for first in range(0, order.numel(), rows_per_bucket):
-        rows = order[first:first + rows_per_bucket]
+        rows = order[first : first + rows_per_bucket]
         used = mask[rows].any(0)
         start = int(columns[used].min()) if used.any() else prompt_width
         stop = int(columns[used].max()) + 1 if used.any() else prompt_width + 1
@@ -54,8 +55,14 @@ def length_buckets(
 
 
 def token_logps_by_length(
-    model, input_ids: torch.Tensor, attention_mask: torch.Tensor, logits_to_keep: int, *, rows_per_bucket: int,
-    compute_entropy: bool = False, autocast: Callable[[], AbstractContextManager] | None = None,
+    model,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    logits_to_keep: int,
+    *,
+    rows_per_bucket: int,
+    compute_entropy: bool = False,
+    autocast: Callable[[], AbstractContextManager] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-probs (B, T) of the completion tokens (and entropies (B, T) if asked) under ``model``, bucket by bucket.
 

@@ -3,6 +3,7 @@
 Paths are relative to the repository root (the folder holding params.yaml), so a notebook works both under
 papermill (run from the root) and opened in JupyterLab (run from ``notebooks/``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,7 +57,9 @@ def enter_repo(params_path: str = "params.yaml") -> Params:
 def run_spec(params: Params, run: str) -> RunSpec:
     """The entry ``run`` of params.yaml's ``methods``, or an error listing the runs that exist."""
     if run not in params.runs:
-        raise ValueError(f"run '{run}' is not an entry of params.yaml 'methods'; runs: {', '.join(sorted(params.runs))}")
+        raise ValueError(
+            f"run '{run}' is not an entry of params.yaml 'methods'; runs: {', '.join(sorted(params.runs))}"
+        )
     return params.runs[run]
 
 
@@ -70,7 +73,7 @@ def training_seed(params: Params, seed: int | None) -> int:
 
 
 def seed_folder(seed: int) -> str:
-    """The folder of one training seed inside a run's folders: ``runs/<run>/seed<N>``, ``reports/eval/<run>/seed<N>``."""
+    """The folder of one training seed inside a run's folders: ``runs/<run>/seed<N>``, ``reports/eval/<run>/...``."""
     return f"seed{seed}"
 
 
@@ -126,13 +129,21 @@ def files_data(cfg: DataConfig) -> tuple[list[dict[str, Any]], dict[str, list[di
     template = cfg.prompt_template or real_data.DEFAULT_TEMPLATE
     needs_tokenizer = cfg.max_solution_tokens is not None or cfg.max_prompt_tokens is not None
     train_rows, steps = real_data.build_training_rows(
-        cfg.train_set, cfg.root, levels=cfg.train_levels, dedupe_problems=cfg.dedupe,
-        max_solution_tokens=cfg.max_solution_tokens, max_prompt_tokens=cfg.max_prompt_tokens, template=template,
-        max_rows=cfg.max_train, tokenizer=real_data.length_tokenizer(cfg.tokenizer, cfg.root) if needs_tokenizer else None,
+        cfg.train_set,
+        cfg.root,
+        levels=cfg.train_levels,
+        dedupe_problems=cfg.dedupe,
+        max_solution_tokens=cfg.max_solution_tokens,
+        max_prompt_tokens=cfg.max_prompt_tokens,
+        template=template,
+        max_rows=cfg.max_train,
+        tokenizer=real_data.length_tokenizer(cfg.tokenizer, cfg.root) if needs_tokenizer else None,
     )
     benchmarks = {
-        name: [{**r, "prompt": real_data.format_prompt(r["problem"], template)}
-               for r in real_data.load_benchmark(name, cfg.root, limit=cfg.eval_limits.get(name, cfg.max_eval))]
+        name: [
+            {**r, "prompt": real_data.format_prompt(r["problem"], template)}
+            for r in real_data.load_benchmark(name, cfg.root, limit=cfg.eval_limits.get(name, cfg.max_eval))
+        ]
         for name in cfg.benchmarks
     }
     contamination = {}
@@ -153,7 +164,7 @@ def eval_sets() -> dict[str, list[dict[str, Any]]]:
     files = sorted(DATA_DIR.glob("eval_*.jsonl"))
     if not files:
         raise FileNotFoundError(f"no {DATA_DIR}/eval_*.jsonl: run the data stage first (`dvc repro data`)")
-    return {f.stem[len("eval_"):]: read_problems(f, hint="rerun the data stage (`dvc repro -f data`)") for f in files}
+    return {f.stem[len("eval_") :]: read_problems(f, hint="rerun the data stage (`dvc repro -f data`)") for f in files}
 
 
 # ----------------------------------------------------------------------------- stage: base_model
@@ -209,8 +220,12 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     model_path = base_model_path(params)
     records = training_records()
     fingerprint = {
-        "method": spec.method, "hparams": spec.hparams, "train": asdict(cfg), "model": model_path,
-        "model_files": folder_digest(model_path), "data": file_digest(DATA_DIR / "train.jsonl"),
+        "method": spec.method,
+        "hparams": spec.hparams,
+        "train": asdict(cfg),
+        "model": model_path,
+        "model_files": folder_digest(model_path),
+        "data": file_digest(DATA_DIR / "train.jsonl"),
     }
     from accelerate import PartialState
 
@@ -228,7 +243,9 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         return history
     staged_logs = work / "logs"
     shutil.rmtree(staged_logs, ignore_errors=True)
-    training.write_training_logs(history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(cfg)})
+    training.write_training_logs(
+        history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(cfg)}
+    )
     write_json_atomic(staged_logs / "history.json", history)
     with staging_dir(".", f"train_{run}_{seed}") as staged:
         os.replace(work / "final", staged / "final")
@@ -285,7 +302,13 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
     e = params.eval
     results = {
         name: evaluate_benchmark(
-            model, tokenizer, problems, **e.for_benchmark(name), batch_size=e.batch_size, seed=seed, n_boot=e.n_boot,
+            model,
+            tokenizer,
+            problems,
+            **e.for_benchmark(name),
+            batch_size=e.batch_size,
+            seed=seed,
+            n_boot=e.n_boot,
         )
         for name, problems in problems_by_set.items()
     }
@@ -296,8 +319,12 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
     with staging_dir(".", f"eval_{run}_{seed}") as staged:
         write_results(results, staged / "eval")
         write_json_atomic(staged / "metrics.json", summary)
-        publish({staged / "eval": EVAL_DIR / run / seed_folder(seed),
-                 staged / "metrics.json": METRICS_DIR / run / f"{seed_folder(seed)}.json"})
+        publish(
+            {
+                staged / "eval": EVAL_DIR / run / seed_folder(seed),
+                staged / "metrics.json": METRICS_DIR / run / f"{seed_folder(seed)}.json",
+            }
+        )
     return results
 
 
@@ -315,11 +342,19 @@ def stage_report(params: Params) -> Path:
             check_eval_settings(params, run, seed)
     by_seed = {run: {seed: seed_folder(seed) for seed in params.seeds} for run in ["base", *runs]}
     histories = load_histories({run: {s: TRAINING_LOGS_DIR / run / f for s, f in by_seed[run].items()} for run in runs})
-    evals = load_eval_results({run: {s: EVAL_DIR / run / f for s, f in folders.items()} for run, folders in by_seed.items()},
-                              n_boot=params.eval.n_boot)
-    summary = {"profile": params.profile, "seed": params.seed, "seeds": params.seeds, "data": asdict(params.data),
-               "train": asdict(params.train), "eval": asdict(params.eval),
-               "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()}}
+    evals = load_eval_results(
+        {run: {s: EVAL_DIR / run / f for s, f in folders.items()} for run, folders in by_seed.items()},
+        n_boot=params.eval.n_boot,
+    )
+    summary = {
+        "profile": params.profile,
+        "seed": params.seed,
+        "seeds": params.seeds,
+        "data": asdict(params.data),
+        "train": asdict(params.train),
+        "eval": asdict(params.eval),
+        "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()},
+    }
     write_report(REPORTS_DIR, histories, evals, title="Entropy control in RLVR: results", params_summary=summary)
     return REPORTS_DIR / "README.md"
 
@@ -336,7 +371,9 @@ def check_eval_settings(params: Params, run: str, seed: int) -> None:
     for benchmark, result in json.loads(path.read_text()).items():
         wanted = {**params.eval.for_benchmark(benchmark), "seed": seed}
         got = result.get("settings", {})
-        differ = [f"{k}={got.get(k)!r} (params: {wanted[k]!r})" for k in EVAL_SETTINGS_COMPARED if got.get(k) != wanted[k]]
+        differ = [
+            f"{k}={got.get(k)!r} (params: {wanted[k]!r})" for k in EVAL_SETTINGS_COMPARED if got.get(k) != wanted[k]
+        ]
         if differ:
             raise ValueError(
                 f"{path} ({benchmark}) was evaluated with other settings than params.yaml (profile "

@@ -6,6 +6,7 @@ canvas (pyplot is never used, so nothing global is opened or left to close). Sav
 Colours come from ``run_colors``: a fixed palette indexed by the sorted run names, with the base model always
 black and dashed, so a run keeps its colour across figures when they get the same ``colors`` mapping.
 """
+
 from __future__ import annotations
 
 import math
@@ -63,7 +64,8 @@ def method_keys(history: pd.DataFrame) -> list[str]:
     """The method's own quantities in one run's history: ``<prefix>/...`` keys outside ``GENERIC_PREFIXES``
     that hold at least one value."""
     return sorted(
-        key for key in history.columns
+        key
+        for key in history.columns
         if "/" in key and key.split("/", 1)[0] not in GENERIC_PREFIXES and history[key].notna().any()
     )
 
@@ -132,15 +134,16 @@ def plot_training_dynamics(
     histories: pd.DataFrame, *, ema_alpha: float = DEFAULT_EMA_ALPHA, colors: dict[str, tuple] | None = None
 ) -> Figure:
     """Reward, accuracy, entropy (log y), response length, KL to reference, clip fraction and grad norm against
-    the step, one line per run (mean over seeds of EMA ``ema_alpha`` curves over faint raw values, seeds' min-max band); the base model's step-1 value dashed
+    the step, one line per run (mean over seeds of EMA ``ema_alpha`` curves over faint raw values, with the seeds'
+    min-max band); the base model's step-1 value dashed
     where it is meaningful (reward, accuracy, entropy, length). The last grid cell holds the legend."""
     colors = _colors_for(histories["run"], colors)
     fig, axes = _new_figure(len(TRAINING_PANELS) + 1, ncols=4)
-    for ax, panel in zip(axes, TRAINING_PANELS):
+    for ax, panel in zip(axes, TRAINING_PANELS, strict=False):
         _training_panel(ax, histories, panel, colors, ema_alpha)
     legend = {}  # a panel may lack a run (metric not logged): collect every label once, over all panels
     for ax in axes[:-1]:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=False):
             legend.setdefault(label, handle)
     axes[-1].set_axis_off()
     axes[-1].legend(legend.values(), legend.keys(), loc="center", title="run")
@@ -157,7 +160,7 @@ def plot_method_quantities(
         raise ValueError(f"run '{run}' logs no method-specific quantities")
     color = run_colors([run])[run] if color is None else color
     fig, axes = _new_figure(len(keys), ncols=4, panel_size=(3.2, 2.4))
-    for ax, key in zip(axes, keys):
+    for ax, key in zip(axes, keys, strict=False):
         _plot_curve(ax, history, key, color, run, ema_alpha)
         ax.set_title(key)
         ax.set_xlabel("step")
@@ -173,7 +176,7 @@ def plot_entropy_quantiles(
     colors = _colors_for(histories["run"], colors)
     runs = sorted(histories["run"].unique())
     fig, axes = _new_figure(len(runs), ncols=4, panel_size=(3.2, 2.6), sharey=True)
-    for ax, run in zip(axes, runs):
+    for ax, run in zip(axes, runs, strict=False):
         run_history = histories[histories["run"] == run]
         low, mid, high = (ema(seed_table(run_history, f"entropy/p{q}").mean(axis=1), ema_alpha) for q in (10, 50, 90))
         ax.fill_between(mid.index, low, high, color=colors[run], alpha=0.25, linewidth=0, label="p10-p90")
@@ -197,7 +200,8 @@ def pass_at_k_frame(evals: pd.DataFrame, benchmark: str) -> pd.DataFrame:
 
 
 def plot_pass_at_k(evals: pd.DataFrame, benchmark: str, *, colors: dict[str, tuple] | None = None) -> Figure:
-    """pass@k against k (log2 x axis) with its 95% interval over seeds and problems as a band, one line per run; the base model dashed."""
+    """pass@k against k (log2 x axis) with its 95% interval over seeds and problems as a band, one line per run;
+    the base model dashed."""
     rows = pass_at_k_frame(evals, benchmark)
     colors = _colors_for(rows["run"], colors)
     fig, (ax,) = _new_figure(1, ncols=1, panel_size=(5.0, 3.6))

@@ -12,6 +12,7 @@ Everything is rendered in memory first and then written one file at a time throu
 ``os.replace``, README last: an error while rendering writes nothing, and an error while writing leaves each
 file complete (new or previous) or absent, never partial, and no temp file behind.
 """
+
 from __future__ import annotations
 
 import io
@@ -59,7 +60,9 @@ def load_histories(run_dirs: Mapping[str, Mapping[int, str | os.PathLike]]) -> p
     """Read ``<dir>/history.json`` of each run and training seed (``{run: {seed: dir}}``): one row per run x seed x
     logged step, ``run`` and ``seed`` first; keys a run does not log are NaN. Raises FileNotFoundError naming a
     missing file."""
-    frames = [_history_frame(run, seed, Path(d) / HISTORY_FILE) for run, dirs in run_dirs.items() for seed, d in dirs.items()]
+    frames = [
+        _history_frame(run, seed, Path(d) / HISTORY_FILE) for run, dirs in run_dirs.items() for seed, d in dirs.items()
+    ]
     if not frames:
         return pd.DataFrame(columns=["run", "seed", "step"])
     df = pd.concat(frames, ignore_index=True)
@@ -72,13 +75,16 @@ def _run_results(run: str, dirs: Mapping[int, str | os.PathLike]) -> dict[int, d
         path = Path(folder) / RESULTS_FILE
         results[seed] = _read_json(path)
         if not isinstance(results[seed], dict) or not all(
-            isinstance(r, dict) and {"per_problem", "settings", "n_problems"} <= r.keys() for r in results[seed].values()
+            isinstance(r, dict) and {"per_problem", "settings", "n_problems"} <= r.keys()
+            for r in results[seed].values()
         ):
             raise ValueError(f"{path}: not a rlvr_lib.eval.write_results file")
     return results
 
 
-def load_eval_results(result_dirs: Mapping[str, Mapping[int, str | os.PathLike]], *, n_boot: int = 1000) -> pd.DataFrame:
+def load_eval_results(
+    result_dirs: Mapping[str, Mapping[int, str | os.PathLike]], *, n_boot: int = 1000
+) -> pd.DataFrame:
     """Read ``<dir>/results.json`` of each run (``base`` included) and training seed (``{run: {seed: dir}}``) and
     combine the seeds (``rlvr_lib.eval.combine_seeds``: mean over seeds and problems, 95% two-way bootstrap
     interval over seeds and problems). One row per run x benchmark x metric with ``EVAL_COLUMNS``."""
@@ -92,9 +98,18 @@ def load_eval_results(result_dirs: Mapping[str, Mapping[int, str | os.PathLike]]
             except ValueError as err:
                 raise ValueError(f"run '{run}', benchmark '{benchmark}': {err}") from None
             first = seeds_results[0]
-            rows += [{"run": run, "benchmark": benchmark, "metric": metric, **{f: m[f] for f, _ in CI_FIELDS},
-                      "n_problems": first["n_problems"], "n_samples": first["settings"]["n"], "n_seeds": m["n_seeds"]}
-                     for metric, m in combined.items()]
+            rows += [
+                {
+                    "run": run,
+                    "benchmark": benchmark,
+                    "metric": metric,
+                    **{f: m[f] for f, _ in CI_FIELDS},
+                    "n_problems": first["n_problems"],
+                    "n_samples": first["settings"]["n"],
+                    "n_seeds": m["n_seeds"],
+                }
+                for metric, m in combined.items()
+            ]
     return pd.DataFrame(rows, columns=list(EVAL_COLUMNS))
 
 
@@ -109,8 +124,10 @@ def _table_metrics(bench: pd.DataFrame, benchmark: str) -> list[str]:
     means = sorted({m for m in bench["metric"] if m.startswith("mean@")})
     ks = sorted({int(m.removeprefix("pass@")) for m in bench["metric"] if m.startswith("pass@")})
     if len(means) != 1 or not ks:
-        raise ValueError(f"benchmark '{benchmark}': expected one mean@n metric and pass@k metrics, got "
-                         f"{means} and {ks} (were runs evaluated with different n?)")
+        raise ValueError(
+            f"benchmark '{benchmark}': expected one mean@n metric and pass@k metrics, got "
+            f"{means} and {ks} (were runs evaluated with different n?)"
+        )
     return list(dict.fromkeys([means[0], "pass@1", f"pass@{ks[-1]}", "response_length"]))
 
 
@@ -161,8 +178,9 @@ def _mean_over_seeds(history: pd.DataFrame, summary: Callable[[pd.DataFrame, int
     """``summary`` of each training seed's history, averaged over seeds; NaN when empty."""
     if history.empty:
         return math.nan
-    return float(sum(summary(h.sort_values("step"), tail_steps) for _, h in history.groupby("seed")) /
-                 history["seed"].nunique())
+    return float(
+        sum(summary(h.sort_values("step"), tail_steps) for _, h in history.groupby("seed")) / history["seed"].nunique()
+    )
 
 
 def _fmt(value: float, digits: int) -> str:
@@ -177,7 +195,7 @@ def format_table(table: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> pd.DataFr
         label = "response length (tokens)" if metric == "response_length" else metric
         out[label] = [
             MISSING if pd.isna(v) else f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
-            for v, lo, hi in zip(table[metric], table[f"{metric}_ci_low"], table[f"{metric}_ci_high"])
+            for v, lo, hi in zip(table[metric], table[f"{metric}_ci_low"], table[f"{metric}_ci_high"], strict=False)
         ]
     out[f"entropy retained (last {tail_steps} / first)"] = [_fmt(v, 3) for v in table["entropy_retained"]]
     out[f"train accuracy (last {tail_steps})"] = [_fmt(v, 3) for v in table["train_accuracy"]]
@@ -186,6 +204,7 @@ def format_table(table: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> pd.DataFr
 
 def markdown_table(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured markdown table of ``frame``'s cells as text."""
+
     def row(cells: Iterable[Any]) -> str:
         return "| " + " | ".join(str(c).replace("|", r"\|") for c in cells) + " |"
 
@@ -217,16 +236,20 @@ def _figure_makers(
     makers: dict[str, Callable[[], Figure]] = {}
     if not histories.empty:
         makers["figures/training_dynamics.png"] = partial(
-            plots.plot_training_dynamics, histories, ema_alpha=ema_alpha, colors=colors)
+            plots.plot_training_dynamics, histories, ema_alpha=ema_alpha, colors=colors
+        )
         makers["figures/entropy_quantiles.png"] = partial(
-            plots.plot_entropy_quantiles, histories, ema_alpha=ema_alpha, colors=colors)
+            plots.plot_entropy_quantiles, histories, ema_alpha=ema_alpha, colors=colors
+        )
         for run, history in histories.groupby("run", sort=True):
             if plots.method_keys(history):
                 makers[f"figures/method_{_slug(run)}.png"] = partial(
-                    plots.plot_method_quantities, history, run, ema_alpha=ema_alpha, color=colors[run])
+                    plots.plot_method_quantities, history, run, ema_alpha=ema_alpha, color=colors[run]
+                )
     for benchmark in evals["benchmark"].unique():
         makers[f"figures/pass_at_k_{_slug(benchmark)}.png"] = partial(
-            plots.plot_pass_at_k, evals, benchmark, colors=colors)
+            plots.plot_pass_at_k, evals, benchmark, colors=colors
+        )
     return makers
 
 
@@ -241,35 +264,57 @@ def _flatten(params: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _readme(
-    title: str, params_summary: Mapping[str, Any], evals: pd.DataFrame, tables: dict[str, str],
-    figures: list[str], tail_steps: int, ema_alpha: float,
+    title: str,
+    params_summary: Mapping[str, Any],
+    evals: pd.DataFrame,
+    tables: dict[str, str],
+    figures: list[str],
+    tail_steps: int,
+    ema_alpha: float,
 ) -> str:
     """The report's README: header, settings, one section per benchmark, then the training figures."""
     runs = _run_order(evals["run"])
     sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples", "n_seeds"]].first()
     lines = [
-        f"# {title}", "",
+        f"# {title}",
+        "",
         "_Generated by `rlvr_lib.report.write_report` from each run's `history.json` and `results.json`; "
-        "do not edit by hand. Regenerate everything with `make repro`._", "",
-        "Runs: " + ", ".join(f"`{r}`" + (" (untrained model, evaluated only)" if r == BASE_RUN else "")
-                             for r in runs) + ".",
-        "Benchmarks: " + ", ".join(f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, "
-                                   f"{s.n_seeds} training seed(s))" for b, s in sizes.iterrows()) + ".", "",
-        "## Settings", "",
+        "do not edit by hand. Regenerate everything with `make repro`._",
+        "",
+        "Runs: "
+        + ", ".join(f"`{r}`" + (" (untrained model, evaluated only)" if r == BASE_RUN else "") for r in runs)
+        + ".",
+        "Benchmarks: "
+        + ", ".join(
+            f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, {s.n_seeds} training seed(s))"
+            for b, s in sizes.iterrows()
+        )
+        + ".",
+        "",
+        "## Settings",
+        "",
         markdown_table(pd.DataFrame(list(_flatten(params_summary).items()), columns=["setting", "value"])),
-        "## Results", "",
+        "## Results",
+        "",
         "Each metric: mean over training seeds and problems [95% two-way percentile-bootstrap interval: seeds and "
         "problems resampled independently, so run-to-run variation is inside it]; each seed's model is sampled "
         "with that seed (the base model too). pass@k is the unbiased estimator over the n samples. *Entropy "
         f"retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at step 1 "
         f"(the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
-        f"steps, averaged over seeds. {MISSING}: not applicable.", "",
+        f"steps, averaged over seeds. {MISSING}: not applicable.",
+        "",
     ]
     for benchmark, table_md in tables.items():
         slug = _slug(benchmark)
-        lines += [f"### {benchmark}", "", table_md,
-                  f"Tables: [markdown](tables/results_{slug}.md), [CSV](tables/results_{slug}.csv)", "",
-                  f"![pass@k on {benchmark}](figures/pass_at_k_{slug}.png)", ""]
+        lines += [
+            f"### {benchmark}",
+            "",
+            table_md,
+            f"Tables: [markdown](tables/results_{slug}.md), [CSV](tables/results_{slug}.csv)",
+            "",
+            f"![pass@k on {benchmark}](figures/pass_at_k_{slug}.png)",
+            "",
+        ]
     lines += _training_sections(figures, ema_alpha)
     return "\n".join(lines)
 
@@ -278,11 +323,17 @@ def _training_sections(figures: list[str], ema_alpha: float) -> list[str]:
     if "figures/training_dynamics.png" not in figures:
         return []
     lines = [
-        "## Training dynamics", "",
+        "## Training dynamics",
+        "",
         f"EMA-smoothed (alpha = {ema_alpha}) over the raw values drawn faintly; dashed: the base model "
-        "(mean over runs of the step-1 value, whose rollouts come from the untrained policy).", "",
-        "![training dynamics](figures/training_dynamics.png)", "",
-        "## Rollout entropy quantiles", "", "![entropy quantiles](figures/entropy_quantiles.png)", "",
+        "(mean over runs of the step-1 value, whose rollouts come from the untrained policy).",
+        "",
+        "![training dynamics](figures/training_dynamics.png)",
+        "",
+        "## Rollout entropy quantiles",
+        "",
+        "![entropy quantiles](figures/entropy_quantiles.png)",
+        "",
     ]
     methods = [f for f in figures if f.startswith("figures/method_")]
     if methods:
@@ -292,8 +343,13 @@ def _training_sections(figures: list[str], ema_alpha: float) -> list[str]:
 
 
 def render_report(
-    histories: pd.DataFrame, evals: pd.DataFrame, *, title: str, params_summary: Mapping[str, Any],
-    ema_alpha: float = plots.DEFAULT_EMA_ALPHA, tail_steps: int = TAIL_STEPS,
+    histories: pd.DataFrame,
+    evals: pd.DataFrame,
+    *,
+    title: str,
+    params_summary: Mapping[str, Any],
+    ema_alpha: float = plots.DEFAULT_EMA_ALPHA,
+    tail_steps: int = TAIL_STEPS,
 ) -> dict[str, bytes]:
     """Every report file in memory: relative path -> content (README.md last)."""
     if evals.empty:
@@ -314,14 +370,21 @@ def render_report(
 
 
 def write_report(
-    out_dir: str | os.PathLike, histories: pd.DataFrame, evals: pd.DataFrame, *, title: str,
-    params_summary: Mapping[str, Any], ema_alpha: float = plots.DEFAULT_EMA_ALPHA, tail_steps: int = TAIL_STEPS,
+    out_dir: str | os.PathLike,
+    histories: pd.DataFrame,
+    evals: pd.DataFrame,
+    *,
+    title: str,
+    params_summary: Mapping[str, Any],
+    ema_alpha: float = plots.DEFAULT_EMA_ALPHA,
+    tail_steps: int = TAIL_STEPS,
 ) -> None:
     """Render the report (``render_report``) and write each file atomically under ``out_dir`` (the
     ``reports/`` folder), README.md last. ``histories``/``evals``: ``load_histories``/``load_eval_results``.
     Files of an earlier report that this one does not produce are left alone."""
-    files = render_report(histories, evals, title=title, params_summary=params_summary,
-                          ema_alpha=ema_alpha, tail_steps=tail_steps)
+    files = render_report(
+        histories, evals, title=title, params_summary=params_summary, ema_alpha=ema_alpha, tail_steps=tail_steps
+    )
     out = Path(out_dir)
     for rel, data in files.items():
         write_atomic(out / rel, data)

@@ -10,6 +10,7 @@
    timer, in any other thread by a per-thread worker subprocess that is killed when the budget runs out
    (signals only work in the main thread). A call over budget scores 0 and is logged.
 """
+
 from __future__ import annotations
 
 import json
@@ -82,8 +83,8 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|[+-]?\.\d
 _UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
 _THIN_SPACE_GROUP = re.compile(r"(?<=\d)\\[,!](?=\d{3}(?!\d))")  # 1\,000 -> 1000 (math-verify reads 1*0)
 _POWER_TOWER = re.compile(r"\^\s*\{?\s*\d+(?:\.\d+)?\s*\^")  # a^{9^...}, a^9^...: numeric towers
-_BIG_EXPONENT = re.compile(r"\^\s*\{?\s*[+-]?\d{%d,}" % (MAX_NUMBER_DIGITS + 1))
-_BIG_FACTORIAL = re.compile(r"\d{%d,}\s*\}?\s*!" % (MAX_NUMBER_DIGITS + 1))
+_BIG_EXPONENT = re.compile(r"\^\s*\{?\s*[+-]?\d{" + str(MAX_NUMBER_DIGITS + 1) + ",}")
+_BIG_FACTORIAL = re.compile(r"\d{" + str(MAX_NUMBER_DIGITS + 1) + r",}\s*\}?\s*!")
 
 
 def _normalise(answer: str) -> str:
@@ -167,11 +168,15 @@ class _Worker:
 
     def __init__(self) -> None:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
-                                                          env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH")])
+        )
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from rlvr_lib.rewards import worker_loop; worker_loop()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
         )
         if self._read_line(WORKER_START_TIMEOUT_S) != "ready":
             self.close()
@@ -284,7 +289,7 @@ def _gold_answers(kwargs: dict, n: int) -> list[str]:
 
 def _grades(completions, kwargs: dict) -> list[GradeResult]:
     golds = _gold_answers(kwargs, len(completions))
-    return [grade(_completion_text(c), g) for c, g in zip(completions, golds)]
+    return [grade(_completion_text(c), g) for c, g in zip(completions, golds, strict=False)]
 
 
 def accuracy_reward(prompts, completions, completion_ids=None, **kwargs) -> list[float]:
@@ -302,8 +307,13 @@ def think_format_reward(prompts, completions, completion_ids=None, **kwargs) -> 
 
     CW-GRPO's format reward (App. C: "1.0 when the output contains properly matched <think> tags").
     """
+
     def matched(text: str) -> bool:
-        return text.count("<think>") == 1 and text.count("</think>") == 1 and text.index("<think>") < text.index("</think>")
+        return (
+            text.count("<think>") == 1
+            and text.count("</think>") == 1
+            and text.index("<think>") < text.index("</think>")
+        )
 
     return [float(matched(_completion_text(c))) for c in completions]
 

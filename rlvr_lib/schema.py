@@ -46,7 +46,9 @@ def require_at_least(cfg: Any, low: float, *names: str, strict: bool = False) ->
     for name in names:
         value = getattr(cfg, name)
         if value is not None:
-            require(value > low if strict else value >= low, name, f"must be {'>' if strict else '>='} {low}, got {value}")
+            require(
+                value > low if strict else value >= low, name, f"must be {'>' if strict else '>='} {low}, got {value}"
+            )
 
 
 def require_between(cfg: Any, name: str, low: float, high: float, *, low_open: bool = False) -> None:

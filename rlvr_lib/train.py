@@ -5,6 +5,7 @@
 again on the same folder, resumes exactly from the last checkpoint (weights, optimizer, scheduler, RNG states,
 TRL's sampler position, method state and log history).
 """
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from datasets import Dataset
 from accelerate.utils import is_peft_model
+from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.trainer_utils import get_last_checkpoint
 from trl import GRPOConfig
@@ -90,7 +91,12 @@ def grpo_config(cfg: TrainConfig, output_dir: Path, num_processes: int | None = 
     )
 
 
-MODEL_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+MODEL_WEIGHTS = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 
 
@@ -147,7 +153,9 @@ def build_trainer(
     if cfg.lora_r > 0:
         from peft import LoraConfig
 
-        peft_config = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM")
+        peft_config = LoraConfig(
+            r=cfg.lora_r, lora_alpha=cfg.lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM"
+        )
     trainer = RLVRTrainer(
         model=model,
         processing_class=tokenizer,
@@ -207,7 +215,9 @@ def write_training_logs(history: list[dict[str, float]], live_dir: str | Path, p
     try:
         from dvclive import Live
     except ImportError:
-        warnings.warn(f"dvclive is not installed: no DVCLive logs in {live_dir} (history.json is still written)")
+        warnings.warn(
+            f"dvclive is not installed: no DVCLive logs in {live_dir} (history.json is still written)", stacklevel=2
+        )
         return
     from dvclive.plots import Metric
     from dvclive.utils import standardize_metric_name

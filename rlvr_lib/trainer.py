@@ -13,6 +13,7 @@ The method plugs in through three hooks (``rlvr_lib.methods.base``):
 TRL's own KL term is disabled (``GRPOConfig.beta`` must stay 0): a method's KL coefficient is one of its
 hyperparameters, and the trainer builds the reference model itself when the method (or KL logging) needs it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -46,7 +47,7 @@ REFERENCE_COPY_MAX_PARAMS = 100_000_000  # auto KL logging copies the policy onl
 class _MethodStepCallback(TrainerCallback):
     """Calls the method's third hook once per optimizer step and logs what it returns."""
 
-    def __init__(self, trainer: "RLVRTrainer"):
+    def __init__(self, trainer: RLVRTrainer):
         self.trainer = trainer
 
     def on_step_end(self, args, state, control, **kwargs):
@@ -73,8 +74,14 @@ class RLVRTrainer(GRPOTrainer):
     FAST_SAMPLER = True  # rollouts with rlvr_lib's decoding loop (speed; False: HF generate, TRL's default)
     BEHAVIOUR_FROM_SAMPLER = True  # behaviour log-probs/entropies from that loop, not a forward (top_p 1 only)
 
-    def __init__(self, *args: Any, method: Method, log_reference_kl: bool | None = None, compile_generation: bool = False,
-                 **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        method: Method,
+        log_reference_kl: bool | None = None,
+        compile_generation: bool = False,
+        **kwargs: Any,
+    ):
         training_args = kwargs.get("args")
         if training_args is not None and training_args.beta != 0.0:
             raise ValueError(
@@ -134,7 +141,11 @@ class RLVRTrainer(GRPOTrainer):
     def _reference_logps(self, input_ids, attention_mask, logits_to_keep) -> torch.Tensor:
         if self.ref_model is not None:
             return self._get_per_token_logps_and_entropies(
-                self.ref_model, input_ids, attention_mask, logits_to_keep, batch_size=self.args.per_device_train_batch_size
+                self.ref_model,
+                input_ids,
+                attention_mask,
+                logits_to_keep,
+                batch_size=self.args.per_device_train_batch_size,
             )[0]
         model = self.accelerator.unwrap_model(self.model)  # PEFT: the reference is the model without adapters
         with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
@@ -160,27 +171,42 @@ class RLVRTrainer(GRPOTrainer):
         those of softmax(logits / temperature), what TRL's behaviour forward computes; they are kept in
         ``_sampled`` and replace that forward (``_sampled_behaviour``).
         """
-        plain = not (self.use_vllm or self.use_transformers_continuous_batching or images or multimodal_fields
-                     or has_tool_images or self.args.generation_kwargs or self.top_k or self.min_p
-                     or self.repetition_penalty != 1.0 or self.args.cache_implementation)
+        plain = not (
+            self.use_vllm
+            or self.use_transformers_continuous_batching
+            or images
+            or multimodal_fields
+            or has_tool_images
+            or self.args.generation_kwargs
+            or self.top_k
+            or self.min_p
+            or self.repetition_penalty != 1.0
+            or self.args.cache_implementation
+        )
         # measured faster on the CPU only; on a GPU, TRL's generate (with train.rollout_generation, docs/gpu.md)
         plain = plain and self.accelerator.device.type == "cpu"
         if not (self.FAST_SAMPLER and plain):
-            return super()._generate_single_turn(prompt_ids, images, multimodal_fields, num_generations,
-                                                 has_tool_images=has_tool_images)
+            return super()._generate_single_turn(
+                prompt_ids, images, multimodal_fields, num_generations, has_tool_images=has_tool_images
+            )
         device = self.accelerator.device
         prompts = [torch.tensor(ids) for ids in prompt_ids]
         input_ids = pad(prompts, padding_value=self._tokenizer.pad_token_id, padding_side="left").to(device)
         attention_mask = pad([torch.ones_like(t) for t in prompts], padding_value=0, padding_side="left").to(device)
         with profiling_context(self, "rlvr_lib.sample_tokens"):
             tokens, lengths, logps, entropies = sample_tokens(
-                self.accelerator.unwrap_model(self.model), input_ids, attention_mask, temperature=self.temperature,
-                top_p=self.top_p, max_new_tokens=self.max_completion_length, eos_ids=self.eos_token_ids,
+                self.accelerator.unwrap_model(self.model),
+                input_ids,
+                attention_mask,
+                temperature=self.temperature,
+                top_p=self.top_p,
+                max_new_tokens=self.max_completion_length,
+                eos_ids=self.eos_token_ids,
                 pad_token_id=self._tokenizer.pad_token_id,
             )
         if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
             self._sampled = (tokens, lengths, logps, entropies)
-        return [row[:n] for row, n in zip(tokens.tolist(), lengths.tolist())], None
+        return [row[:n] for row, n in zip(tokens.tolist(), lengths.tolist(), strict=False)], None
 
     def _sampled_behaviour(self, input_ids, attention_mask, logits_to_keep):
         """The sampler's log-probs and entropies (B, T) for a scored batch, or None if they are not of its rows."""
@@ -190,9 +216,14 @@ class RLVRTrainer(GRPOTrainer):
         tokens, lengths, logps, entropies = sampled
         completion_mask = attention_mask[:, -logits_to_keep:]
         width = min(logits_to_keep, tokens.size(1))
-        if (tokens.size(0) != input_ids.size(0) or not torch.equal(completion_mask.sum(1), lengths)
-                or not torch.equal((tokens[:, :width] * completion_mask[:, :width]),
-                                   input_ids[:, -logits_to_keep:][:, :width] * completion_mask[:, :width])):
+        if (
+            tokens.size(0) != input_ids.size(0)
+            or not torch.equal(completion_mask.sum(1), lengths)
+            or not torch.equal(
+                (tokens[:, :width] * completion_mask[:, :width]),
+                input_ids[:, -logits_to_keep:][:, :width] * completion_mask[:, :width],
+            )
+        ):
             return None
         pad_right = logits_to_keep - width
         return F.pad(logps[:, :width], (0, pad_right)), F.pad(entropies[:, :width], (0, pad_right))
@@ -205,8 +236,17 @@ class RLVRTrainer(GRPOTrainer):
             self._scoring = False
         return self.apply_rollout_hook(output)
 
-    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, batch_size=None,
-                                           compute_entropy=False, compute_aux_loss=False, **kwargs):
+    def _get_per_token_logps_and_entropies(
+        self,
+        model,
+        input_ids,
+        attention_mask,
+        logits_to_keep,
+        batch_size=None,
+        compute_entropy=False,
+        compute_aux_loss=False,
+        **kwargs,
+    ):
         """TRL's per-token log-probs/entropies, with three speed changes (measured by benchmarks/step_profile.py).
 
         1. Text-only batches run in buckets of similar length without their shared padding
@@ -225,14 +265,25 @@ class RLVRTrainer(GRPOTrainer):
             (logps, entropies), aux_loss = sampled, None
         elif self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
             logps, entropies = token_logps_by_length(
-                model, input_ids, attention_mask, logits_to_keep, rows_per_bucket=self.LENGTH_BUCKET_ROWS,
-                compute_entropy=with_entropy, autocast=self.accelerator.autocast,
+                model,
+                input_ids,
+                attention_mask,
+                logits_to_keep,
+                rows_per_bucket=self.LENGTH_BUCKET_ROWS,
+                compute_entropy=with_entropy,
+                autocast=self.accelerator.autocast,
             )
             aux_loss = None
         else:  # images or MoE aux loss: TRL's own forward (the scoring one as one chunk, like hook 1's)
             logps, entropies, aux_loss = super()._get_per_token_logps_and_entropies(
-                model, input_ids, attention_mask, logits_to_keep, batch_size=None if scoring else batch_size,
-                compute_entropy=with_entropy, compute_aux_loss=compute_aux_loss, **kwargs,
+                model,
+                input_ids,
+                attention_mask,
+                logits_to_keep,
+                batch_size=None if scoring else batch_size,
+                compute_entropy=with_entropy,
+                compute_aux_loss=compute_aux_loss,
+                **kwargs,
             )
         if scoring:
             self._behaviour_forward = (input_ids, attention_mask, logits_to_keep, logps, entropies)
@@ -241,8 +292,12 @@ class RLVRTrainer(GRPOTrainer):
     def _behaviour_logps_and_entropies(self, input_ids, attention_mask, logits_to_keep):
         """Behaviour log-probs and entropies (B, T) of a scored batch: TRL's forward if it ran on these inputs."""
         cached, self._behaviour_forward = getattr(self, "_behaviour_forward", None), None
-        if (cached is not None and cached[2] == logits_to_keep and torch.equal(cached[0], input_ids)
-                and torch.equal(cached[1], attention_mask)):
+        if (
+            cached is not None
+            and cached[2] == logits_to_keep
+            and torch.equal(cached[0], input_ids)
+            and torch.equal(cached[1], attention_mask)
+        ):
             return cached[3], cached[4]
         sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep)
         if sampled is not None:  # one update per batch: TRL ran no behaviour forward, the sampler's values serve
@@ -265,7 +320,9 @@ class RLVRTrainer(GRPOTrainer):
 
         with torch.no_grad():
             logps, entropies = self._behaviour_logps_and_entropies(input_ids, attention_mask, logits_to_keep)
-            ref_logps = self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
+            ref_logps = (
+                self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
+            )
         if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
             output["old_per_token_logps"] = logps
         if self.method.needs_reference:
@@ -306,7 +363,8 @@ class RLVRTrainer(GRPOTrainer):
     ) -> None:
         metrics = self._metrics[mode]
         metrics["entropy/mean"].append(float(masked_mean(batch.entropies, batch.mask)))
-        for q, value in zip(ENTROPY_QUANTILES, masked_quantiles(batch.entropies, batch.mask, ENTROPY_QUANTILES)):
+        quantiles = masked_quantiles(batch.entropies, batch.mask, ENTROPY_QUANTILES)
+        for q, value in zip(ENTROPY_QUANTILES, quantiles, strict=True):
             metrics[f"entropy/p{int(q * 100)}"].append(value)
         if batch.accuracy is not None:
             metrics["accuracy"].append(float(batch.accuracy.float().mean()))
@@ -325,8 +383,12 @@ class RLVRTrainer(GRPOTrainer):
         mask = completion_mask.float() if "tool_mask" not in inputs else completion_mask * inputs["tool_mask"]
 
         logps, entropies, aux_loss = self._get_per_token_logps_and_entropies(
-            model, input_ids, attention_mask, logits_to_keep,
-            compute_entropy=True, compute_aux_loss=self.aux_loss_enabled,
+            model,
+            input_ids,
+            attention_mask,
+            logits_to_keep,
+            compute_entropy=True,
+            compute_aux_loss=self.aux_loss_enabled,
         )
         mode = "train" if self.model.training else "eval"
         grad_accum = self.current_gradient_accumulation_steps if mode == "train" else 1
@@ -347,7 +409,7 @@ class RLVRTrainer(GRPOTrainer):
             num_seqs=float(logps.size(0) * grad_accum),
             max_completion_length=self.max_completion_length,
             ref_logps=inputs.get("ref_per_token_logps"),
-            extras={k[len(EXTRA_PREFIX):]: v for k, v in inputs.items() if k.startswith(EXTRA_PREFIX)},
+            extras={k[len(EXTRA_PREFIX) :]: v for k, v in inputs.items() if k.startswith(EXTRA_PREFIX)},
         )
         loss, method_metrics = self.method.loss(batch)
         if self.aux_loss_enabled:
@@ -357,7 +419,7 @@ class RLVRTrainer(GRPOTrainer):
         keys = sorted(method_metrics)  # same order on every process: reduce is a collective
         values = torch.tensor([method_metrics[k] for k in keys], device=logps.device, dtype=torch.float32)
         values = self.accelerator.reduce(values, reduction="mean")
-        for key, value in zip(keys, values.tolist()):
+        for key, value in zip(keys, values.tolist(), strict=False):
             self._metrics[mode][key].append(value)
         return loss
 
@@ -365,7 +427,9 @@ class RLVRTrainer(GRPOTrainer):
     def save_method_state(self, folder: str | os.PathLike) -> None:
         """Write ``method_state.json`` (method name + state) into ``folder``: the one writer of that file, used by
         every checkpoint and by the final model."""
-        write_json_atomic(os.path.join(folder, METHOD_STATE_FILE), {"method": self.method.name, "state": self.method.state_dict()})
+        write_json_atomic(
+            os.path.join(folder, METHOD_STATE_FILE), {"method": self.method.name, "state": self.method.state_dict()}
+        )
 
     def _save_checkpoint(self, model, trial):
         super()._save_checkpoint(model, trial)
@@ -374,8 +438,10 @@ class RLVRTrainer(GRPOTrainer):
             self.save_method_state(folder)
         # TRL's rollout buffer and micro-step counter (each process its own): a checkpoint inside a rollout batch
         # resumes on the rest of that batch, as the uninterrupted run does, instead of generating a new one
-        torch.save({"step": self._step, "buffered_inputs": self._buffered_inputs},
-                   os.path.join(folder, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index)))
+        torch.save(
+            {"step": self._step, "buffered_inputs": self._buffered_inputs},
+            os.path.join(folder, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index)),
+        )
 
     def _load_optimizer_and_scheduler(self, checkpoint):
         super()._load_optimizer_and_scheduler(checkpoint)

@@ -26,22 +26,46 @@ sys.path.insert(0, str(TESTS))  # tests/tiny.py: the tiny character-level model 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+# ----------------------------------------------------------------------------- testbed builds
+TINY_TESTBED = {  # TestbedConfig overrides for a seconds-long base-policy build
+    "n_train": 24,
+    "n_eval": 8,
+    "levels": (1, 2),
+    "solutions_per_problem": 2,
+    "vocab_size": 300,
+    "hidden_size": 32,
+    "num_layers": 1,
+    "num_heads": 2,
+    "sft_steps": 2,
+    "batch_size": 8,
+    "warmup_steps": 0,
+}
+
+
 # ----------------------------------------------------------------------------- pipeline workspaces
 SMOKE_PARAMS = {
     "profile": "default",
     "seed": 0,
     "data": {"source": "testbed", "testbed": {"n_train": 32, "n_eval": 4}},
     "model": {"testbed": {"n_train": 64, "sft_steps": 200, "hidden_size": 64, "num_layers": 1}},
-    "train": {"max_steps": 4, "prompts_per_step": 2, "num_generations": 4, "max_completion_length": 48,
-              "learning_rate": 1e-3, "format_weight": 0.5, "save_steps": 2},
+    "train": {
+        "max_steps": 4,
+        "prompts_per_step": 2,
+        "num_generations": 4,
+        "max_completion_length": 48,
+        "learning_rate": 1e-3,
+        "format_weight": 0.5,
+        "save_steps": 2,
+    },
     "methods": {"grpo": {}},
     "eval": {"n": 2, "max_new_tokens": 48, "n_boot": 20},
 }
 
 
 def _build_workspace(root: Path, sft: bool) -> Path:
-    from rlvr_lib import pipeline
     from tiny import save_tiny
+
+    from rlvr_lib import pipeline
 
     root.mkdir(parents=True)
     (root / "params.yaml").write_text(yaml.safe_dump(SMOKE_PARAMS, sort_keys=False))
@@ -105,7 +129,7 @@ def set_params():
 
 # ----------------------------------------------------------------------------- trainer runs
 def exact_match(prompts, completions, answer, **kwargs):
-    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
+    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer, strict=False)]
 
 
 exact_match.__name__ = "accuracy"
@@ -130,9 +154,19 @@ def config(tmp_path, **overrides):
     from trl import GRPOConfig
 
     base = dict(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False,
-        learning_rate=1e-3, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
+        output_dir=str(tmp_path / "out"),
+        use_cpu=True,
+        bf16=False,
+        per_device_train_batch_size=8,
+        num_generations=4,
+        max_completion_length=6,
+        report_to=[],
+        gradient_checkpointing=False,
+        learning_rate=1e-3,
+        seed=0,
+        logging_steps=1,
+        save_strategy="no",
+        disable_tqdm=True,
     )
     return GRPOConfig(**{**base, **overrides})
 
@@ -146,8 +180,17 @@ def t(x):
 
 
 def rollout_batch(
-    b=16, t=10, group=4, seed=0, rewards=None, mask=None, dtype=None, logit_scale=1.0, entropy_scale=1.0,
-    ref_noise=0.2, equal_groups=(),
+    b=16,
+    t=10,
+    group=4,
+    seed=0,
+    rewards=None,
+    mask=None,
+    dtype=None,
+    logit_scale=1.0,
+    entropy_scale=1.0,
+    ref_noise=0.2,
+    equal_groups=(),
 ) -> RolloutBatch:
     """A rollout batch of ``b`` responses in groups of ``group`` consecutive rows, ``t`` tokens, right-padded.
 
@@ -178,12 +221,26 @@ def rollout_batch(
     rewards = rewards.to(dtype).clone()
     for k in equal_groups:
         rewards[group_ids == k] = 1.0
-    return RolloutBatch(rewards=rewards, group_ids=group_ids, mask=mask.to(dtype), logps=logps, entropies=entropies,
-                        ref_logps=ref_logps, accuracy=rewards)
+    return RolloutBatch(
+        rewards=rewards,
+        group_ids=group_ids,
+        mask=mask.to(dtype),
+        logps=logps,
+        entropies=entropies,
+        ref_logps=ref_logps,
+        accuracy=rewards,
+    )
 
 
 def loss_batch(
-    rb: RolloutBatch, result: RolloutResult, *, logps=None, entropies=None, old_logps=None, noise=0.0, seed=1,
+    rb: RolloutBatch,
+    result: RolloutResult,
+    *,
+    logps=None,
+    entropies=None,
+    old_logps=None,
+    noise=0.0,
+    seed=1,
     rows=None,
 ) -> LossBatch:
     """The loss-time batch of rollout ``rb`` (its rows ``rows``, all by default) after ``result``.
@@ -206,9 +263,14 @@ def loss_batch(
         entropies = rb.entropies[rows].clone().requires_grad_()
     mask = rb.mask[rows]
     return LossBatch(
-        logps=logps, entropies=entropies, old_logps=rb.logps[rows] if old_logps is None else old_logps,
-        advantages=result.advantages[rows], mask=mask,
-        num_tokens=float(mask.sum()), num_seqs=float(mask.shape[0]), max_completion_length=mask.shape[1],
+        logps=logps,
+        entropies=entropies,
+        old_logps=rb.logps[rows] if old_logps is None else old_logps,
+        advantages=result.advantages[rows],
+        mask=mask,
+        num_tokens=float(mask.sum()),
+        num_seqs=float(mask.shape[0]),
+        max_completion_length=mask.shape[1],
         ref_logps=None if rb.ref_logps is None else rb.ref_logps[rows],
         extras={k: v[rows] for k, v in result.extras.items()},
     )

@@ -1,4 +1,5 @@
 """AER (shared/papers/aer.txt sec. 4.2, eq. 7-11): hand examples, the alpha controller, state, ablations."""
+
 from __future__ import annotations
 
 import json
@@ -133,8 +134,14 @@ def test_bonus_multiplies_entropy_before_aggregation_hand_example():
     acc = torch.tensor([0, 0, 1, 1])  # groups of 2: g = 0 (f = 1), g = 1 (f = 0)
     ent = torch.tensor([[1.0, 3.0, 0.0], [2.0, 2.0, 2.0], [4.0, 0.0, 0.0], [7.0, 7.0, 7.0]])
     mask = torch.tensor([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
-    rb = RolloutBatch(rewards=acc.float(), group_ids=torch.tensor([0, 0, 1, 1]), mask=mask,
-                      logps=torch.full((4, 3), -1.0), entropies=ent, accuracy=acc.float())
+    rb = RolloutBatch(
+        rewards=acc.float(),
+        group_ids=torch.tensor([0, 0, 1, 1]),
+        mask=mask,
+        logps=torch.full((4, 3), -1.0),
+        entropies=ent,
+        accuracy=acc.float(),
+    )
     method = build_method("aer", {"alpha_init": 0.5})
     result = method.rollout(rb)
     lb = loss_batch(rb, result)
@@ -174,8 +181,9 @@ def test_ablations():
 
 def test_accuracy_source():
     rb = aer_batch(ACC)
-    rb_no_acc = RolloutBatch(rewards=rb.rewards, group_ids=rb.group_ids, mask=rb.mask, logps=rb.logps,
-                             entropies=rb.entropies)
+    rb_no_acc = RolloutBatch(
+        rewards=rb.rewards, group_ids=rb.group_ids, mask=rb.mask, logps=rb.logps, entropies=rb.entropies
+    )
     with pytest.raises(ValueError, match="accuracy_source"):
         build_method("aer").rollout(rb_no_acc)
     out = build_method("aer", {"accuracy_source": "reward"}).rollout(rb_no_acc)
@@ -183,11 +191,19 @@ def test_accuracy_source():
     assert torch.allclose(out.extras["aer_difficulty_weight"], expected)
 
 
-@pytest.mark.parametrize("hp,message", [
-    ({"tau": 0.0}, "tau"), ({"rho": 1.5}, "rho"), ({"eta": -1.0}, "eta"), ({"alpha_init": -0.1}, "alpha_init"),
-    ({"bonus_agg": "mean"}, "bonus_agg"), ({"entropy_stat": "max"}, "entropy_stat"),
-    ({"alpha_update_every": "epoch"}, "alpha_update_every"), ({"accuracy_source": "format"}, "accuracy_source"),
-])
+@pytest.mark.parametrize(
+    "hp,message",
+    [
+        ({"tau": 0.0}, "tau"),
+        ({"rho": 1.5}, "rho"),
+        ({"eta": -1.0}, "eta"),
+        ({"alpha_init": -0.1}, "alpha_init"),
+        ({"bonus_agg": "mean"}, "bonus_agg"),
+        ({"entropy_stat": "max"}, "entropy_stat"),
+        ({"alpha_update_every": "epoch"}, "alpha_update_every"),
+        ({"accuracy_source": "format"}, "accuracy_source"),
+    ],
+)
 def test_invalid_hyperparameters_name_the_field(hp, message):
     with pytest.raises(ValueError, match=rf"^methods\.aer\.{message} must"):
         build_method("aer", hp, path="methods.aer")

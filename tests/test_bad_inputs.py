@@ -21,40 +21,65 @@ def snapshot(root: Path) -> dict[str, str]:
     for folder in OUTPUT_DIRS:
         for path in sorted((root / folder).rglob("*")):
             if path.is_file():
-                out[str(path.relative_to(root))] = f"{hashlib.sha256(path.read_bytes()).hexdigest()}:{path.stat().st_mtime_ns}"
+                out[str(path.relative_to(root))] = (
+                    f"{hashlib.sha256(path.read_bytes()).hexdigest()}:{path.stat().st_mtime_ns}"
+                )
     return out
 
 
 @pytest.fixture
 def repo(light_workspace):
     """The workspace with earlier outputs of a run 'grpo' in place (stand-ins: the checks must fail first)."""
-    for rel, text in {"runs/grpo/seed0/final/config.json": "{}", "reports/training/grpo/seed0/metrics.json": "{}",
-                      "reports/training/grpo/seed0/history.json": "[]", "reports/eval/grpo/seed0/results.json": "{}",
-                      "reports/metrics/grpo/seed0.json": "{}"}.items():
+    for rel, text in {
+        "runs/grpo/seed0/final/config.json": "{}",
+        "reports/training/grpo/seed0/metrics.json": "{}",
+        "reports/training/grpo/seed0/history.json": "[]",
+        "reports/eval/grpo/seed0/results.json": "{}",
+        "reports/metrics/grpo/seed0.json": "{}",
+    }.items():
         (light_workspace / rel).parent.mkdir(parents=True, exist_ok=True)
         (light_workspace / rel).write_text(text)
     return light_workspace
 
 
-TRAIN = {"max_steps": 4, "prompts_per_step": 2, "num_generations": 4, "max_completion_length": 48, "learning_rate": 1e-3}
+TRAIN = {
+    "max_steps": 4,
+    "prompts_per_step": 2,
+    "num_generations": 4,
+    "max_completion_length": 48,
+    "learning_rate": 1e-3,
+}
 
 # (sections of params.yaml to overlay, text that the error must contain)
 PARAMS_CASES = {
-    "learning rate not a number": ({"train": {**TRAIN, "learning_rate": "abc"}}, "train.learning_rate must be a number"),
+    "learning rate not a number": (
+        {"train": {**TRAIN, "learning_rate": "abc"}},
+        "train.learning_rate must be a number",
+    ),
     "bool as learning rate": ({"train": {**TRAIN, "learning_rate": True}}, "train.learning_rate must be a number"),
     "negative learning rate": ({"train": {**TRAIN, "learning_rate": -1.0}}, "train.learning_rate must be > 0"),
-    "accumulation not dividing": ({"train": {**TRAIN, "gradient_accumulation_steps": 3}},
-                                  "train.gradient_accumulation_steps (3) must divide"),
-    "partial groups": ({"train": {**TRAIN, "prompts_per_step": 1, "gradient_accumulation_steps": 4,
-                                  "steps_per_generation": 2}}, "train.steps_per_generation gives a rollout batch of 2"),
-    "zero steps per generation": ({"train": {**TRAIN, "steps_per_generation": 0}}, "train.steps_per_generation must be > 0"),
+    "accumulation not dividing": (
+        {"train": {**TRAIN, "gradient_accumulation_steps": 3}},
+        "train.gradient_accumulation_steps (3) must divide",
+    ),
+    "partial groups": (
+        {"train": {**TRAIN, "prompts_per_step": 1, "gradient_accumulation_steps": 4, "steps_per_generation": 2}},
+        "train.steps_per_generation gives a rollout batch of 2",
+    ),
+    "zero steps per generation": (
+        {"train": {**TRAIN, "steps_per_generation": 0}},
+        "train.steps_per_generation must be > 0",
+    ),
     "unknown scheduler": ({"train": {**TRAIN, "lr_scheduler_type": "bogus"}}, "train.lr_scheduler_type must be one of"),
     "scale_rewards as a string": ({"methods": {"grpo": {"scale_rewards": "false"}}}, "methods.grpo.scale_rewards"),
     "negative lora rank": ({"train": {**TRAIN, "lora_r": -1}}, "train.lora_r must be >= 0"),
     "negative save steps": ({"train": {**TRAIN, "save_steps": -5}}, "train.save_steps must be >= 0"),
     "no evaluation problems": ({"data": {"testbed": {"n_eval": 0}}}, "data.testbed.n_eval must be > 0"),
     "no training problems": ({"data": {"testbed": {"n_train": 0}}}, "data.testbed.n_train must be > 0"),
-    "unknown testbed level": ({"data": {"testbed": {"levels": [1, 9]}}}, "data.testbed.levels has unknown level(s) [9]"),
+    "unknown testbed level": (
+        {"data": {"testbed": {"levels": [1, 9]}}},
+        "data.testbed.levels has unknown level(s) [9]",
+    ),
     "level not an integer": ({"data": {"testbed": {"levels": ["one"]}}}, "data.testbed.levels[0] must be an integer"),
     "eval n as a string": ({"eval": {"n": "4"}}, "eval.n must be an integer, got '4'"),
     "eval n_boot zero": ({"eval": {"n_boot": 0}}, "eval.n_boot must be > 0"),
@@ -76,8 +101,10 @@ PARAMS_CASES = {
     "unknown profile": ({"profile": "fast"}, "profile must be one of ['default', 'smoke']"),
     "unknown data source": ({"data": {"source": "hub"}}, "data.source must be one of ['testbed', 'files']"),
     "benchmarks empty": ({"data": {"benchmarks": []}}, "data.benchmarks must name at least one"),
-    "model testbed heads": ({"model": {"testbed": {"hidden_size": 30, "num_heads": 4}}},
-                            "model.testbed.hidden_size (30) must be divisible by num_heads (4)"),
+    "model testbed heads": (
+        {"model": {"testbed": {"hidden_size": 30, "num_heads": 4}}},
+        "model.testbed.hidden_size (30) must be divisible by num_heads (4)",
+    ),
     "slip rate one": ({"model": {"testbed": {"slip_rate": 1.0}}}, "model.testbed.slip_rate must lie in [0, 1)"),
     "warm-up with constant schedule": ({"train": {**TRAIN, "warmup_steps": 5}}, "train.warmup_steps is ignored"),
     "temperature zero": ({"train": {**TRAIN, "temperature": 0}}, "train.temperature must be > 0"),
@@ -97,7 +124,9 @@ def test_bad_params_are_named_and_touch_nothing(repo, set_params, sections, mess
 
 
 def test_hand_written_exponent_is_a_float_not_an_error(repo):
-    (repo / "params.yaml").write_text((repo / "params.yaml").read_text().replace("learning_rate: 0.001", "learning_rate: 1e-4"))
+    (repo / "params.yaml").write_text(
+        (repo / "params.yaml").read_text().replace("learning_rate: 0.001", "learning_rate: 1e-4")
+    )
     assert load_params().train.learning_rate == 1e-4
 
 
@@ -145,14 +174,21 @@ def corrupt_train_file(repo, text: bytes) -> None:
     (repo / "data/generated/train.jsonl").write_bytes(text)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "ans', "train.jsonl:2: not valid JSON"),
-    (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2"}\n', "train.jsonl:2: row lacks field 'answer'"),
-    (b'{"prompt": "1+1", "answer": "2"}\n\n{"prompt": "", "answer": "4"}\n', "train.jsonl:3: field 'prompt' is empty"),
-    (b'{"prompt": "1+1", "answer": "2"}\n["a list"]\n', "train.jsonl:2: expected a JSON object"),
-    (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "\xff", "answer": "4"}\n', "train.jsonl:2: not UTF-8"),
-    (b"", "train.jsonl: no problems in the file"),
-], ids=["truncated line", "missing answer", "empty prompt", "not an object", "not utf-8", "empty file"])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "ans', "train.jsonl:2: not valid JSON"),
+        (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2"}\n', "train.jsonl:2: row lacks field 'answer'"),
+        (
+            b'{"prompt": "1+1", "answer": "2"}\n\n{"prompt": "", "answer": "4"}\n',
+            "train.jsonl:3: field 'prompt' is empty",
+        ),
+        (b'{"prompt": "1+1", "answer": "2"}\n["a list"]\n', "train.jsonl:2: expected a JSON object"),
+        (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "\xff", "answer": "4"}\n', "train.jsonl:2: not UTF-8"),
+        (b"", "train.jsonl: no problems in the file"),
+    ],
+    ids=["truncated line", "missing answer", "empty prompt", "not an object", "not utf-8", "empty file"],
+)
 def test_bad_training_data_names_file_and_row(repo, content, message):
     corrupt_train_file(repo, content)
     train_stage_fails(repo, ValueError, message)
@@ -172,17 +208,21 @@ def test_empty_benchmark_file_named_before_sampling(repo):
 
 
 def test_empty_data_set_rejected_at_the_data_stage(repo, set_params):
-    set_params(data={"source": "files", "train_set": "gsm8k", "benchmarks": ["math500"], "max_eval": 2,
-                     "train_levels": [3]})  # gsm8k has no MATH levels: nothing is left
+    set_params(
+        data={"source": "files", "train_set": "gsm8k", "benchmarks": ["math500"], "max_eval": 2, "train_levels": [3]}
+    )  # gsm8k has no MATH levels: nothing is left
     before = snapshot(repo)
     with pytest.raises(ValueError, match="level"):
         pipeline.stage_data(pipeline.enter_repo())
     assert snapshot(repo) == before
 
 
-@pytest.mark.parametrize("run, message", [
-    ("nosuchrun", "run 'nosuchrun' is not an entry of params.yaml 'methods'; runs: grpo"),
-])
+@pytest.mark.parametrize(
+    "run, message",
+    [
+        ("nosuchrun", "run 'nosuchrun' is not an entry of params.yaml 'methods'; runs: grpo"),
+    ],
+)
 def test_unknown_run_is_named_with_the_valid_ones(repo, run, message):
     params = pipeline.enter_repo()
     for stage in (pipeline.stage_train, pipeline.stage_eval):
@@ -204,6 +244,9 @@ def test_report_refuses_evaluations_with_other_settings(repo):
         path = repo / "reports/eval" / run / "seed0" / "results.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"testbed": {"settings": settings}}))
-    with pytest.raises(ValueError, match=r"reports/eval/base/seed0/results.json \(testbed\) was evaluated with other "
-                                         r"settings.*n=99 \(params: 2\).*dvc repro eval_base@0"):
+    with pytest.raises(
+        ValueError,
+        match=r"reports/eval/base/seed0/results.json \(testbed\) was evaluated with other "
+        r"settings.*n=99 \(params: 2\).*dvc repro eval_base@0",
+    ):
         pipeline.stage_report(params)

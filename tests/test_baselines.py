@@ -3,6 +3,7 @@
 Hand-computed examples for every pure function (arithmetic in the comments), then the methods end to end:
 exact selection counts, gradients reaching log-probs (degenerate batches: test_method_degenerate.py).
 """
+
 from __future__ import annotations
 
 import math
@@ -124,8 +125,16 @@ def test_clip_cov_never_selects_ppo_clipped_tokens():
     old = torch.tensor([[-1.0, -1.0]])
     hp = {"eps_low": 0.2, "eps_high": 0.2, "clip_cov_ratio": 1.0, "clip_cov_lb": -1e9, "clip_cov_ub": 1e9}
     method = build_method("clip_cov", hp)
-    lb = LossBatch(logps=logps, entropies=torch.ones(1, 2), old_logps=old, advantages=adv, mask=mask,
-                   num_tokens=2.0, num_seqs=1.0, max_completion_length=2)
+    lb = LossBatch(
+        logps=logps,
+        entropies=torch.ones(1, 2),
+        old_logps=old,
+        advantages=adv,
+        mask=mask,
+        num_tokens=2.0,
+        num_seqs=1.0,
+        max_completion_length=2,
+    )
     _, metrics = method.loss(lb)
     # k = max(1, int(1.0 * 2)) = 2 but only token 1 is a candidate
     assert metrics["clip_cov/candidate_tokens"] == 1.0 and metrics["clip_cov/selected_tokens"] == 1.0
@@ -202,8 +211,16 @@ def test_gspo_loss_hand_example_and_sequence_clip():
     # row 1: log s = (0.01 + 0.01)/2 = 0.01 -> s = 1.01005 > 1.0004 with A > 0: clipped, zero gradient
     logps = torch.tensor([[1e-4, 1e-4], [0.01, 0.01]], requires_grad=True)
     method = build_method("gspo")
-    lb = LossBatch(logps=logps, entropies=torch.ones(2, 2), old_logps=old, advantages=adv, mask=mask,
-                   num_tokens=4.0, num_seqs=2.0, max_completion_length=2)
+    lb = LossBatch(
+        logps=logps,
+        entropies=torch.ones(2, 2),
+        old_logps=old,
+        advantages=adv,
+        mask=mask,
+        num_tokens=4.0,
+        num_seqs=2.0,
+        max_completion_length=2,
+    )
     loss, metrics = method.loss(lb)
     loss.backward()
     s0 = math.exp(1e-4)
@@ -249,17 +266,24 @@ def test_loss_backpropagates_to_logps(name):
     assert all(k.startswith((name + "/", "clip_ratio/")) for k in metrics)
 
 
-@pytest.mark.parametrize("name,hp,message", [
-    ("clip_cov", {"clip_cov_ratio": 1.5}, "run.clip_cov_ratio must lie in [0.0, 1.0], got 1.5"),
-    ("clip_cov", {"clip_cov_lb": 5.0, "clip_cov_ub": 1.0}, "run.clip_cov_lb must be < clip_cov_ub"),
-    ("clip_cov", {"cov_mean_scope": "global"}, "run.cov_mean_scope must be one of ['micro-batch', 'rollout-batch']"),
-    ("kl_cov", {"kl_cov_coef": -1.0}, "run.kl_cov_coef must be >= 0.0, got -1.0"),
-    ("kl_cov", {"eps_low": 0.2}, "unknown key(s) ['run.eps_low']"),  # KL-Cov's surrogate has no clip
-    ("gspo", {"max_log_ratio": 0.0}, "run.max_log_ratio must be > 0.0"),
-    ("ent_adv", {"kappa": 0.0}, "run.kappa must be > 0.0"),
-    ("entropy_reg", {"entropy_coef": -0.1}, "run.entropy_coef must be >= 0.0"),
-    ("grpo_onpolicy", {"eps_high": 0.28}, "unknown key(s) ['run.eps_high']"),  # no ratio, no clip
-])
+@pytest.mark.parametrize(
+    "name,hp,message",
+    [
+        ("clip_cov", {"clip_cov_ratio": 1.5}, "run.clip_cov_ratio must lie in [0.0, 1.0], got 1.5"),
+        ("clip_cov", {"clip_cov_lb": 5.0, "clip_cov_ub": 1.0}, "run.clip_cov_lb must be < clip_cov_ub"),
+        (
+            "clip_cov",
+            {"cov_mean_scope": "global"},
+            "run.cov_mean_scope must be one of ['micro-batch', 'rollout-batch']",
+        ),
+        ("kl_cov", {"kl_cov_coef": -1.0}, "run.kl_cov_coef must be >= 0.0, got -1.0"),
+        ("kl_cov", {"eps_low": 0.2}, "unknown key(s) ['run.eps_low']"),  # KL-Cov's surrogate has no clip
+        ("gspo", {"max_log_ratio": 0.0}, "run.max_log_ratio must be > 0.0"),
+        ("ent_adv", {"kappa": 0.0}, "run.kappa must be > 0.0"),
+        ("entropy_reg", {"entropy_coef": -0.1}, "run.entropy_coef must be >= 0.0"),
+        ("grpo_onpolicy", {"eps_high": 0.28}, "unknown key(s) ['run.eps_high']"),  # no ratio, no clip
+    ],
+)
 def test_invalid_hyperparameters_name_the_field(name, hp, message):
     with pytest.raises(ValueError) as err:
         build_method(name, hp, path="run")
@@ -270,7 +294,13 @@ def test_defaults_are_the_papers_values():
     assert build_method("entropy_reg").cfg.entropy_coef == 0.01
     c = build_method("clip_cov").cfg
     assert (c.clip_cov_ratio, c.clip_cov_lb, c.clip_cov_ub, c.eps_low, c.eps_high, c.loss_agg) == (
-        2e-4, 1.0, 5.0, 1.0, 1.0, "token-mean")
+        2e-4,
+        1.0,
+        5.0,
+        1.0,
+        1.0,
+        "token-mean",
+    )
     k = build_method("kl_cov").cfg
     assert (k.kl_cov_ratio, k.kl_cov_coef, k.loss_agg) == (2e-3, 1.0, "token-mean")
     g = build_method("gspo").cfg

@@ -1,4 +1,5 @@
 """Tests of the measurement helpers in benchmarks/ that docs/testbed.md's tables come from."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -6,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-
+from conftest import config
 from tiny import tiny_model, tiny_tokenizer
 
 _SPEC = importlib.util.spec_from_file_location(
@@ -21,9 +22,13 @@ def test_token_kind_follows_the_solution_format():
     kinds = [entropy_by_position.token_kind(completion[:i], ch) for i, ch in enumerate(completion)]
     digits = {i: k for i, k in enumerate(kinds) if completion[i].isdigit()}
     assert [digits[i] for i in sorted(digits)] == (
-        ["first number"] + ["second number"] * 2 + ["sum"] * 2      # 3+15=18
-        + ["first number"] * 2 + ["second number"] + ["sum"] * 2    # 18+2=21
-        + ["boxed answer"] * 2                                      # \boxed{21}
+        ["first number"]
+        + ["second number"] * 2
+        + ["sum"] * 2  # 3+15=18
+        + ["first number"] * 2
+        + ["second number"]
+        + ["sum"] * 2  # 18+2=21
+        + ["boxed answer"] * 2  # \boxed{21}
     )
     assert {k for i, k in enumerate(kinds) if not completion[i].isdigit()} == {"other"}
     assert entropy_by_position.token_kind(" 3.", "5") == "other"  # a digit after anything else
@@ -135,24 +140,23 @@ def test_instrumented_trainer_accounts_for_every_step(tmp_path):
     import time
 
     from datasets import Dataset
-    from trl import GRPOConfig
 
     from rlvr_lib.methods import build_method
     from rlvr_lib.trainer import RLVRTrainer
 
     def accuracy(prompts, completions, answer, **kwargs):
-        return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
+        return [float(c.strip().startswith(a)) for c, a in zip(completions, answer, strict=False)]
 
     tok = tiny_tokenizer()
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False, max_steps=4,
-        steps_per_generation=2, beta=0.0, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
-    )
+    args = config(tmp_path, max_steps=4, steps_per_generation=2, beta=0.0, learning_rate=1e-6)
     trainer = RLVRTrainer(
-        model=tiny_model(tok), processing_class=tok, reward_funcs=[accuracy], args=args,
+        model=tiny_model(tok),
+        processing_class=tok,
+        reward_funcs=[accuracy],
+        args=args,
         train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
-        method=build_method("grpo"), log_reference_kl=True,
+        method=build_method("grpo"),
+        log_reference_kl=True,
     )
     timer = step_profile.RegionTimer()
     step_profile.instrument_trainer(trainer, timer)
@@ -166,8 +170,17 @@ def test_instrumented_trainer_accounts_for_every_step(tmp_path):
         assert sum(v for k, v in step.items() if k != "total") == pytest.approx(step["total"])
         assert all(v >= 0 for v in step.values())
     assert [step.get("generation", 0.0) > 0 for step in timer.steps] == [True, False, True, False]
-    for part in ("rollout forward", "reference forward", "rewards/grading", "method rollout hook", "loss forward",
-                 "method loss terms", "loss backward", "grad clip + optimizer step", "logging"):
+    for part in (
+        "rollout forward",
+        "reference forward",
+        "rewards/grading",
+        "method rollout hook",
+        "loss forward",
+        "method loss terms",
+        "loss backward",
+        "grad clip + optimizer step",
+        "logging",
+    ):
         assert timer.totals[part] > 0, part
     assert sum(s["total"] for s in timer.steps) <= wall  # set-up before the first step is in no step
 
@@ -180,8 +193,9 @@ _PROPS_SPEC.loader.exec_module(testbed_properties)
 
 
 def test_testbed_properties_entropy_ratio_and_summary(tmp_path):
-    history = [{"loss": 1.0}] + [{"entropy/mean": e, "accuracy": 0.1 * i} for i, e in enumerate([0.4, 0.3, 0.2, 0.1,
-                                                                                              0.1, 0.1, 0.1, 0.1])]
+    history = [{"loss": 1.0}] + [
+        {"entropy/mean": e, "accuracy": 0.1 * i} for i, e in enumerate([0.4, 0.3, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1])
+    ]
     dyn = testbed_properties.entropy_ratio(history)
     assert dyn["entropy_first"] == 0.4 and dyn["entropy_last5"] == pytest.approx(0.1)
     assert dyn["entropy_ratio"] == pytest.approx(0.25) and dyn["rollout_batches"] == 8
@@ -191,13 +205,15 @@ def test_testbed_properties_entropy_ratio_and_summary(tmp_path):
     n = 2
 
     def metrics(mean, passes):
-        out = {f"pass@{k}": {"value": v} for k, v in zip((1, 2), passes)}
+        out = {f"pass@{k}": {"value": v} for k, v in zip((1, 2), passes, strict=False)}
         return {**out, f"mean@{n}": {"value": mean}, "token_entropy": {"value": 0.2}, "response_length": {"value": 9}}
 
     import json
+
     (tmp_path / "base.json").write_text(json.dumps({"metrics": metrics(0.2, [0.2, 0.85]), "by_kind": {}}))
-    (tmp_path / "grpo.json").write_text(json.dumps({"metrics": metrics(0.4, [0.4, 0.8]), "by_kind": {},
-                                                    "dynamics": dyn}))
+    (tmp_path / "grpo.json").write_text(
+        json.dumps({"metrics": metrics(0.4, [0.4, 0.8]), "by_kind": {}, "dynamics": dyn})
+    )
     testbed_properties.summarise(tmp_path, n)
     summary = json.loads((tmp_path / "properties.json").read_text())
     assert summary["base"]["target_mean_in_0.10_0.40"] and summary["base"]["target_pass_le_0.90"]

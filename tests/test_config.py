@@ -1,14 +1,30 @@
 """params.yaml validation: bad keys and values fail with messages naming them; smoke overrides apply."""
+
 import subprocess
 import sys
 import typing
 
 import pytest
 
-from rlvr_lib.config import TESTBED_LEVELS, FormatReward, SchedulerName, TestbedTask, TrainConfig, deep_merge, load_params, parse_params
+from rlvr_lib.config import (
+    TESTBED_LEVELS,
+    FormatReward,
+    SchedulerName,
+    TestbedTask,
+    TrainConfig,
+    deep_merge,
+    load_params,
+    parse_params,
+)
 
-BASE = {"profile": "default", "seed": 3, "methods": {"grpo": {}, "dapo": {"eps_high": 0.3}},
-        "train": {"max_steps": 50}, "eval": {"n": 8}, "smoke": {"train": {"max_steps": 2}, "eval": {"n": 2}}}
+BASE = {
+    "profile": "default",
+    "seed": 3,
+    "methods": {"grpo": {}, "dapo": {"eps_high": 0.3}},
+    "train": {"max_steps": 50},
+    "eval": {"n": 8},
+    "smoke": {"train": {"max_steps": 2}, "eval": {"n": 2}},
+}
 
 
 def test_parse_defaults_and_seed_propagation():
@@ -20,7 +36,9 @@ def test_parse_defaults_and_seed_propagation():
 
 
 def test_run_entries_name_ablations_and_override_training():
-    p = parse_params({**BASE, "methods": {"dapo_wide": {"method": "dapo", "eps_high": 0.4, "train": {"num_iterations": 2}}}})
+    p = parse_params(
+        {**BASE, "methods": {"dapo_wide": {"method": "dapo", "eps_high": 0.4, "train": {"num_iterations": 2}}}}
+    )
     run = p.runs["dapo_wide"]
     assert run.method == "dapo" and run.hparams == {"eps_high": 0.4}
     assert run.train.num_iterations == 2 and run.train.max_steps == 50 and p.train.num_iterations == 1
@@ -32,18 +50,21 @@ def test_smoke_profile_applies_overrides():
     assert p.train.max_steps == 2 and p.eval.n == 2
 
 
-@pytest.mark.parametrize("raw,message", [
-    ({**BASE, "profile": "fast"}, r"profile must be one of \['default', 'smoke'\]"),
-    ({**BASE, "methods": {"grpo2": {}}}, r"methods.grpo2.*registered methods: .*grpo"),
-    ({**BASE, "methods": {"grpo": {"eps": 1}}}, r"unknown key\(s\) \[.methods\.grpo\.eps.\]; valid: .*eps_low"),
-    ({**BASE, "train": {"max_step": 3}}, r"train.*max_step"),
-    ({**BASE, "methods": {"x": {"method": "dapo", "train": {"top_p": 2}}}}, r"methods.x.*top_p"),
-    ({**BASE, "train": {"warmup_steps": 10}}, r"warmup_steps.*constant_with_warmup"),
-    ({**BASE, "eval": {"n": 4, "ks": [8]}}, r"eval.ks"),
-    ({**BASE, "data": {"source": "hub"}}, r"data.source.*testbed"),
-    ({**BASE, "bogus": 1}, r"bogus"),
-    ({**BASE, "methods": {}}, r"methods"),
-])
+@pytest.mark.parametrize(
+    "raw,message",
+    [
+        ({**BASE, "profile": "fast"}, r"profile must be one of \['default', 'smoke'\]"),
+        ({**BASE, "methods": {"grpo2": {}}}, r"methods.grpo2.*registered methods: .*grpo"),
+        ({**BASE, "methods": {"grpo": {"eps": 1}}}, r"unknown key\(s\) \[.methods\.grpo\.eps.\]; valid: .*eps_low"),
+        ({**BASE, "train": {"max_step": 3}}, r"train.*max_step"),
+        ({**BASE, "methods": {"x": {"method": "dapo", "train": {"top_p": 2}}}}, r"methods.x.*top_p"),
+        ({**BASE, "train": {"warmup_steps": 10}}, r"warmup_steps.*constant_with_warmup"),
+        ({**BASE, "eval": {"n": 4, "ks": [8]}}, r"eval.ks"),
+        ({**BASE, "data": {"source": "hub"}}, r"data.source.*testbed"),
+        ({**BASE, "bogus": 1}, r"bogus"),
+        ({**BASE, "methods": {}}, r"methods"),
+    ],
+)
 def test_invalid_params_name_the_key(raw, message):
     with pytest.raises(ValueError, match=message):
         parse_params(raw)
@@ -64,9 +85,8 @@ def test_importing_config_imports_neither_torch_nor_trl():
 def test_choices_written_out_in_config_agree_with_their_sources():
     from transformers import SchedulerType
 
-    from rlvr_lib.testbed.generator import LEVELS, TASKS
-
     from rlvr_lib.rewards import FORMAT_REWARDS
+    from rlvr_lib.testbed.generator import LEVELS, TASKS
 
     assert set(typing.get_args(SchedulerName)) == {s.value for s in SchedulerType}
     assert set(typing.get_args(FormatReward)) == set(FORMAT_REWARDS)
@@ -82,7 +102,9 @@ def test_yaml_numbers_without_a_dot_are_floats(tmp_path):
 
 
 def test_typed_leaves():
-    p = parse_params({**BASE, "data": {"testbed": {"n_eval": 7, "levels": [2]}}, "model": {"testbed": {"sft_steps": 3}}})
+    p = parse_params(
+        {**BASE, "data": {"testbed": {"n_eval": 7, "levels": [2]}}, "model": {"testbed": {"sft_steps": 3}}}
+    )
     assert p.data.testbed.n_eval == 7 and p.model.testbed.sft_steps == 3
     build = p.testbed_build()
     assert (build.seed, build.n_eval, build.levels, build.sft_steps) == (3, 7, (2,), 3)
@@ -90,9 +112,20 @@ def test_typed_leaves():
 
 
 def test_eval_per_benchmark_overrides_and_new_data_keys():
-    p = parse_params({**BASE, "eval": {"n": 4, "per_benchmark": {"aime24": {"n": 32, "temperature": 0.6}}},
-                      "data": {"eval_limits": {"minerva": 40}, "dedupe": True, "max_solution_tokens": 204.8}})
-    assert p.eval.for_benchmark("aime24") == {"n": 32, "ks": None, "temperature": 0.6, "top_p": 1.0, "max_new_tokens": 64}
+    p = parse_params(
+        {
+            **BASE,
+            "eval": {"n": 4, "per_benchmark": {"aime24": {"n": 32, "temperature": 0.6}}},
+            "data": {"eval_limits": {"minerva": 40}, "dedupe": True, "max_solution_tokens": 204.8},
+        }
+    )
+    assert p.eval.for_benchmark("aime24") == {
+        "n": 32,
+        "ks": None,
+        "temperature": 0.6,
+        "top_p": 1.0,
+        "max_new_tokens": 64,
+    }
     assert p.eval.for_benchmark("math500")["n"] == 4
     with pytest.raises(ValueError, match="per_benchmark.aime24.*unknown.*batch"):
         parse_params({**BASE, "eval": {"per_benchmark": {"aime24": {"batch_size": 3}}}})

@@ -1,4 +1,5 @@
 """CW-GRPO (cw_grpo.txt sec. 2.3): hand-computed pure functions, weight properties, loss and gradient."""
+
 from __future__ import annotations
 
 import math
@@ -92,7 +93,7 @@ def test_masked_quantiles_match_torch_quantile():
 def test_scope_index():
     gids = torch.tensor([7, 7, 3, 3])
     assert scope_index(gids, "group")[0].tolist() == [1, 1, 0, 0]
-    assert scope_index(gids, "batch") [0].tolist() == [0, 0, 0, 0] and scope_index(gids, "batch")[1] == 1
+    assert scope_index(gids, "batch")[0].tolist() == [0, 0, 0, 0] and scope_index(gids, "batch")[1] == 1
 
 
 # ----------------------------------------------------------------------------- paper properties
@@ -143,7 +144,7 @@ def test_loss_value_and_gradient_on_policy():
     B = b.mask.shape[0]
     k3 = torch.exp(b.ref_logps - b.logps) - (b.ref_logps - b.logps) - 1
     # seq-mean-token-mean of -rho * (w_tilde A) + beta * k3 with rho = 1
-    expected = ((((-res.advantages + 0.04 * k3) * b.mask).sum(-1, keepdim=True) / L).sum() / B)
+    expected = (((-res.advantages + 0.04 * k3) * b.mask).sum(-1, keepdim=True) / L).sum() / B
     assert torch.allclose(loss, expected, atol=1e-6)
     # d/dlogp: (-w_tilde A + beta (1 - exp(ref - logp))) / (|o_i| B); the weights are constants
     grad = (-res.advantages + 0.04 * (1 - torch.exp(b.ref_logps - b.logps))) * b.mask / (L * B)

@@ -1,4 +1,5 @@
 """Benchmark and training-set loaders on the shared files (row counts and fields from PROVENANCE.md)."""
+
 import os
 from pathlib import Path
 
@@ -6,7 +7,12 @@ import pytest
 
 from rlvr_lib import data
 from rlvr_lib.data import (
-    DEFAULT_TEMPLATE, dedupe, filter_by_level, filter_by_solution_length, format_prompt, load_benchmark,
+    DEFAULT_TEMPLATE,
+    dedupe,
+    filter_by_level,
+    filter_by_solution_length,
+    format_prompt,
+    load_benchmark,
     load_training_set,
 )
 from rlvr_lib.rewards import extract_boxed
@@ -14,8 +20,15 @@ from rlvr_lib.rewards import extract_boxed
 SHARED = Path(os.environ.get("RLVR_DATA_ROOT") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 pytestmark = pytest.mark.skipif(not (SHARED / "PROVENANCE.md").is_file(), reason=f"no shared data at {SHARED}")
 
-BENCHMARK_ROWS = {"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40, "minerva": 272, "olympiadbench": 675,
-                  "gsm8k": 1319}
+BENCHMARK_ROWS = {
+    "math500": 500,
+    "aime24": 30,
+    "aime25": 30,
+    "amc23": 40,
+    "minerva": 272,
+    "olympiadbench": 675,
+    "gsm8k": 1319,
+}
 # PROVENANCE.md counts minus rows without an answer: math_train 4 (886, 1009, 5328, 5330), math12k 2.
 TRAINING_ROWS = {"math_train": 7470, "math12k": 11998, "dapo_math_17k": 17917, "gsm8k": 7473}
 
@@ -118,15 +131,21 @@ def test_filter_by_solution_length():
     gsm8k = load_training_set("gsm8k", SHARED, limit=50)
     assert 0 < len(filter_by_solution_length(gsm8k, WordTokenizer(), max_output_tokens=600)) < 50
     with pytest.raises(ValueError, match="solution"):
-        filter_by_solution_length(load_training_set("math_train", SHARED, limit=3), WordTokenizer(),
-                                  max_output_tokens=2048)
+        filter_by_solution_length(
+            load_training_set("math_train", SHARED, limit=3), WordTokenizer(), max_output_tokens=2048
+        )
     with pytest.raises(ValueError, match="fraction"):
         filter_by_solution_length(rows, WordTokenizer(), max_output_tokens=100, fraction=0.0)
 
 
 def test_dedupe():
-    rows = [{"problem": "a  b", "answer": "1"}, {"problem": "a b", "answer": "1"}, {"problem": "c", "answer": "2"},
-            {"problem": "c", "answer": "3"}, {"problem": "d", "answer": "4"}]
+    rows = [
+        {"problem": "a  b", "answer": "1"},
+        {"problem": "a b", "answer": "1"},
+        {"problem": "c", "answer": "2"},
+        {"problem": "c", "answer": "3"},
+        {"problem": "d", "answer": "4"},
+    ]
     assert dedupe(rows) == [rows[0], rows[4]]
     # PROVENANCE.md: 17,188 distinct problem texts, 12 of them with conflicting answers
     assert len(dedupe(load_training_set("dapo_math_17k", SHARED))) == 17188 - 12
@@ -152,11 +171,24 @@ def test_deepscaler_present_parts():
 
 def test_build_training_rows_reports_each_step():
     rows, steps = data.build_training_rows(
-        "math_full", SHARED, levels=(3, 4, 5), max_solution_tokens=60, max_prompt_tokens=40,
-        template="Q: {problem}", max_rows=100, tokenizer=WordTokenizer(),
+        "math_full",
+        SHARED,
+        levels=(3, 4, 5),
+        max_solution_tokens=60,
+        max_prompt_tokens=40,
+        template="Q: {problem}",
+        max_rows=100,
+        tokenizer=WordTokenizer(),
     )
     assert list(steps) == ["loaded", "levels", "solution_length", "prompt_length", "max_rows"]
-    assert steps["loaded"] > steps["levels"] > steps["solution_length"] > steps["prompt_length"] >= steps["max_rows"] == 100
+    assert (
+        steps["loaded"]
+        > steps["levels"]
+        > steps["solution_length"]
+        > steps["prompt_length"]
+        >= steps["max_rows"]
+        == 100
+    )
     assert all(len(r["solution"].split()) <= 60 and len(r["prompt"].split()) <= 40 for r in rows)
     assert all(r["prompt"] == "Q: " + r["problem"] for r in rows)
     with pytest.raises(ValueError, match="tokenizer"):
@@ -184,8 +216,15 @@ def test_files_data_stage_reports_counts_and_contamination():
     from rlvr_lib.config import DataConfig
     from rlvr_lib.pipeline import files_data
 
-    cfg = DataConfig(source="files", root=str(SHARED), train_set="dapo_math_17k", dedupe=True,
-                     benchmarks=["aime24", "minerva"], eval_limits={"minerva": 40}, prompt_template="P: {problem}")
+    cfg = DataConfig(
+        source="files",
+        root=str(SHARED),
+        train_set="dapo_math_17k",
+        dedupe=True,
+        benchmarks=["aime24", "minerva"],
+        eval_limits={"minerva": 40},
+        prompt_template="P: {problem}",
+    )
     train, benchmarks, report = files_data(cfg)
     assert report["train_steps"] == {"loaded": 17917, "dedupe": 17176}
     assert len(train) == 17176 and train[0]["prompt"].startswith("P: ")

@@ -3,6 +3,7 @@
 Runs benchmarks/dist_equality.py on the CPU with torch.distributed's gloo backend (torchrun, 2 processes);
 docs/gpu.md has the same check under `accelerate launch` on two GPUs (NCCL).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,11 @@ TORCHRUN = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or sh
 
 def run(args, nproc: int):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
-    cmd = [sys.executable, str(SCRIPT), *args] if nproc == 1 else [TORCHRUN, "--nproc_per_node", str(nproc), str(SCRIPT), *args]
+    cmd = (
+        [sys.executable, str(SCRIPT), *args]
+        if nproc == 1
+        else [TORCHRUN, "--nproc_per_node", str(nproc), str(SCRIPT), *args]
+    )
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     return proc.stdout
@@ -40,9 +45,10 @@ def test_two_processes_equal_one(tmp_path):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (GPU-only check; docs/gpu.md runs it)")
 def test_bf16_training_step_on_gpu(tmp_path):
+    from tiny import save_tiny
+
     from rlvr_lib.config import TrainConfig
     from rlvr_lib.train import build_trainer, train_method
-    from tiny import save_tiny
 
     model_dir = save_tiny(tmp_path / "tiny")
     records = [{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(8)]

@@ -1,4 +1,5 @@
 """ERPO (erpo.txt eq. 6-10, Algorithm 1): hand-computed pure functions, a loop reference, paper properties."""
+
 from __future__ import annotations
 
 import math
@@ -122,11 +123,18 @@ def test_rescale_to_target_std_by_hand():
 def test_composition_by_hand_without_gate_and_progress():
     # one group, A = [+1, -1], lengths 2 and 1; no gate, no progress -> Psi_hat = sgn(A) on tokens = {1, 1, -1}
     # std{1,1,-1} = sqrt(4/3) -> Psi = +-0.8660; A + 0.5 Psi = {1.4330, 1.4330, -1.4330}
-    # Norm_G is scale-free: z-score of {1, 1, -1} = {(2/3)/sqrt(4/3), ..., (-4/3)/sqrt(4/3)} = {0.57735, 0.57735, -1.15470}
+    # Norm_G is scale-free: z-score of {1, 1, -1} = {(2/3)/sqrt(4/3), ..., (-4/3)/sqrt(4/3)}
+    #                                             = {0.57735, 0.57735, -1.15470}
     mask = t([[1, 1], [1, 0]])
     zeros = torch.zeros(2, 2, dtype=D)
     final, parts = erpo_token_advantages(
-        t([1.0, -1.0]), zeros, None, zeros, mask, torch.tensor([0, 0]), 1,
+        t([1.0, -1.0]),
+        zeros,
+        None,
+        zeros,
+        mask,
+        torch.tensor([0, 0]),
+        1,
         ERPOConfig(eta=0.5, delta=1e-12, use_entropy_gate=False, use_implicit_progress=False),
     )
     assert torch.allclose(parts["psi"], t([[1.0, 1.0], [-1.0, 0.0]]) / math.sqrt(4 / 3))
@@ -177,9 +185,16 @@ def test_vectorised_matches_loop_reference(base):
     A = torch.tensor([1.0, -1.0, 0.5, -0.5, 1.2, -0.4, -0.4, -0.4, 0, 0, 0, 0], dtype=D)
     index, n = group_index(b.group_ids)
     ours, _ = erpo_token_advantages(
-        A, b.logps, b.ref_logps, b.entropies, b.mask, index, n,
-        ERPOConfig(beta_progress=0.1, gamma=5.0, eta=0.2, num_buckets=3, sigma_target=1.0, delta=1e-4,
-                   position_base=base),
+        A,
+        b.logps,
+        b.ref_logps,
+        b.entropies,
+        b.mask,
+        index,
+        n,
+        ERPOConfig(
+            beta_progress=0.1, gamma=5.0, eta=0.2, num_buckets=3, sigma_target=1.0, delta=1e-4, position_base=base
+        ),
     )
     ref = naive_erpo(A, b.logps, b.ref_logps, b.entropies, b.mask, b.group_ids, 3, 0.1, 5.0, 0.2, 1.0, 1e-4, base)
     assert torch.allclose(ours, ref, atol=1e-10)
@@ -209,8 +224,14 @@ def test_zero_mean_unit_variance_per_group_and_zero_for_equal_rewards():
 def test_group_ids_need_not_be_contiguous():
     b = rollout_batch(b=12, t=7, seed=5, dtype=D)
     perm = torch.randperm(12, generator=torch.Generator().manual_seed(0))
-    shuffled = RolloutBatch(rewards=b.rewards[perm], group_ids=b.group_ids[perm] * 7 + 3, mask=b.mask[perm],
-                            logps=b.logps[perm], entropies=b.entropies[perm], ref_logps=b.ref_logps[perm])
+    shuffled = RolloutBatch(
+        rewards=b.rewards[perm],
+        group_ids=b.group_ids[perm] * 7 + 3,
+        mask=b.mask[perm],
+        logps=b.logps[perm],
+        entropies=b.entropies[perm],
+        ref_logps=b.ref_logps[perm],
+    )
     m = build_method("erpo")
     assert torch.allclose(m.rollout(b).advantages[perm], m.rollout(shuffled).advantages, atol=1e-10)
 
@@ -288,11 +309,15 @@ def test_method_metadata_and_metrics():
     assert abs(res.metrics["erpo/psi_std"] - 1.0) < 1e-3  # rescaled to sigma_target over active tokens
 
 
-@pytest.mark.parametrize("bad,message", [
-    ({"num_buckets": 0}, "erpo.num_buckets must be >= 1, got 0"),
-    ({"position_base": 2}, "erpo.position_base must be one of [0, 1]"),
-    ({"delta": 0.0}, "erpo.delta must be > 0.0, got 0.0"), ({"nope": 1}, "unknown key(s) ['erpo.nope']"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ({"num_buckets": 0}, "erpo.num_buckets must be >= 1, got 0"),
+        ({"position_base": 2}, "erpo.position_base must be one of [0, 1]"),
+        ({"delta": 0.0}, "erpo.delta must be > 0.0, got 0.0"),
+        ({"nope": 1}, "unknown key(s) ['erpo.nope']"),
+    ],
+)
 def test_validation(bad, message):
     with pytest.raises(ValueError) as err:
         build_method("erpo", bad)

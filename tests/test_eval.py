@@ -1,11 +1,13 @@
 """Sampling and benchmark evaluation on a tiny random Qwen2 with a character-level tokenizer."""
+
 import csv
 import json
 
 import pytest
 import torch
+from tiny import tiny_qwen2
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+from transformers import PreTrainedTokenizerFast
 
 from rlvr_lib.eval import CSV_COLUMNS, Completion, evaluate, evaluate_benchmark, sample_completions, write_results
 
@@ -21,15 +23,6 @@ def char_tokenizer(chars: list[str]) -> PreTrainedTokenizerFast:
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<eos>", pad_token="<eos>")
 
 
-def tiny_qwen2(vocab_size: int) -> Qwen2ForCausalLM:
-    torch.manual_seed(0)
-    config = Qwen2Config(
-        vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=128, eos_token_id=0, pad_token_id=0, bos_token_id=None,
-    )
-    return Qwen2ForCausalLM(config)
-
-
 @pytest.fixture(scope="module")
 def tok():
     return char_tokenizer(CHARS)
@@ -37,7 +30,7 @@ def tok():
 
 @pytest.fixture(scope="module")
 def model():
-    return tiny_qwen2(len(CHARS) + 1)
+    return tiny_qwen2(len(CHARS) + 1, eos_id=0, pad_id=0, tie_word_embeddings=False)
 
 
 PROMPTS = ["1+1=", "(2*3)-4=", "9/3="]  # different lengths: exercises left padding
@@ -57,7 +50,7 @@ def test_shapes_lengths_and_texts(model, tok):
 def test_eos_stops_a_completion():
     """With 3 tokens, eos is likely at every step: some samples stop early, none continue past eos."""
     tok = char_tokenizer(["a", "b"])
-    model = tiny_qwen2(3)
+    model = tiny_qwen2(3, eos_id=0, pad_id=0, tie_word_embeddings=False)
     out = sample_completions(model, tok, ["ab"], 16, max_new_tokens=12, batch_size=16, seed=0)
     lengths = [c.n_tokens for c in out[0]]
     assert min(lengths) < 12
@@ -82,8 +75,7 @@ def test_same_seed_same_samples(model, tok):
 @pytest.mark.parametrize("temperature", [1.0, 0.6])
 def test_entropy_is_that_of_the_tempered_distribution(model, tok, temperature):
     """With one new token, the recorded entropy depends only on the prompt: recompute it with a forward pass."""
-    out = sample_completions(model, tok, ["1+1="], 1, temperature=temperature, max_new_tokens=1, batch_size=1,
-                             seed=0)
+    out = sample_completions(model, tok, ["1+1="], 1, temperature=temperature, max_new_tokens=1, batch_size=1, seed=0)
     ids = tok("1+1=", add_special_tokens=False, return_tensors="pt")["input_ids"]
     with torch.no_grad():
         logits = model(ids).logits[0, -1] / temperature
@@ -95,14 +87,20 @@ def test_entropy_is_that_of_the_tempered_distribution(model, tok, temperature):
 def test_top_p_lowers_entropy(model, tok):
     full = sample_completions(model, tok, PROMPTS, 2, top_p=1.0, max_new_tokens=1, batch_size=6, seed=0)
     nucleus = sample_completions(model, tok, PROMPTS, 2, top_p=0.5, max_new_tokens=1, batch_size=6, seed=0)
-    for row_full, row_nucleus in zip(full, nucleus):
+    for row_full, row_nucleus in zip(full, nucleus, strict=False):
         assert row_nucleus[0].entropy < row_full[0].entropy
 
 
-@pytest.mark.parametrize("kwargs, bad", [
-    ({"n": 0}, "n"), ({"batch_size": 0}, "batch_size"), ({"max_new_tokens": 0}, "max_new_tokens"),
-    ({"temperature": 0.0}, "temperature"), ({"top_p": 1.5}, "top_p"),
-])
+@pytest.mark.parametrize(
+    "kwargs, bad",
+    [
+        ({"n": 0}, "n"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"max_new_tokens": 0}, "max_new_tokens"),
+        ({"temperature": 0.0}, "temperature"),
+        ({"top_p": 1.5}, "top_p"),
+    ],
+)
 def test_sampling_argument_errors(model, tok, kwargs, bad):
     args = dict(n=1, max_new_tokens=2, batch_size=1) | kwargs
     with pytest.raises(ValueError, match=bad):
@@ -113,8 +111,15 @@ def test_evaluate_and_write_results(model, tok, tmp_path):
     problems = [{"prompt": p, "answer": "2", "uid": f"p{i}"} for i, p in enumerate(PROMPTS)]
     result = evaluate_benchmark(model, tok, problems, n=4, max_new_tokens=6, batch_size=8, seed=0, n_boot=50)
     assert result["n_problems"] == 3
-    assert set(result["metrics"]) == {"pass@1", "pass@2", "pass@4", "mean@4", "format_rate", "response_length",
-                                      "token_entropy"}
+    assert set(result["metrics"]) == {
+        "pass@1",
+        "pass@2",
+        "pass@4",
+        "mean@4",
+        "format_rate",
+        "response_length",
+        "token_entropy",
+    }
     for m in result["metrics"].values():
         assert m["ci_low"] <= m["value"] <= m["ci_high"]
     assert [r["uid"] for r in result["per_problem"]] == ["p0", "p1", "p2"]
@@ -154,8 +159,7 @@ def test_evaluate_argument_errors(model, tok):
     with pytest.raises(ValueError, match="prompt"):
         evaluate_benchmark(model, tok, [{"answer": "1"}], n=2, max_new_tokens=2, batch_size=2)
     with pytest.raises(ValueError, match="ks"):
-        evaluate_benchmark(model, tok, [{"prompt": "1", "answer": "1"}], n=2, ks=[4], max_new_tokens=2,
-                           batch_size=2)
+        evaluate_benchmark(model, tok, [{"prompt": "1", "answer": "1"}], n=2, ks=[4], max_new_tokens=2, batch_size=2)
 
 
 def test_write_results_leaves_no_partial_files(tmp_path):

@@ -1,12 +1,13 @@
 """Length-bucketed forward passes: every row once, every real token kept, same numbers as one padded block."""
+
 from __future__ import annotations
 
 import pytest
 import torch
+from tiny import tiny_model, tiny_tokenizer
 from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_lib.length_buckets import length_buckets, token_logps_by_length
-from tiny import tiny_model, tiny_tokenizer
 
 
 def padded_batch(prompt_lengths, completion_lengths, vocab, seed=0):
@@ -14,9 +15,9 @@ def padded_batch(prompt_lengths, completion_lengths, vocab, seed=0):
     g = torch.Generator().manual_seed(seed)
     p, t = max(prompt_lengths), max(completion_lengths)
     mask = torch.zeros(len(prompt_lengths), p + t, dtype=torch.long)
-    for i, (pl, cl) in enumerate(zip(prompt_lengths, completion_lengths)):
-        mask[i, p - pl:p] = 1
-        mask[i, p:p + cl] = 1
+    for i, (pl, cl) in enumerate(zip(prompt_lengths, completion_lengths, strict=False)):
+        mask[i, p - pl : p] = 1
+        mask[i, p : p + cl] = 1
     ids = torch.randint(1, vocab, mask.shape, generator=g) * mask
     return ids, mask, t
 
@@ -33,13 +34,19 @@ def test_buckets_cover_each_row_once_and_all_its_tokens():
         outside = mask[r].clone()
         outside[:, start:stop] = 0
         assert outside.sum() == 0  # nothing real left out
-    completion = mask[:, width - t:].sum(1)
+    completion = mask[:, width - t :].sum(1)
     assert completion[rows].tolist() == sorted(completion.tolist())  # sorted by completion length
     assert buckets[0][2] - buckets[0][1] < width  # the short rows' bucket is narrower than the block
 
 
-@pytest.mark.parametrize("bad,match", [((torch.ones(3), 1, 1), "must be"), ((torch.ones(2, 4), 4, 1), "logits_to_keep"),
-                                       ((torch.ones(2, 4), 2, 0), "rows_per_bucket")])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ((torch.ones(3), 1, 1), "must be"),
+        ((torch.ones(2, 4), 4, 1), "logits_to_keep"),
+        ((torch.ones(2, 4), 2, 0), "rows_per_bucket"),
+    ],
+)
 def test_bad_arguments_are_named(bad, match):
     with pytest.raises(ValueError, match=match):
         length_buckets(*bad)
@@ -63,8 +70,7 @@ def test_bucketed_forward_matches_the_padded_block(rows_per_bucket):
     block_logps, block_entropies = block_forward(model, ids, mask, t)
     block_loss = (block_logps * block_entropies).sum()
     block_grads = torch.autograd.grad(block_loss, list(model.parameters()))
-    logps, entropies = token_logps_by_length(model, ids, mask, t, rows_per_bucket=rows_per_bucket,
-                                             compute_entropy=True)
+    logps, entropies = token_logps_by_length(model, ids, mask, t, rows_per_bucket=rows_per_bucket, compute_entropy=True)
     grads = torch.autograd.grad((logps * entropies).sum(), list(model.parameters()))
 
     assert logps.shape == entropies.shape == (ids.size(0), t)
@@ -73,7 +79,7 @@ def test_bucketed_forward_matches_the_padded_block(rows_per_bucket):
     completion_mask = mask[:, -t:].bool()
     assert (logps[~completion_mask] == 0).all() and (entropies[~completion_mask] == 0).all()
     assert (logps[completion_mask] < 0).all()
-    for g, bg in zip(grads, block_grads):
+    for g, bg in zip(grads, block_grads, strict=False):
         assert torch.allclose(g, bg, atol=1e-5, rtol=1e-4)
     logps_only, none = token_logps_by_length(model, ids, mask, t, rows_per_bucket=rows_per_bucket)
     assert none is None and torch.equal(logps_only, logps.detach())

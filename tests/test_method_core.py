@@ -1,5 +1,6 @@
 """rlvr_lib.methods.core: the formulas several methods share, by hand, and the places where two former copies
 were merged (Clip-Cov's and CW-GRPO's covariance, GSPO's and TEPO's sequence ratio, ERPO's std) agree."""
+
 from __future__ import annotations
 
 import math

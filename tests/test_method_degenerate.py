@@ -1,5 +1,6 @@
 """Every registered method survives degenerate batches: rollout, loss, backward and the optimizer-step hook give
 finite advantages, loss, gradients and metrics (no NaN, no inf), on-policy and off-policy."""
+
 from __future__ import annotations
 
 import math
@@ -15,13 +16,23 @@ VARIANTS = {
     "aer": [{"alpha_init": 0.05}, {"alpha_init": 0.05, "rho": 0.0, "alpha_update_every": "rollout-batch"}],
     "clip_cov": [{"cov_mean_scope": "rollout-batch"}, {"clip_cov_ratio": 1.0, "clip_cov_lb": -1e9}],
     "cw_grpo": [{"scope": "batch"}, {"adv_centering": "response"}, {"logp_source": "current"}, {"use_clip": True}],
-    "erpo": [{"active_tokens": "anchored"}, {"psi_scale_scope": "group"}, {"position_base": 0},
-             {"use_psi_rescale": False, "use_group_norm": False}, {"adv_eps": 0.0}],
+    "erpo": [
+        {"active_tokens": "anchored"},
+        {"psi_scale_scope": "group"},
+        {"position_base": 0},
+        {"use_psi_rescale": False, "use_group_norm": False},
+        {"adv_eps": 0.0},
+    ],
     "grpo": [{"beta": 0.04}, {"scale_rewards": False, "std_kind": "population"}, {"adv_eps": 0.0}],
     "kl_cov": [{"cov_mean_scope": "rollout-batch"}, {"kl_cov_ratio": 1.0}],
     "opefo": [{"lambda_scope": "micro-batch"}, {"lambda_mode": "static"}, {"adv_eps": 0.0}],
-    "tepo": [{"surrogate": "eq4_literal"}, {"surrogate": "unclipped"}, {"loss_agg": "seq-mean-token-mean"},
-             {"mask_scope": "either", "kl_estimator": "k2"}, {"kl_target": "ref", "mask_scope": "all"}],
+    "tepo": [
+        {"surrogate": "eq4_literal"},
+        {"surrogate": "unclipped"},
+        {"loss_agg": "seq-mean-token-mean"},
+        {"mask_scope": "either", "kl_estimator": "k2"},
+        {"kl_target": "ref", "mask_scope": "all"},
+    ],
 }
 SETTINGS = [(name, hp) for name in available_methods() for hp in [{}, *VARIANTS.get(name, [])]]
 

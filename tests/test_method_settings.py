@@ -1,5 +1,6 @@
 """Method hyperparameters: checked once, generically, from each Config's annotations (``rlvr_lib.schema.build``),
 every error naming ``methods.<run>.<key>``; every field documented for ``python -m rlvr_lib methods``."""
+
 from __future__ import annotations
 
 import dataclasses

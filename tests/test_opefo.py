@@ -1,4 +1,5 @@
 """OPEFO (shared/papers/opefo.txt eq. 6-9, fig. 3): hand examples, the balance property, ablations, scopes."""
+
 from __future__ import annotations
 
 import math
@@ -146,7 +147,9 @@ def test_static_and_one_sided_ablations():
     assert not (s_plus & s_minus).any()  # one side each
     assert torch.allclose(w_pos[~s_plus], torch.tensor(1.0)) and torch.allclose(w_neg[~s_minus], torch.tensor(1.0))
     assert torch.allclose(w_both, w_pos + w_neg - 1)
-    assert torch.allclose(w_pos[s_plus], torch.tensor(1 + lam)) and torch.allclose(w_neg[s_minus], torch.tensor(1 - lam))
+    assert torch.allclose(w_pos[s_plus], torch.tensor(1 + lam)) and torch.allclose(
+        w_neg[s_minus], torch.tensor(1 - lam)
+    )
 
 
 def test_micro_batch_scope_equals_rollout_scope_on_the_whole_batch_and_differs_on_a_part():
@@ -180,11 +183,14 @@ def test_degenerate_inputs_keep_lambda_in_range(case, scope):
         assert metrics["opefo/lambda"] == 0.0 and torch.all(lb.logps.grad == 0)
 
 
-@pytest.mark.parametrize("hp,message", [
-    ({"static_lambda": 1.5}, "opefo.static_lambda must lie in [-1.0, 1.0], got 1.5"),
-    ({"lambda_eps": 0.0}, "opefo.lambda_eps must be > 0.0"),
-    ({"eps_low": 0.2}, "unknown key(s) ['opefo.eps_low']"),  # no ratio, no clip
-])
+@pytest.mark.parametrize(
+    "hp,message",
+    [
+        ({"static_lambda": 1.5}, "opefo.static_lambda must lie in [-1.0, 1.0], got 1.5"),
+        ({"lambda_eps": 0.0}, "opefo.lambda_eps must be > 0.0"),
+        ({"eps_low": 0.2}, "unknown key(s) ['opefo.eps_low']"),  # no ratio, no clip
+    ],
+)
 def test_invalid_hyperparameters_name_the_field(hp, message):
     with pytest.raises(ValueError) as err:
         build_method("opefo", hp)

@@ -1,4 +1,5 @@
 """environment.yml describes the same pins as pyproject.toml; notebooks are clean and parameterised."""
+
 import json
 import re
 import tomllib

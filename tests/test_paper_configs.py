@@ -1,4 +1,5 @@
 """configs/<paper>.yaml equal the tables of docs/paper_configs.md, key by key, and load as params files."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,12 @@ def flatten(d: dict, prefix: str = "") -> dict[str, object]:
     out = {}
     for key, value in d.items():
         path = f"{prefix}{key}"
-        if isinstance(value, dict) and value and not path.endswith(("eval_limits", "per_benchmark")) \
-                and not re.fullmatch(r"methods\.\w+\.train", path):
+        if (
+            isinstance(value, dict)
+            and value
+            and not path.endswith(("eval_limits", "per_benchmark"))
+            and not re.fullmatch(r"methods\.\w+\.train", path)
+        ):
             out.update(flatten(value, path + "."))
         else:
             out[path] = value
@@ -77,6 +82,7 @@ def test_profile_is_a_valid_params_file(paper):
 
 def test_batch_shapes_match_the_papers():
     """The mappings of docs/paper_configs.md, computed from the loaded profiles."""
+
     def shape(paper, run):
         cfg = load_params(ROOT / "configs" / f"{paper}.yaml").runs[run].train
         spg = cfg.steps_per_generation or cfg.gradient_accumulation_steps

@@ -1,4 +1,5 @@
 """pass@k against brute-force enumeration, its edge cases, the k grid, and bootstrap intervals."""
+
 import itertools
 
 import numpy as np
@@ -33,10 +34,18 @@ def test_large_n_is_stable():
     assert 0.0 <= pass_at_k(1024, 3, 512) <= 1.0
 
 
-@pytest.mark.parametrize("n, c, k, bad", [
-    (4, 1, 5, "k=5 exceeds"), (4, 5, 1, "c=5 exceeds"), (-1, 0, 1, "n must"), (4, -1, 1, "c must"),
-    (4, 1, -2, "k must"), (4, 1, 0, "k must"), (4.0, 1, 1, "n must"),
-])
+@pytest.mark.parametrize(
+    "n, c, k, bad",
+    [
+        (4, 1, 5, "k=5 exceeds"),
+        (4, 5, 1, "c=5 exceeds"),
+        (-1, 0, 1, "n must"),
+        (4, -1, 1, "c must"),
+        (4, 1, -2, "k must"),
+        (4, 1, 0, "k must"),
+        (4.0, 1, 1, "n must"),
+    ],
+)
 def test_invalid_arguments(n, c, k, bad):
     with pytest.raises(ValueError, match=bad):
         pass_at_k(n, c, k)
@@ -69,11 +78,14 @@ def test_bootstrap_is_seeded_and_takes_a_statistic():
     assert bootstrap_ci([0.5], n_boot=10) == (0.5, 0.5)
 
 
-@pytest.mark.parametrize("kwargs, bad", [
-    ({"values_per_problem": []}, "values_per_problem"),
-    ({"values_per_problem": [1.0], "n_boot": 0}, "n_boot"),
-    ({"values_per_problem": [1.0], "level": 1.0}, "level"),
-])
+@pytest.mark.parametrize(
+    "kwargs, bad",
+    [
+        ({"values_per_problem": []}, "values_per_problem"),
+        ({"values_per_problem": [1.0], "n_boot": 0}, "n_boot"),
+        ({"values_per_problem": [1.0], "level": 1.0}, "level"),
+    ],
+)
 def test_bootstrap_invalid_arguments(kwargs, bad):
     with pytest.raises(ValueError, match=bad):
         bootstrap_ci(**kwargs)
@@ -116,8 +128,10 @@ def test_combine_seeds_means_and_checks():
     from rlvr_lib.eval import combine_seeds
 
     def result(counts, uids=None):
-        rows = [{"uid": u, "n": 4, "c": c, "n_formatted": 4, "mean_length": 10.0, "mean_entropy": 0.5}
-                for u, c in zip(uids or [f"p{i}" for i in range(len(counts))], counts)]
+        rows = [
+            {"uid": u, "n": 4, "c": c, "n_formatted": 4, "mean_length": 10.0, "mean_entropy": 0.5}
+            for u, c in zip(uids or [f"p{i}" for i in range(len(counts))], counts, strict=False)
+        ]
         return {"settings": {"n": 4, "ks": [1, 4]}, "per_problem": rows, "n_problems": len(rows)}
 
     combined = combine_seeds([result([4, 0]), result([2, 2])], n_boot=100)

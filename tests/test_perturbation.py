@@ -1,4 +1,5 @@
 """Tests of ERPO's fig. 1(b) perturbation protocol (rlvr_lib/analysis/perturbation.py)."""
+
 from __future__ import annotations
 
 import os
@@ -93,22 +94,30 @@ def test_study_counts_a_trial_correct_when_the_regenerated_answer_is(tokenizer, 
 
 
 def test_study_runs_on_a_tiny_model_and_keeps_each_prefix(tokenizer):
-    model = build_model(len(tokenizer), seed=0, hidden_size=16, num_layers=1, num_heads=2,
-                        eos_token_id=tokenizer.eos_token_id).eval()
-    responses = [{"prompt": "Compute 1+2+4.\nAnswer:", "completion": " 1+2=3, 3+4=7. \\boxed{7}", "answer": "7"},
-                 {"prompt": "Compute 3+5*2.\nAnswer:", "completion": " 5*2=10, 3+10=13. \\boxed{13}", "answer": "13"}]
-    study = perturbation_study(model, tokenizer, responses, frac=0.2, replacement="uniform", max_new_tokens=40,
-                               n_boot=20)
+    model = build_model(
+        len(tokenizer), seed=0, hidden_size=16, num_layers=1, num_heads=2, eos_token_id=tokenizer.eos_token_id
+    ).eval()
+    responses = [
+        {"prompt": "Compute 1+2+4.\nAnswer:", "completion": " 1+2=3, 3+4=7. \\boxed{7}", "answer": "7"},
+        {"prompt": "Compute 3+5*2.\nAnswer:", "completion": " 5*2=10, 3+10=13. \\boxed{13}", "answer": "13"},
+    ]
+    study = perturbation_study(
+        model, tokenizer, responses, frac=0.2, replacement="uniform", max_new_tokens=40, n_boot=20
+    )
     lengths = [len(tokenizer(r["completion"], add_special_tokens=False)["input_ids"]) for r in responses]
     expected = sum(max(1, -(-len_ * 2 // 10)) for len_ in lengths)  # ceil(0.2 L) per response and set
     assert study["n_trials"] == {"top": expected, "bottom": expected}
     assert len(study["trials"]) == 4 * expected  # a control per perturbed trial
     for trial in (t for t in study["trials"] if t.perturbed):
-        kept = tokenizer(responses[trial.response]["completion"], add_special_tokens=False)["input_ids"][: trial.position]
+        kept = tokenizer(responses[trial.response]["completion"], add_special_tokens=False)["input_ids"][
+            : trial.position
+        ]
         assert trial.text.startswith(tokenizer.decode(kept))
         assert trial.token not in tokenizer.all_special_ids
-        assert trial.token != tokenizer(responses[trial.response]["completion"],
-                                        add_special_tokens=False)["input_ids"][trial.position]
+        assert (
+            trial.token
+            != tokenizer(responses[trial.response]["completion"], add_special_tokens=False)["input_ids"][trial.position]
+        )
     for which in ("top", "bottom"):
         acc = study["accuracy"][which]
         assert 0.0 <= acc["ci_low"] <= acc["value"] <= acc["ci_high"] <= 1.0

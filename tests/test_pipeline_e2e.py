@@ -1,4 +1,5 @@
 """End to end: the whole DVC pipeline with the smoke profile, in a temporary copy of the repository."""
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,16 @@ def smoke_repo(tmp_path_factory):
     params["profile"] = "smoke"
     params["seeds"] = [0, 1]  # two training seeds: every run trains and is evaluated twice
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1",
-           "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.org",
-           "GIT_COMMITTER_NAME": "ci", "GIT_COMMITTER_EMAIL": "ci@example.org"}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HF_HUB_OFFLINE": "1",
+        "DVC_NO_ANALYTICS": "1",
+        "GIT_AUTHOR_NAME": "ci",
+        "GIT_AUTHOR_EMAIL": "ci@example.org",
+        "GIT_COMMITTER_NAME": "ci",
+        "GIT_COMMITTER_EMAIL": "ci@example.org",
+    }
     run(["git", "init", "-q"], root, env)
     run(["git", "add", "-A"], root, env)
     run(["git", "commit", "-qm", "smoke copy"], root, env)
@@ -50,15 +58,24 @@ def smoke_repo(tmp_path_factory):
 def test_every_report_file_appears_with_finite_metrics(smoke_repo):
     root, _, params = smoke_repo
     runs = list(params["methods"])
-    expected = ["reports/README.md", "reports/figures/training_dynamics.png", "reports/figures/entropy_quantiles.png",
-                "reports/figures/pass_at_k_testbed.png", "reports/tables/results_testbed.md",
-                "reports/tables/results_testbed.csv"]
+    expected = [
+        "reports/README.md",
+        "reports/figures/training_dynamics.png",
+        "reports/figures/entropy_quantiles.png",
+        "reports/figures/pass_at_k_testbed.png",
+        "reports/tables/results_testbed.md",
+        "reports/tables/results_testbed.csv",
+    ]
     for seed in params["seeds"]:
         expected += [f"reports/metrics/base/seed{seed}.json", f"reports/eval/base/seed{seed}/results.json"]
         for run_name in runs:
-            expected += [f"reports/metrics/{run_name}/seed{seed}.json", f"reports/training/{run_name}/seed{seed}/history.json",
-                         f"reports/training/{run_name}/seed{seed}/metrics.json",
-                         f"reports/notebooks/train_{run_name}_seed{seed}.ipynb", f"runs/{run_name}/seed{seed}/final/config.json"]
+            expected += [
+                f"reports/metrics/{run_name}/seed{seed}.json",
+                f"reports/training/{run_name}/seed{seed}/history.json",
+                f"reports/training/{run_name}/seed{seed}/metrics.json",
+                f"reports/notebooks/train_{run_name}_seed{seed}.ipynb",
+                f"runs/{run_name}/seed{seed}/final/config.json",
+            ]
     missing = [rel for rel in expected if not (root / rel).is_file() or (root / rel).stat().st_size == 0]
     assert not missing, missing
     for run_name in ["base", *runs]:
@@ -80,7 +97,13 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
     assert stages_run(run(["dvc", "repro"], root, env).stdout) == {
-        "check_params", "train@dapo-0", "train@dapo-1", "eval@dapo-0", "eval@dapo-1", "report"}
+        "check_params",
+        "train@dapo-0",
+        "train@dapo-1",
+        "eval@dapo-0",
+        "eval@dapo-1",
+        "report",
+    }
 
 
 def test_every_run_made_a_real_update(smoke_repo):

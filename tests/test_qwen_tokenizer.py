@@ -1,4 +1,5 @@
 """The Qwen2.5 tokenizer folder built from shared/data/tokenizers/qwen.tiktoken (PROVENANCE.md's id checks)."""
+
 from __future__ import annotations
 
 import base64
@@ -42,7 +43,9 @@ def test_special_tokens_and_round_trip(qwen_tokenizer):
 
 @needs_file
 def test_chat_template_is_qwen_math(qwen_tokenizer):
-    text = qwen_tokenizer.apply_chat_template([{"role": "user", "content": "1+1?"}], tokenize=False, add_generation_prompt=True)
+    text = qwen_tokenizer.apply_chat_template(
+        [{"role": "user", "content": "1+1?"}], tokenize=False, add_generation_prompt=True
+    )
     assert text == (
         "<|im_start|>system\nPlease reason step by step, and put your final answer within \\boxed{}.<|im_end|>\n"
         "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n"

@@ -1,4 +1,5 @@
 """Report tables, figures and README from synthetic histories and evaluation results."""
+
 import json
 import os
 import re
@@ -21,11 +22,21 @@ def history(entropy: np.ndarray, accuracy: np.ndarray, extra: dict[str, np.ndarr
     rows = []
     for i in range(STEPS):
         row = {
-            "step": i + 1, "reward": float(accuracy[i]), "accuracy": float(accuracy[i]),
-            "entropy/mean": float(entropy[i]), "entropy/p10": float(entropy[i] / 10),
-            "entropy/p50": float(entropy[i] / 2), "entropy/p90": float(entropy[i] * 3), "entropy/current": float(entropy[i]),
-            "completions/mean_length": 40.0 + i, "kl_to_reference": 0.01 * i, "clip_ratio/low": 0.0,
-            "clip_ratio/high": 0.01, "clip_ratio/region": 0.01, "grad_norm": 1.0 / (i + 1), "step_time": 2.0,
+            "step": i + 1,
+            "reward": float(accuracy[i]),
+            "accuracy": float(accuracy[i]),
+            "entropy/mean": float(entropy[i]),
+            "entropy/p10": float(entropy[i] / 10),
+            "entropy/p50": float(entropy[i] / 2),
+            "entropy/p90": float(entropy[i] * 3),
+            "entropy/current": float(entropy[i]),
+            "completions/mean_length": 40.0 + i,
+            "kl_to_reference": 0.01 * i,
+            "clip_ratio/low": 0.0,
+            "clip_ratio/high": 0.01,
+            "clip_ratio/region": 0.01,
+            "grad_norm": 1.0 / (i + 1),
+            "step_time": 2.0,
             "rewards/accuracy_reward/mean": float(accuracy[i]),  # a TRL key: generic, not a method quantity
         }
         rows.append(row | {k: float(v[i]) for k, v in extra.items()})
@@ -35,8 +46,9 @@ def history(entropy: np.ndarray, accuracy: np.ndarray, extra: dict[str, np.ndarr
 STEP = np.arange(STEPS)
 HISTORIES = {
     "grpo": history(2.0 * 0.9**STEP, 0.1 + 0.05 * STEP, {}),
-    "erpo": history(np.full(STEPS, 1.5), 0.2 + 0.02 * STEP, {"erpo/gate_mean": 0.5 + 0.01 * STEP,
-                                                            "erpo/psi_std": np.ones(STEPS)}),
+    "erpo": history(
+        np.full(STEPS, 1.5), 0.2 + 0.02 * STEP, {"erpo/gate_mean": 0.5 + 0.01 * STEP, "erpo/psi_std": np.ones(STEPS)}
+    ),
 }
 
 
@@ -50,10 +62,20 @@ LENGTH = {"base": 50.0, "grpo": 45.0, "erpo": 40.0}
 
 def eval_result(counts: list[int], length: float, seed: int) -> dict:
     """An evaluate_benchmark() result with the given per-problem counts (metrics recomputed by the loader)."""
-    per_problem = [{"uid": f"p{i}", "n": N, "c": c, "n_formatted": N, "mean_length": length, "mean_entropy": 0.7}
-                   for i, c in enumerate(counts)]
-    settings = {"n": N, "ks": [1, 2, 4, 8], "temperature": 1.0, "top_p": 1.0, "max_new_tokens": 64,
-                "batch_size": 8, "seed": seed, "n_boot": 100}
+    per_problem = [
+        {"uid": f"p{i}", "n": N, "c": c, "n_formatted": N, "mean_length": length, "mean_entropy": 0.7}
+        for i, c in enumerate(counts)
+    ]
+    settings = {
+        "n": N,
+        "ks": [1, 2, 4, 8],
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "max_new_tokens": 64,
+        "batch_size": 8,
+        "seed": seed,
+        "n_boot": 100,
+    }
     return {"n_problems": len(counts), "settings": settings, "metrics": {}, "per_problem": per_problem}
 
 
@@ -73,8 +95,10 @@ def data(tmp_path_factory):
         for seed, counts in by_seed.items():
             result_dirs[run][seed] = root / "eval" / run / f"seed{seed}"
             aime = [max(c - 4, 0) for c in counts]
-            write_results({"math500": eval_result(counts, LENGTH[run], seed),
-                           "aime24": eval_result(aime, LENGTH[run], seed)}, result_dirs[run][seed])
+            write_results(
+                {"math500": eval_result(counts, LENGTH[run], seed), "aime24": eval_result(aime, LENGTH[run], seed)},
+                result_dirs[run][seed],
+            )
     return report.load_histories(run_dirs), report.load_eval_results(result_dirs, n_boot=200)
 
 
@@ -105,8 +129,9 @@ def test_loaders_shape(data):
     assert evals.groupby("run")["n_seeds"].first().to_dict() == {"base": 1, "erpo": 2, "grpo": 1}
 
 
-@pytest.mark.parametrize("loader, name", [(report.load_histories, "history.json"),
-                                          (report.load_eval_results, "results.json")])
+@pytest.mark.parametrize(
+    "loader, name", [(report.load_histories, "history.json"), (report.load_eval_results, "results.json")]
+)
 def test_missing_file_is_named(loader, name, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "empty" / name))):
@@ -232,7 +257,8 @@ def test_base_only_report(data, tmp_path):
     evals = data[1][data[1]["run"] == "base"]
     report.write_report(tmp_path, report.load_histories({}), evals, title="Base only", params_summary={})
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.png")) == [
-        f"figures/pass_at_k_{b}.png" for b in sorted(BENCHMARKS)]
+        f"figures/pass_at_k_{b}.png" for b in sorted(BENCHMARKS)
+    ]
     text = (tmp_path / "README.md").read_text()
     assert "Training dynamics" not in text
     for link in re.findall(r"\]\(([^)]+)\)", text):

@@ -47,14 +47,22 @@ def without_timing(history: list[dict]) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "step_time"} for row in history]
 
 
-@pytest.mark.parametrize("micro_batches, save_steps, stop_at, resume_from", [
-    (1, 2, 3, 2),  # one update per rollout batch: the checkpoint is at a batch boundary
-    (2, 1, 2, 1),  # two updates per rollout batch: the checkpoint is inside one, its rest comes from the buffer
-], ids=["batch-boundary", "inside-a-batch"])
-def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch, micro_batches, save_steps, stop_at,
-                                         resume_from):
-    train_section = {**pipeline.load_params().train.__dict__, "steps_per_generation": micro_batches,
-                     "save_steps": save_steps}
+@pytest.mark.parametrize(
+    "micro_batches, save_steps, stop_at, resume_from",
+    [
+        (1, 2, 3, 2),  # one update per rollout batch: the checkpoint is at a batch boundary
+        (2, 1, 2, 1),  # two updates per rollout batch: the checkpoint is inside one, its rest comes from the buffer
+    ],
+    ids=["batch-boundary", "inside-a-batch"],
+)
+def test_interrupted_run_resumes_exactly(
+    workspace, set_params, monkeypatch, micro_batches, save_steps, stop_at, resume_from
+):
+    train_section = {
+        **pipeline.load_params().train.__dict__,
+        "steps_per_generation": micro_batches,
+        "save_steps": save_steps,
+    }
     set_params(train=train_section, methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
     params = pipeline.load_params()
     uninterrupted = pipeline.stage_train(params, "grpo")
@@ -80,7 +88,9 @@ def test_interrupted_run_resumes_exactly(workspace, set_params, monkeypatch, mic
     assert not partial.exists()
     logged = json.loads((pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "metrics.json").read_text())
     assert logged["step"] == 4
-    steps = (pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "plots" / "metrics" / "reward.tsv").read_text().split()
+    steps = (
+        (pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "plots" / "metrics" / "reward.tsv").read_text().split()
+    )
     logged_steps = [row["step"] for row in uninterrupted if "reward" in row]  # rollout steps only
     assert steps[0:2] == ["step", "reward"] and [int(s) for s in steps[2::2]] == logged_steps
 

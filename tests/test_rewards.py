@@ -1,4 +1,5 @@
 """Answer extraction, grading (equivalences, fast path, pathological inputs, threads) and TRL reward functions."""
+
 import pickle
 import signal
 import threading
@@ -79,16 +80,19 @@ def test_empty_gold_is_rejected():
         grade("\\boxed{1}", " ")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}"),
-    ("\\boxed{\\left\\{ 1, \\frac{2}{3} \\right\\}}", "\\left\\{ 1, \\frac{2}{3} \\right\\}"),
-    ("first \\boxed{1}, then \\boxed{2}", "2"),
-    ("\\boxed{1} and finally \\fbox{7}", "7"),
-    ("\\boxed {5}", "5"),
-    ("\\boxed{}", ""),
-    ("no box here", None),
-    ("\\boxed{12", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}"),
+        ("\\boxed{\\left\\{ 1, \\frac{2}{3} \\right\\}}", "\\left\\{ 1, \\frac{2}{3} \\right\\}"),
+        ("first \\boxed{1}, then \\boxed{2}", "2"),
+        ("\\boxed{1} and finally \\fbox{7}", "7"),
+        ("\\boxed {5}", "5"),
+        ("\\boxed{}", ""),
+        ("no box here", None),
+        ("\\boxed{12", None),
+    ],
+)
 def test_extract_boxed(text, expected):
     assert extract_boxed(text) == expected
 
@@ -184,8 +188,17 @@ def plain_integer_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
     import random
 
     rng = random.Random(seed)
-    pairs = [("0", "-0"), ("-0", "+0"), ("7", "+7"), ("007", "7"), ("-12", "-012"), ("10", "1"), ("1", "10"),
-             ("-5", "5"), ("123456789012345678901234567890", "123456789012345678901234567891")]
+    pairs = [
+        ("0", "-0"),
+        ("-0", "+0"),
+        ("7", "+7"),
+        ("007", "7"),
+        ("-12", "-012"),
+        ("10", "1"),
+        ("1", "10"),
+        ("-5", "5"),
+        ("123456789012345678901234567890", "123456789012345678901234567891"),
+    ]
     while len(pairs) < n:
         gold = rng.choice([rng.randint(0, 99), rng.randint(-999, 999), rng.randint(0, 10**9)])
         answer = rng.choice([gold, gold, gold + rng.choice([-10, -1, 1, 9]), -gold, gold * 10])
@@ -215,7 +228,12 @@ def test_think_format_reward():
     from rlvr_lib.rewards import FORMAT_REWARDS
 
     think = FORMAT_REWARDS["think"]
-    texts = ["<think> a </think> <answer>1</answer>", "no tags", "</think> x <think>", "<think> a <think> b </think>",
-             [{"role": "assistant", "content": "<think>x</think>"}]]
+    texts = [
+        "<think> a </think> <answer>1</answer>",
+        "no tags",
+        "</think> x <think>",
+        "<think> a <think> b </think>",
+        [{"role": "assistant", "content": "<think>x</think>"}],
+    ]
     assert think(None, texts) == [1.0, 0.0, 0.0, 0.0, 1.0]
     assert think.__name__ == FORMAT_REWARDS["boxed"].__name__ == "format"

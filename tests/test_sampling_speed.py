@@ -1,10 +1,11 @@
 """The evaluation sampler's decoding loop: HF generate's samples when nothing is compacted, and compaction of
 finished rows changes which rows are computed, not what a row generates."""
+
 import pytest
 import torch
+from test_eval import CHARS, PROMPTS, char_tokenizer, tiny_qwen2
 
 from rlvr_lib.eval import sampling
-from test_eval import CHARS, PROMPTS, char_tokenizer, tiny_qwen2
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +31,17 @@ def test_without_compaction_the_loop_draws_what_generate_draws(model, tok, monke
         ours = texts(model, tok, prompts, temperature=1.0, top_p=1.0, max_new_tokens=12)
         torch.manual_seed(seed)
         enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
-        out = model.generate(**enc, do_sample=True, max_new_tokens=12, temperature=1.0, top_p=1.0, top_k=0,
-                             eos_token_id=[tok.eos_token_id], pad_token_id=tok.pad_token_id)
-        theirs = tok.batch_decode(out[:, enc["input_ids"].size(1):], skip_special_tokens=True)
+        out = model.generate(
+            **enc,
+            do_sample=True,
+            max_new_tokens=12,
+            temperature=1.0,
+            top_p=1.0,
+            top_k=0,
+            eos_token_id=[tok.eos_token_id],
+            pad_token_id=tok.pad_token_id,
+        )
+        theirs = tok.batch_decode(out[:, enc["input_ids"].size(1) :], skip_special_tokens=True)
         assert ours == theirs
 
 

@@ -1,4 +1,5 @@
 """TEPO (tepo.txt eq. 4, Alg. 1, App. D): hand-computed pure functions, properties, loss and gradient."""
+
 from __future__ import annotations
 
 import pytest
@@ -104,8 +105,7 @@ def test_mask_and_kl_act_off_policy():
     assert torch.allclose(loss, expected)
     # the mask scope matters: panel E variants give different losses
     lb = loss_batch(b, res, logps=logps, entropies=ent)
-    others = [build_method("tepo", {"beta": 0.5, "mask_scope": s}).loss(lb)[0]
-              for s in ("none", "either", "all")]
+    others = [build_method("tepo", {"beta": 0.5, "mask_scope": s}).loss(lb)[0] for s in ("none", "either", "all")]
     assert len({round(float(x.detach()), 12) for x in [loss, *others]}) == 4
 
 
@@ -136,8 +136,13 @@ def test_global_kl_to_reference_variant():
     assert torch.allclose(loss, expected, atol=1e-6) and met["tepo/mask_frac"] == 1.0
 
 
-@pytest.mark.parametrize("bad,message", [({"beta": -1.0}, "tepo.beta must be >= 0.0"),
-                                         ({"entropy_change_tol": -0.1}, "tepo.entropy_change_tol must be >= 0.0")])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ({"beta": -1.0}, "tepo.beta must be >= 0.0"),
+        ({"entropy_change_tol": -0.1}, "tepo.entropy_change_tol must be >= 0.0"),
+    ],
+)
 def test_validation(bad, message):
     with pytest.raises(ValueError) as err:
         build_method("tepo", bad)

@@ -1,4 +1,5 @@
 """Tests of the synthetic testbed: generator, tokenizer, model and the base-policy build."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,6 +13,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 import torch
+from conftest import TINY_TESTBED
 from tokenizers import normalizers, pre_tokenizers
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -29,10 +31,7 @@ from rlvr_lib.testbed import sft as sft_module
 from rlvr_lib.testbed import tokenizer as tokenizer_module
 from rlvr_lib.testbed.generator import operands_of, sample_solution, slipped
 
-TINY = {
-    "n_train": 24, "n_eval": 8, "levels": (1, 2), "solutions_per_problem": 2, "vocab_size": 300,
-    "hidden_size": 32, "num_layers": 1, "num_heads": 2, "sft_steps": 2, "batch_size": 8, "warmup_steps": 0,
-}
+TINY = TINY_TESTBED
 
 
 # ----------------------------------------------------------------------------- generator
@@ -109,10 +108,10 @@ def test_slips_write_wrong_sums_at_the_given_rate():
         sample_solution(ops, random.Random(1), slip_rate=0.0) for ops in operands
     ]
     rng = random.Random(0)
-    for p, ops in zip(problems, operands):  # a slip at every step
+    for p, ops in zip(problems, operands, strict=False):  # a slip at every step
         steps, n_slipped = replay(p.prompt, sample_solution(ops, rng, 1.0))
         assert n_slipped == steps == len(ops) - 1
-    counts = [replay(p.prompt, sample_solution(ops, rng, 0.3)) for p, ops in zip(problems, operands)]
+    counts = [replay(p.prompt, sample_solution(ops, rng, 0.3)) for p, ops in zip(problems, operands, strict=False)]
     assert 0.25 < sum(s for _, s in counts) / sum(n for n, _ in counts) < 0.35
     offsets = Counter(slipped(20, rng) - 20 for _ in range(3600))
     assert set(offsets) == set(range(-9, 0)) | set(range(1, 10))

@@ -1,4 +1,5 @@
 """Tests of testbed task v3 (rlvr_lib/testbed/task_v3.py): seeded splits, traps, routes at their designed rates."""
+
 from __future__ import annotations
 
 import json
@@ -10,6 +11,7 @@ from collections import Counter
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
+from conftest import TINY_TESTBED
 
 from rlvr_lib.rewards import grade
 from rlvr_lib.testbed import TestbedConfig, build_base_policy, make_splits
@@ -19,12 +21,12 @@ from rlvr_lib.testbed.task_v3 import (
     MULTIPLIERS,
     ROUTES,
     TRAP_SHARE,
+    classify_route,
     evaluate,
     format_prompt,
+    guessed,
     is_trap,
     parse_prompt,
-    classify_route,
-    guessed,
     route_success_probability,
     sample_solutions,
     solve,
@@ -140,7 +142,7 @@ def test_sft_solutions_follow_the_designed_route_slip_and_success_rates():
             designed = route_success_probability(len(parse_prompt(p.prompt)[0]), kind == "trap", **RATES)
             correct[kind].append((grade(s, p.answer).correct, designed))
     assert abs(slips / sums - RATES["slip_rate"]) < 0.02
-    for kind, counts in routes.items():
+    for counts in routes.values():
         total = sum(counts.values())
         assert abs(counts["guess"] / total - RATES["guess_rate"]) < 0.025
     trap_total = sum(routes["trap"].values())
@@ -164,7 +166,7 @@ def test_guesses_are_off_by_the_configured_offsets():
         guessed(5, rng, 0)
     problem = make_splits(3, 0, seed=0, task="v3")[0][0]
     far = sample_solutions(problem, 50, 0, slip_rate=0.0, precedence_rate=0.0, guess_rate=1.0, guess_offset_min=10)
-    assert all(abs(int(s[len(" \\boxed{"):-1]) - int(problem.answer)) >= 10 for s in far)
+    assert all(abs(int(s[len(" \\boxed{") : -1]) - int(problem.answer)) >= 10 for s in far)
 
 
 def test_sft_records_of_v3_keep_duplicates():
@@ -174,8 +176,7 @@ def test_sft_records_of_v3_keep_duplicates():
     assert {r["completion"] for r in records[:5]} == {problems[0].solution}
 
 
-TINY = {"n_train": 24, "n_eval": 8, "levels": (1, 2), "solutions_per_problem": 2, "vocab_size": 300,
-        "hidden_size": 32, "num_layers": 1, "num_heads": 2, "sft_steps": 2, "batch_size": 8, "warmup_steps": 0}
+TINY = TINY_TESTBED
 
 
 def test_config_task_and_tiny_v3_build(tmp_path):
@@ -201,7 +202,9 @@ def test_pipeline_takes_the_task_from_data_testbed(tmp_path, monkeypatch):
     assert params.testbed_build().task == "v3" and params.testbed_build().solutions_per_problem == 4
     monkeypatch.chdir(tmp_path)
     stage_data(params)
-    rows = read_jsonl(tmp_path / "data/generated/train.jsonl") + read_jsonl(tmp_path / "data/generated/eval_testbed.jsonl")
+    rows = read_jsonl(tmp_path / "data/generated/train.jsonl") + read_jsonl(
+        tmp_path / "data/generated/eval_testbed.jsonl"
+    )
     assert any("*" in r["prompt"] for r in rows)
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['model.testbed.task'\]"):
         parse_params({**base, "model": {"testbed": {"task": "v3"}}})

@@ -1,19 +1,21 @@
 """RLVRTrainer's speed changes (benchmarks/step_profile.py) leave the numbers hook 1 sees unchanged."""
+
 from __future__ import annotations
 
 import os
 
 import pytest
 import torch
+from conftest import config
 from datasets import Dataset
+from tiny import save_tiny
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_lib.length_buckets import token_logps_by_length
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.trainer import RLVRTrainer
-from tiny import save_tiny
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -24,7 +26,7 @@ def tiny_dir(tmp_path_factory):
 
 
 def accuracy(prompts, completions, answer, **kwargs):
-    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer)]
+    return [float(c.strip().startswith(a)) for c, a in zip(completions, answer, strict=False)]
 
 
 class RecordingGRPO(GRPO):
@@ -39,25 +41,27 @@ class RecordingGRPO(GRPO):
         return super().rollout(batch)
 
 
-@pytest.mark.parametrize("steps_per_generation,bucket_rows,from_sampler",
-                         [(1, 32, False), (2, 32, False), (2, 3, False), (1, 32, True), (2, 3, True)])
-def test_behaviour_numbers_cost_at_most_one_forward(tmp_path, tiny_dir, steps_per_generation, bucket_rows,
-                                                    from_sampler, monkeypatch):
+@pytest.mark.parametrize(
+    "steps_per_generation,bucket_rows,from_sampler",
+    [(1, 32, False), (2, 32, False), (2, 3, False), (1, 32, True), (2, 3, True)],
+)
+def test_behaviour_numbers_cost_at_most_one_forward(
+    tmp_path, tiny_dir, steps_per_generation, bucket_rows, from_sampler, monkeypatch
+):
     """Hook 1's behaviour log-probs and entropies come from the sampler (``BEHAVIOUR_FROM_SAMPLER``: no forward)
     or from a single no-grad policy forward per generation batch (TRL's own when it runs one, else the hook's:
     bit for bit the length-bucketed forward); either way TRL's one-block forward up to float rounding."""
     monkeypatch.setattr(RLVRTrainer, "LENGTH_BUCKET_ROWS", bucket_rows)  # 3: several buckets per forward
     monkeypatch.setattr(RLVRTrainer, "BEHAVIOUR_FROM_SAMPLER", from_sampler)
     method = RecordingGRPO()
-    args = GRPOConfig(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=6, report_to=[], gradient_checkpointing=False, max_steps=2,
-        steps_per_generation=steps_per_generation, beta=0.0, seed=0, logging_steps=1, save_strategy="no",
-        disable_tqdm=True,
-    )
+    args = config(tmp_path, max_steps=2, steps_per_generation=steps_per_generation, beta=0.0, learning_rate=1e-6)
     trainer = RLVRTrainer(
-        model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
-        reward_funcs=[accuracy], args=args, method=method, log_reference_kl=True,
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir),
+        processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[accuracy],
+        args=args,
+        method=method,
+        log_reference_kl=True,
         train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
     )
     policy_forwards, scored = [], []
@@ -90,8 +94,9 @@ def test_behaviour_numbers_cost_at_most_one_forward(tmp_path, tiny_dir, steps_pe
     attention_mask = torch.cat([out["prompt_mask"], out["completion_mask"]], 1)
     keep = out["completion_ids"].size(1)
     with torch.no_grad():
-        logps, entropies = token_logps_by_length(initial, input_ids, attention_mask, keep, compute_entropy=True,
-                                                 rows_per_bucket=bucket_rows)
+        logps, entropies = token_logps_by_length(
+            initial, input_ids, attention_mask, keep, compute_entropy=True, rows_per_bucket=bucket_rows
+        )
         block_logps, block_entropies, _ = GRPOTrainer._get_per_token_logps_and_entropies(
             trainer, initial, input_ids, attention_mask, keep, compute_entropy=True
         )
@@ -105,14 +110,21 @@ def test_behaviour_numbers_cost_at_most_one_forward(tmp_path, tiny_dir, steps_pe
 
 def scored_completions(tmp_path, tiny_dir, fast_sampler: bool, monkeypatch) -> list[torch.Tensor]:
     monkeypatch.setattr(RLVRTrainer, "FAST_SAMPLER", fast_sampler)
-    args = GRPOConfig(
-        output_dir=str(tmp_path / f"out{fast_sampler}"), use_cpu=True, bf16=False, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=8, report_to=[], gradient_checkpointing=False, max_steps=2,
-        beta=0.0, seed=0, logging_steps=1, save_strategy="no", disable_tqdm=True,
+    args = config(
+        tmp_path,
+        output_dir=str(tmp_path / f"out{fast_sampler}"),
+        max_completion_length=8,
+        max_steps=2,
+        beta=0.0,
+        learning_rate=1e-6,
     )
     trainer = RLVRTrainer(
-        model=AutoModelForCausalLM.from_pretrained(tiny_dir), processing_class=AutoTokenizer.from_pretrained(tiny_dir),
-        reward_funcs=[accuracy], args=args, method=GRPO(), log_reference_kl=False,
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir),
+        processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[accuracy],
+        args=args,
+        method=GRPO(),
+        log_reference_kl=False,
         train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
     )
     seen = []
@@ -136,6 +148,6 @@ def test_fast_sampler_draws_what_generate_draws_when_nothing_is_compacted(tmp_pa
     fast = scored_completions(tmp_path, tiny_dir, True, monkeypatch)
     stock = scored_completions(tmp_path, tiny_dir, False, monkeypatch)
     assert len(fast) == len(stock) == 2
-    for (ids, mask), (stock_ids, stock_mask) in zip(fast, stock):
+    for (ids, mask), (stock_ids, stock_mask) in zip(fast, stock, strict=False):
         assert torch.equal(mask, stock_mask)
         assert torch.equal(ids * mask, stock_ids * stock_mask)

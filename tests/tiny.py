@@ -1,4 +1,5 @@
 """A tiny Qwen2 model and character-level tokenizer for trainer tests (no download, seconds to build)."""
+
 from __future__ import annotations
 
 import string
@@ -21,14 +22,27 @@ def tiny_tokenizer() -> PreTrainedTokenizerFast:
     )
 
 
-def tiny_model(tokenizer, seed: int = 0) -> Qwen2ForCausalLM:
+def tiny_qwen2(vocab_size: int, eos_id: int, pad_id: int, seed: int = 0, tie_word_embeddings: bool = True):
+    """A 2-layer, 32-wide Qwen2 with seeded random weights."""
     torch.manual_seed(seed)
     config = Qwen2Config(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, tie_word_embeddings=True,
-        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
+        vocab_size=vocab_size,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        tie_word_embeddings=tie_word_embeddings,
+        eos_token_id=eos_id,
+        pad_token_id=pad_id,
+        bos_token_id=None,
     )
     return Qwen2ForCausalLM(config)
+
+
+def tiny_model(tokenizer, seed: int = 0) -> Qwen2ForCausalLM:
+    return tiny_qwen2(len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id, seed)
 
 
 def save_tiny(path: Path, seed: int = 0) -> Path:

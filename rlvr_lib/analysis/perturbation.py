@@ -20,6 +20,7 @@ interval over responses; the difference (bottom minus top) gets a paired bootstr
 trial at each selected position keeps the original token and regenerates the rest the same way: its
 accuracy is what regeneration alone costs from there (the policy's own slips after that point).
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,9 @@ def select_positions(entropy: torch.Tensor, frac: float, which: str) -> list[int
     return sorted(order[:k].tolist())
 
 
-def replacement_token(logits: torch.Tensor, original: int, mode: str, banned: Sequence[int],
-                      generator: torch.Generator) -> int:
+def replacement_token(
+    logits: torch.Tensor, original: int, mode: str, banned: Sequence[int], generator: torch.Generator
+) -> int:
     """A token other than ``original`` for one position. ``logits``: (V,) the policy's next-token logits there.
 
     ``"uniform"``: uniform over the ids in ``[0, V)`` except ``original`` and ``banned`` (special tokens).
@@ -99,8 +101,15 @@ def token_entropies(model, prompt_ids: list[int], completion_ids: list[int]) -> 
 
 
 @torch.no_grad()
-def _regenerate(model, tokenizer, prefixes: list[list[int]], max_new_tokens: int, temperature: float,
-                eos_ids: list[int], batch_size: int) -> list[list[int]]:
+def _regenerate(
+    model,
+    tokenizer,
+    prefixes: list[list[int]],
+    max_new_tokens: int,
+    temperature: float,
+    eos_ids: list[int],
+    batch_size: int,
+) -> list[list[int]]:
     """Sampled continuations (token ids, up to and without the first EOS) of left-padded ``prefixes``."""
     out: list[list[int]] = []
     pad = tokenizer.pad_token_id
@@ -110,9 +119,16 @@ def _regenerate(model, tokenizer, prefixes: list[list[int]], max_new_tokens: int
         ids = torch.tensor([[pad] * (width - len(p)) + p for p in batch], device=model.device)
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in batch], device=model.device)
         gen = model.generate(
-            input_ids=ids, attention_mask=mask, do_sample=True, max_new_tokens=max_new_tokens,
-            temperature=temperature, top_p=1.0, top_k=0, repetition_penalty=1.0,
-            eos_token_id=eos_ids, pad_token_id=pad,
+            input_ids=ids,
+            attention_mask=mask,
+            do_sample=True,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            top_p=1.0,
+            top_k=0,
+            repetition_penalty=1.0,
+            eos_token_id=eos_ids,
+            pad_token_id=pad,
         )[:, width:].tolist()
         for row in gen:
             cut = next((i for i, t in enumerate(row) if t in eos_ids), len(row))
@@ -121,8 +137,17 @@ def _regenerate(model, tokenizer, prefixes: list[list[int]], max_new_tokens: int
 
 
 def perturbation_study(
-    model, tokenizer, responses: Sequence[dict], *, frac: float = 0.05, replacement: str = "uniform",
-    max_new_tokens: int = 64, temperature: float = 1.0, batch_size: int = 256, seed: int = 0, n_boot: int = 1000,
+    model,
+    tokenizer,
+    responses: Sequence[dict],
+    *,
+    frac: float = 0.05,
+    replacement: str = "uniform",
+    max_new_tokens: int = 64,
+    temperature: float = 1.0,
+    batch_size: int = 256,
+    seed: int = 0,
+    n_boot: int = 1000,
 ) -> dict:
     """Run the protocol on ``responses`` (dicts with ``prompt``, ``completion`` text and ``answer``).
 
@@ -141,21 +166,26 @@ def perturbation_study(
         prompt_ids = tokenizer(item["prompt"], add_special_tokens=False)["input_ids"]
         completion_ids = tokenizer(item["completion"], add_special_tokens=False)["input_ids"]
         if not completion_ids or len(completion_ids) >= max_new_tokens:
-            raise ValueError(f"responses[{r}]: completion of {len(completion_ids)} tokens, need 1..{max_new_tokens - 1}")
+            raise ValueError(
+                f"responses[{r}]: completion of {len(completion_ids)} tokens, need 1..{max_new_tokens - 1}"
+            )
         entropy, logits = token_entropies(model, prompt_ids, completion_ids)
         for which in SETS:
             for t in select_positions(entropy, frac, which):
                 # ids past the tokenizer's (the model's vocabulary is padded to a multiple of 8) decode to nothing
-                token = replacement_token(logits[t, : len(tokenizer)], completion_ids[t], replacement, banned, generator)
+                token = replacement_token(
+                    logits[t, : len(tokenizer)], completion_ids[t], replacement, banned, generator
+                )
                 jobs.append((r, which, t, token, True, prompt_ids, completion_ids[:t] + [token]))
                 jobs.append((r, which, t, completion_ids[t], False, prompt_ids, completion_ids[: t + 1]))
                 entropies[which].append(float(entropy[t]))
     with torch.random.fork_rng(devices=[model.device] if model.device.type == "cuda" else []):
         torch.manual_seed(seed)
-        continuations = _regenerate(model, tokenizer, [p + kept for *_, p, kept in jobs], max_new_tokens,
-                                    temperature, eos_ids, batch_size)
+        continuations = _regenerate(
+            model, tokenizer, [p + kept for *_, p, kept in jobs], max_new_tokens, temperature, eos_ids, batch_size
+        )
     trials = []
-    for (r, which, t, token, perturbed, _, kept), cont in zip(jobs, continuations):
+    for (r, which, t, token, perturbed, _, kept), cont in zip(jobs, continuations, strict=False):
         text = tokenizer.decode(kept + cont[: max_new_tokens - len(kept)], skip_special_tokens=True)
         correct = grade(text, str(responses[r]["answer"])).correct == 1.0
         trials.append(Trial(r, which, t, token, text, correct, perturbed))
@@ -176,8 +206,14 @@ def perturbation_study(
     accuracy = {which: per_response(which, True) for which in SETS}
     diff = accuracy["bottom"] - accuracy["top"]
     return {
-        "settings": {"frac": frac, "replacement": replacement, "max_new_tokens": max_new_tokens,
-                     "temperature": temperature, "seed": seed, "n_boot": n_boot},
+        "settings": {
+            "frac": frac,
+            "replacement": replacement,
+            "max_new_tokens": max_new_tokens,
+            "temperature": temperature,
+            "seed": seed,
+            "n_boot": n_boot,
+        },
         "n_responses": len(responses),
         "n_trials": {s: sum(tr.which == s and tr.perturbed for tr in trials) for s in SETS},
         "accuracy": {which: summary(values) for which, values in accuracy.items()},
@@ -188,19 +224,36 @@ def perturbation_study(
     }
 
 
-def collect_correct_responses(model, tokenizer, problems: Sequence[dict], *, n: int, max_new_tokens: int = 64,
-                              temperature: float = 1.0, batch_size: int = 256, seed: int = 0) -> list[dict]:
+def collect_correct_responses(
+    model,
+    tokenizer,
+    problems: Sequence[dict],
+    *,
+    n: int,
+    max_new_tokens: int = 64,
+    temperature: float = 1.0,
+    batch_size: int = 256,
+    seed: int = 0,
+) -> list[dict]:
     """At most one correct sampled response per problem (the first of ``n`` samples that the grader accepts).
 
     ``problems``: dicts with ``prompt`` and ``answer``. Returns dicts with ``prompt``, ``completion``, ``answer``.
     """
     from ..eval.sampling import sample_completions
 
-    samples = sample_completions(model, tokenizer, [p["prompt"] for p in problems], n, temperature=temperature,
-                                 max_new_tokens=max_new_tokens, batch_size=batch_size, seed=seed,
-                                 desc="sampling responses")
+    samples = sample_completions(
+        model,
+        tokenizer,
+        [p["prompt"] for p in problems],
+        n,
+        temperature=temperature,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        seed=seed,
+        desc="sampling responses",
+    )
     out = []
-    for problem, completions in zip(problems, samples):
+    for problem, completions in zip(problems, samples, strict=False):
         for c in completions:
             if c.n_tokens < max_new_tokens and grade(c.text, str(problem["answer"])).correct == 1.0:
                 out.append({"prompt": problem["prompt"], "completion": c.text, "answer": problem["answer"]})

@@ -1,5 +1,6 @@
 """Evaluate a model on one benchmark (pass@k, mean@n, format rate, length, entropy with bootstrap CIs) and
 write the results of several benchmarks atomically as JSON and CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -80,8 +81,17 @@ def combine_seeds(results: Sequence[dict], *, n_boot: int = 1000, seed: int = 0)
 
 
 def evaluate_benchmark(
-    model, tokenizer, problems: list[dict], *, n: int, ks: Sequence[int] | None = None,
-    temperature: float = 1.0, top_p: float = 1.0, max_new_tokens: int, batch_size: int, seed: int = 0,
+    model,
+    tokenizer,
+    problems: list[dict],
+    *,
+    n: int,
+    ks: Sequence[int] | None = None,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    max_new_tokens: int,
+    batch_size: int,
+    seed: int = 0,
     n_boot: int = 1000,
 ) -> dict:
     """Sample ``n`` completions per problem (dicts with ``prompt``, ``answer``, optional ``uid``) and grade them.
@@ -95,16 +105,32 @@ def evaluate_benchmark(
     _check_problems(problems)
     ks = _check_ks(k_values(n) if ks is None else ks, n)
     samples = sample_completions(
-        model, tokenizer, [p["prompt"] for p in problems], n, temperature=temperature, top_p=top_p,
-        max_new_tokens=max_new_tokens, batch_size=batch_size, seed=seed, desc="evaluating",
+        model,
+        tokenizer,
+        [p["prompt"] for p in problems],
+        n,
+        temperature=temperature,
+        top_p=top_p,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        seed=seed,
+        desc="evaluating",
     )
-    rows = [_problem_row(i, p, comps, n) for i, (p, comps) in enumerate(zip(problems, samples))]
+    rows = [_problem_row(i, p, comps, n) for i, (p, comps) in enumerate(zip(problems, samples, strict=False))]
     metrics = {}
     for name, values in problem_values(rows, n, ks).items():
         low, high = bootstrap_ci(values, n_boot=n_boot, seed=seed)
         metrics[name] = {"value": float(np.mean(values)), "ci_low": low, "ci_high": high}
-    settings = {"n": n, "ks": ks, "temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens,
-                "batch_size": batch_size, "seed": seed, "n_boot": n_boot}
+    settings = {
+        "n": n,
+        "ks": ks,
+        "temperature": temperature,
+        "top_p": top_p,
+        "max_new_tokens": max_new_tokens,
+        "batch_size": batch_size,
+        "seed": seed,
+        "n_boot": n_boot,
+    }
     return {"n_problems": len(problems), "settings": settings, "metrics": metrics, "per_problem": rows}
 
 

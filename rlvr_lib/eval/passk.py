@@ -1,4 +1,5 @@
 """Unbiased pass@k (Chen et al. 2021), the usual k grid, and percentile-bootstrap intervals over problems."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -6,6 +6,7 @@ actually sampled (temperature- and top-p-processed), not of the raw model distri
 pass. Nothing from ``model.generation_config`` (top_k, repetition penalty, ...) enters the distribution.
 Speed: finished rows leave the batch (see ``sample_tokens``), which HF ``generate`` does not do.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,9 +54,17 @@ def _warpers(temperature: float, top_p: float) -> LogitsProcessorList:
 
 
 @torch.no_grad()
-def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, *, temperature: float, top_p: float,
-                  max_new_tokens: int, eos_ids: list[int], pad_token_id: int
-                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+def sample_tokens(
+    model,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    *,
+    temperature: float,
+    top_p: float,
+    max_new_tokens: int,
+    eos_ids: list[int],
+    pad_token_id: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """Sample one completion per left-padded prompt row with a KV-cached decoding loop that stops computing
     finished rows.
 
@@ -78,8 +87,9 @@ def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, 
     mask = attention_mask
     positions = (mask.long().cumsum(-1) - 1).clamp(min=0)
     cache = DynamicCache(config=model.config)
-    logits = model(input_ids=input_ids, attention_mask=mask, position_ids=positions, cache=cache,
-                   use_cache=True, logits_to_keep=1).logits[:, -1]
+    logits = model(
+        input_ids=input_ids, attention_mask=mask, position_ids=positions, cache=cache, use_cache=True, logits_to_keep=1
+    ).logits[:, -1]
     warpers = _warpers(temperature, top_p)
     eos = torch.tensor(eos_ids, device=device)
     tokens = torch.full((rows, max_new_tokens), pad_token_id, dtype=torch.long, device=device)
@@ -110,24 +120,33 @@ def sample_tokens(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, 
             batch_rows, sampled, mask, next_position = batch_rows[keep], sampled[keep], mask[keep], next_position[keep]
             running = running[keep]
         mask = torch.cat([mask, mask.new_ones(mask.size(0), 1)], dim=1)
-        logits = model(input_ids=sampled[:, None], attention_mask=mask, position_ids=next_position,
-                       cache=cache, use_cache=True).logits[:, -1]
+        logits = model(
+            input_ids=sampled[:, None], attention_mask=mask, position_ids=next_position, cache=cache, use_cache=True
+        ).logits[:, -1]
         next_position = next_position + 1
     return tokens, lengths, token_logps, token_entropies
 
 
-def _generate_batch(model, tokenizer, prompts: list[str], *, temperature: float, top_p: float,
-                    max_new_tokens: int, eos_ids: list[int]) -> list[Completion]:
+def _generate_batch(
+    model, tokenizer, prompts: list[str], *, temperature: float, top_p: float, max_new_tokens: int, eos_ids: list[int]
+) -> list[Completion]:
     """Sample one completion per prompt (prompts may repeat) with ``sample_tokens``."""
     enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
     tokens, lengths, _, entropies = sample_tokens(
-        model, enc["input_ids"], enc["attention_mask"], temperature=temperature, top_p=top_p,
-        max_new_tokens=max_new_tokens, eos_ids=eos_ids, pad_token_id=tokenizer.pad_token_id,
+        model,
+        enc["input_ids"],
+        enc["attention_mask"],
+        temperature=temperature,
+        top_p=top_p,
+        max_new_tokens=max_new_tokens,
+        eos_ids=eos_ids,
+        pad_token_id=tokenizer.pad_token_id,
     )
     mean_entropy = entropies.sum(1) / lengths
     lengths_list = lengths.tolist()
-    texts = tokenizer.batch_decode([row[:n] for row, n in zip(tokens.tolist(), lengths_list)], skip_special_tokens=True)
-    return [Completion(t, n, float(h)) for t, n, h in zip(texts, lengths_list, mean_entropy.tolist())]
+    rows = [row[:n] for row, n in zip(tokens.tolist(), lengths_list, strict=True)]
+    texts = tokenizer.batch_decode(rows, skip_special_tokens=True)
+    return [Completion(t, n, float(h)) for t, n, h in zip(texts, lengths_list, mean_entropy.tolist(), strict=False)]
 
 
 def _check_args(prompts, n, temperature, top_p, max_new_tokens, batch_size) -> None:
@@ -143,8 +162,17 @@ def _check_args(prompts, n, temperature, top_p, max_new_tokens, batch_size) -> N
 
 
 def sample_completions(
-    model, tokenizer, prompts: list[str], n: int, *, temperature: float = 1.0, top_p: float = 1.0,
-    max_new_tokens: int, batch_size: int, seed: int = 0, desc: str = "sampling",
+    model,
+    tokenizer,
+    prompts: list[str],
+    n: int,
+    *,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    max_new_tokens: int,
+    batch_size: int,
+    seed: int = 0,
+    desc: str = "sampling",
 ) -> list[list[Completion]]:
     """``n`` sampled completions for each prompt -> (len(prompts), n) nested list.
 
@@ -165,12 +193,19 @@ def sample_completions(
     tokenizer.padding_side = "left"
     try:
         with torch.random.fork_rng(devices=devices):
-            for start, batch_seed in zip(tqdm(starts, desc=desc, unit="batch"), batch_seeds):
+            for start, batch_seed in zip(tqdm(starts, desc=desc, unit="batch"), batch_seeds, strict=False):
                 torch.manual_seed(int(batch_seed))
-                batch = jobs[start:start + batch_size]
-                completions = _generate_batch(model, tokenizer, [prompts[i] for i in batch], temperature=temperature,
-                                              top_p=top_p, max_new_tokens=max_new_tokens, eos_ids=eos_ids)
-                for i, completion in zip(batch, completions):
+                batch = jobs[start : start + batch_size]
+                completions = _generate_batch(
+                    model,
+                    tokenizer,
+                    [prompts[i] for i in batch],
+                    temperature=temperature,
+                    top_p=top_p,
+                    max_new_tokens=max_new_tokens,
+                    eos_ids=eos_ids,
+                )
+                for i, completion in zip(batch, completions, strict=False):
                     results[i].append(completion)
     finally:
         model.train(was_training)

@@ -1,4 +1,5 @@
 """Registry of entropy-control methods. Importing this package imports (and so registers) every module in it."""
+
 import importlib
 import pkgutil
 
@@ -11,6 +12,12 @@ for _module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
-    "REGISTRY", "LossBatch", "Method", "RolloutBatch", "RolloutResult",
-    "available_methods", "build_method", "method_class",
+    "REGISTRY",
+    "LossBatch",
+    "Method",
+    "RolloutBatch",
+    "RolloutResult",
+    "available_methods",
+    "build_method",
+    "method_class",
 ]

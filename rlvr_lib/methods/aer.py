@@ -15,6 +15,7 @@ Ablations (aer.txt table 2): ``difficulty_aware=False`` gives every prompt f = 1
 Defaults tau 0.4, rho 0.2, eta 0.005 (App. A.2, table 3); alpha_0 is not given (``alpha_init``).
 Choices and their sources: ``docs/assumptions.md (aer)``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -24,8 +25,8 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from ..schema import require
-from .base import LossBatch, RolloutBatch, RolloutResult, hparam, require_at_least, require_between
+from ..schema import require, require_at_least, require_between
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam
 from .core import Aggregation, Aggregator, entropy_bonus_loss, group_index, group_sum, masked_mean, to_floats
 from .grpo import GRPO
 from .registry import register
@@ -108,7 +109,8 @@ class AER(GRPO):
             require_at_least(self, 0.0, "eta", "alpha_init")
             require_at_least(self, 0.0, "eps", strict=True)
             require(
-                self.adaptive_alpha or self.alpha_init > 0, "alpha_init",
+                self.adaptive_alpha or self.alpha_init > 0,
+                "alpha_init",
                 "must be > 0 when adaptive_alpha=False (the coefficient stays alpha_init; e.g. 0.01, OPEFO's "
                 "Entropy-Reg value)",
             )
@@ -187,8 +189,11 @@ class AER(GRPO):
 
     def state_dict(self) -> dict[str, Any]:
         return {
-            "alpha": self.alpha, "initial_entropy": self.initial_entropy, "entropy": self.entropy,
-            "pending": self.pending, "steps": self.steps,
+            "alpha": self.alpha,
+            "initial_entropy": self.initial_entropy,
+            "entropy": self.entropy,
+            "pending": self.pending,
+            "steps": self.steps,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ completion tokens. The trainer (``rlvr_lib.trainer``) owns all glue; a method on
 3. ``on_optimizer_step() -> metrics``: once per optimizer step; updates the method's state, which
    ``state_dict``/``load_state_dict`` save into and restore from every checkpoint.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,7 +22,7 @@ from typing import Any, ClassVar, Literal
 import torch
 from torch import Tensor
 
-from ..schema import build, require, require_at_least, require_between, setting
+from ..schema import build, require_at_least, setting
 from .core import Aggregation, StdKind, to_floats
 
 

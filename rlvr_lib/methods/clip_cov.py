@@ -13,6 +13,7 @@ instead centres with means over the whole rollout batch (behaviour log-probs, co
 The covariance is ``core.token_covariance``; its means, shared with KL-Cov (``kl_cov.py``), come from here.
 Choices: ``docs/assumptions.md (baselines)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,8 +22,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from ..schema import require
-from .base import LossBatch, RolloutBatch, RolloutResult, hparam, require_between
+from ..schema import require, require_between
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam
 from .core import Aggregation, clip_metrics, masked_mean, ppo_clip_loss, token_covariance
 from .grpo import GRPO
 from .registry import register
@@ -117,7 +118,8 @@ class ClipCov(RolloutCovarianceMeans, GRPO):
             super().__post_init__()
             require_between(self, "clip_cov_ratio", 0.0, 1.0)
             require(
-                self.clip_cov_lb < self.clip_cov_ub, "clip_cov_lb",
+                self.clip_cov_lb < self.clip_cov_ub,
+                "clip_cov_lb",
                 f"must be < clip_cov_ub, got {self.clip_cov_lb} >= {self.clip_cov_ub}",
             )
 

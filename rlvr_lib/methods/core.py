@@ -4,6 +4,7 @@ Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). Nothing 
 tokens in Python; group statistics use ``group_ids`` (B,) and scatter-adds, so groups need not be
 contiguous.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
@@ -90,8 +91,14 @@ def std_from_moments(sq_sum: Tensor, count: Tensor, std_kind: StdKind = "sample"
 
 
 def token_covariance(
-    logps: Tensor, advantages: Tensor, mask: Tensor, index: Tensor | None = None, n_segments: int = 1, *,
-    means: tuple[Tensor, Tensor] | None = None, adv_centering: AdvCentering = "token",
+    logps: Tensor,
+    advantages: Tensor,
+    mask: Tensor,
+    index: Tensor | None = None,
+    n_segments: int = 1,
+    *,
+    means: tuple[Tensor, Tensor] | None = None,
+    adv_centering: AdvCentering = "token",
 ) -> Tensor:
     """Per-token centred covariance c_t = (logp_t - mean(logp)) * (A_t - mean(A)), (B, T), 0 on masked positions.
 

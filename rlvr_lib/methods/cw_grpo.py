@@ -16,6 +16,7 @@ which log-probs, clip) are ``Config`` fields; ``docs/assumptions.md (cw_grpo)`` 
 Shapes: B responses, T padded tokens, ``mask`` float (B, T); ``index`` (B,) dense segment ids (the groups,
 or all zeros for batch scope). Nothing loops over tokens or groups in Python.
 """
+
 from __future__ import annotations
 
 import math
@@ -69,8 +70,9 @@ def gaussian_kernel_weights(
     mask = mask.to(cov.dtype)
     _, sigma = group_mean_std(cov, index, n_segments, weight=mask, std_kind=std_kind)
     var = (sigma**2)[index, None]
-    exponent = torch.where(var > 0, cov * cov / (2.0 * var.clamp(min=torch.finfo(cov.dtype).tiny)),
-                           torch.zeros_like(cov))
+    exponent = torch.where(
+        var > 0, cov * cov / (2.0 * var.clamp(min=torch.finfo(cov.dtype).tiny)), torch.zeros_like(cov)
+    )
     return torch.exp(-exponent) * mask, sigma
 
 
@@ -97,15 +99,21 @@ def covariance_percentiles(cov: Tensor, mask: Tensor, top_percents=COV_TOP_PERCE
     pos = masked_quantiles(cov, valid & (cov > 0), tuple(1.0 - p / 100.0 for p in top_percents))
     neg = masked_quantiles(cov, valid & (cov < 0), tuple(p / 100.0 for p in top_percents))
     out = {}
-    for p, vp, vn in zip(top_percents, pos, neg):
+    for p, vp, vn in zip(top_percents, pos, neg, strict=False):
         out[f"cov_pos_top{p:g}pct"] = vp
         out[f"cov_neg_top{p:g}pct"] = vn
     return {k: v for k, v in out.items() if not math.isnan(v)}
 
 
 def covariance_weighted_advantages(
-    logps: Tensor, seq_adv: Tensor, mask: Tensor, index: Tensor, n_segments: int, *,
-    adv_centering: AdvCentering = "token", std_kind: StdKind = "sample",
+    logps: Tensor,
+    seq_adv: Tensor,
+    mask: Tensor,
+    index: Tensor,
+    n_segments: int,
+    *,
+    adv_centering: AdvCentering = "token",
+    std_kind: StdKind = "sample",
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Section 2.3 end to end: (logps (B, T), A (B,)) -> reweighted token advantages w_tilde * A_i (B, T).
 
@@ -160,9 +168,7 @@ class CWGRPO(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        beta: float = hparam(
-            0.04, "l_{i,t} carries -beta*KL, value not given: GRPO's (DeepSeekMath) / Open-RS-era TRL"
-        )
+        beta: float = hparam(0.04, "l_{i,t} carries -beta*KL, value not given: GRPO's (DeepSeekMath) / Open-RS-era TRL")
         kl_ratio_correction: bool = hparam(False, "l_{i,t} has plain beta*KL_{i,t} (sec. 2.3)")
         loss_agg: Aggregation = hparam("seq-mean-token-mean", "1/G sum_i 1/|o_i| sum_t (sec. 2.3)")
         use_clip: bool = hparam(False, "l_{i,t} = rho * (w_tilde * A_i): no clip in the paper's equations")
@@ -186,7 +192,12 @@ class CWGRPO(GRPO):
             return RolloutResult(advantages=adv, extras={"cw_segment": index, "cw_seq_adv": seq_adv})
         index, n = scope_index(batch.group_ids, c.scope)
         adv, parts = covariance_weighted_advantages(
-            batch.logps.detach().float(), seq_adv, mask, index, n, adv_centering=c.adv_centering,
+            batch.logps.detach().float(),
+            seq_adv,
+            mask,
+            index,
+            n,
+            adv_centering=c.adv_centering,
             std_kind=c.std_kind,
         )
         return RolloutResult(advantages=adv, metrics=self.prefixed(weight_metrics(parts, mask, c.log_percentiles)))
@@ -197,8 +208,13 @@ class CWGRPO(GRPO):
         if c.logp_source == "current":
             index, n = group_index(batch.extras["cw_segment"])  # the segments present in this micro-batch
             adv, parts = covariance_weighted_advantages(
-                batch.logps.detach().float(), batch.extras["cw_seq_adv"], batch.mask, index, n,
-                adv_centering=c.adv_centering, std_kind=c.std_kind,
+                batch.logps.detach().float(),
+                batch.extras["cw_seq_adv"],
+                batch.mask,
+                index,
+                n,
+                adv_centering=c.adv_centering,
+                std_kind=c.std_kind,
             )
             batch = replace(batch, advantages=adv)
             metrics.update(self.prefixed(weight_metrics(parts, batch.mask, percentiles=False)))

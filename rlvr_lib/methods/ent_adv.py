@@ -6,6 +6,7 @@ with A_t the GRPO advantage and H_t the behaviour policy's entropy at token t (r
 The clipped surrogate is GRPO's, unchanged. Defaults alpha 0.4, kappa 2 are AER's (aer.txt table 3 /
 App. A.2); TEPO lists alpha 4e-4 (tepo.txt sec. 4.1). Choices: ``docs/assumptions.md (baselines)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import RolloutBatch, RolloutResult, hparam, require_at_least
+from ..schema import require_at_least
+from .base import RolloutBatch, RolloutResult, hparam
 from .core import masked_mean
 from .grpo import GRPO
 from .registry import register

@@ -4,13 +4,15 @@ baselines.md, "Entropy regularisation (fixed coefficient)": loss = pg_loss - coe
 same aggregation as the policy loss; OPEFO uses coef 0.01. pg_loss is GRPO's clipped surrogate (``grpo.py``),
 H the current policy's per-token entropy (with gradient). Choices: ``docs/assumptions.md (baselines)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from torch import Tensor
 
-from .base import LossBatch, as_float, hparam, require_at_least
+from ..schema import require_at_least
+from .base import LossBatch, as_float, hparam
 from .core import entropy_bonus_loss
 from .grpo import GRPO
 from .registry import register

@@ -19,6 +19,7 @@ open is a ``Config`` field; ``docs/assumptions.md (erpo)`` gives the reasons for
 Shapes: B responses, T padded completion tokens, ``mask`` float (B, T); ``index`` (B,) dense group ids
 0..n_groups-1 (``core.group_index``). Nothing loops over tokens or groups in Python.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from .base import RolloutBatch, RolloutResult, hparam, require_at_least
+from ..schema import require_at_least
+from .base import RolloutBatch, RolloutResult, hparam
 from .core import (
     Aggregation,
     StdKind,
@@ -120,7 +122,12 @@ def implicit_progress(logps: Tensor, ref_logps: Tensor, mask: Tensor, beta_progr
 
 
 def entropy_gate(
-    entropies: Tensor, mask: Tensor, index: Tensor, n_groups: int, gamma: float, delta: float,
+    entropies: Tensor,
+    mask: Tensor,
+    index: Tensor,
+    n_groups: int,
+    gamma: float,
+    delta: float,
     std_kind: StdKind = "sample",
 ) -> Tensor:
     """Eq. 8: W_{i,t} = sigmoid(gamma * (H_{i,t} - mu_{H,G}) / (sigma_{H,G} + delta)), (B, T) in (0, 1).
@@ -147,7 +154,13 @@ def relative_position_buckets(mask: Tensor, num_buckets: int, position_base: int
 
 
 def bucket_normalize(
-    s: Tensor, mask: Tensor, index: Tensor, n_groups: int, buckets: Tensor, num_buckets: int, delta: float,
+    s: Tensor,
+    mask: Tensor,
+    index: Tensor,
+    n_groups: int,
+    buckets: Tensor,
+    num_buckets: int,
+    delta: float,
     std_kind: StdKind = "sample",
 ) -> Tensor:
     """Eq. 9: s_tilde = (s - mu_{k,G}) / (sigma_{k,G} + delta) within each (group, bucket) cell, (B, T).
@@ -175,8 +188,13 @@ def active_token_mask(mask: Tensor, anchor: Tensor, which: ActiveTokens) -> Tens
 
 
 def rescale_to_target_std(
-    psi_hat: Tensor, active: Tensor, sigma_target: float, delta: float, index: Tensor | None = None,
-    n_groups: int = 1, std_kind: StdKind = "sample",
+    psi_hat: Tensor,
+    active: Tensor,
+    sigma_target: float,
+    delta: float,
+    index: Tensor | None = None,
+    n_groups: int = 1,
+    std_kind: StdKind = "sample",
 ) -> tuple[Tensor, Tensor]:
     """Eq. 10 / Alg. 1 line 19: Psi = sigma_target * Psi_hat / (std(Psi_hat over active tokens) + delta).
 
@@ -190,8 +208,14 @@ def rescale_to_target_std(
 
 
 def erpo_token_advantages(
-    seq_adv: Tensor, logps: Tensor, ref_logps: Tensor | None, entropies: Tensor, mask: Tensor, index: Tensor,
-    n_groups: int, c: ERPOConfig,
+    seq_adv: Tensor,
+    logps: Tensor,
+    ref_logps: Tensor | None,
+    entropies: Tensor,
+    mask: Tensor,
+    index: Tensor,
+    n_groups: int,
+    c: ERPOConfig,
 ) -> tuple[Tensor, dict[str, Tensor]]:
     """Algorithm 1, lines 5-20: sequence advantages (B,) -> ERPO token advantages (B, T), settings from ``c``.
 
@@ -205,9 +229,7 @@ def erpo_token_advantages(
     mask = mask.to(logps.dtype)
     seq_adv = seq_adv.to(logps.dtype)
     delta, std_kind = c.delta, c.std_kind
-    gate = (
-        entropy_gate(entropies, mask, index, n_groups, c.gamma, delta, std_kind) if c.use_entropy_gate else mask
-    )
+    gate = entropy_gate(entropies, mask, index, n_groups, c.gamma, delta, std_kind) if c.use_entropy_gate else mask
     if c.use_implicit_progress:
         if ref_logps is None:
             raise ValueError("ERPO's implicit progress (eq. 7) needs reference log-probs")
@@ -227,13 +249,22 @@ def erpo_token_advantages(
             psi_hat, active, c.sigma_target, delta, scope_index, n_groups, std_kind
         )
     else:
-        psi, psi_hat_std = psi_hat, group_mean_std(
-            psi_hat, torch.zeros_like(index), 1, weight=active, std_kind=std_kind
-        )[1]
+        psi, psi_hat_std = (
+            psi_hat,
+            group_mean_std(psi_hat, torch.zeros_like(index), 1, weight=active, std_kind=std_kind)[1],
+        )
     combined = (seq_adv[:, None] + c.eta * psi) * mask
     final = group_token_zscore(combined, mask, index, n_groups, delta, std_kind) if c.use_group_norm else combined
-    parts = {"gate": gate, "s": s, "s_tilde": s_tilde, "psi_hat": psi_hat, "psi": psi, "active": active,
-             "psi_hat_std": psi_hat_std, "anchor": anchor}
+    parts = {
+        "gate": gate,
+        "s": s,
+        "s_tilde": s_tilde,
+        "psi_hat": psi_hat,
+        "psi": psi,
+        "active": active,
+        "psi_hat_std": psi_hat_std,
+        "anchor": anchor,
+    }
     return final, parts
 
 

@@ -5,13 +5,15 @@ Loss per token: -min(rho*A, clip(rho, 1-eps_low, 1+eps_high)*A) + beta * KL_k3(p
 aggregated by ``loss_agg``. DAPO is the same loss with eps_high 0.28 and token-mean aggregation.
 With default settings both equal TRL 1.16's ``loss_type="grpo"`` / ``"dapo"`` losses (parity test).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from torch import Tensor
 
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam, require_at_least
+from ..schema import require_at_least
+from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
 from .core import Aggregation, Aggregator, clip_metrics, group_normalized_advantages, k3_kl, masked_mean, ppo_clip_loss
 from .registry import register
 

@@ -10,6 +10,7 @@ Its gradient equals GRPO's clipped loss at ratio 1. OPEFO (``opefo.py``) is this
 terms rescaled; at lambda* = 0 it is exactly this method (opefo.txt table 2 caption).
 Choices and their sources: ``docs/assumptions.md (opefo)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

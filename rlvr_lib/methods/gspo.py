@@ -10,6 +10,7 @@ Clip defaults 3e-4 / 4e-4 are the GSPO paper's (v2, sec. 5.1, as TRL's paper ind
 a sequence ratio is a geometric mean of token ratios, so it stays orders of magnitude closer to 1 than a token
 ratio and 0.2 would almost never clip. See ``docs/assumptions.md (baselines)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import LossBatch, hparam, require_at_least
+from ..schema import require_at_least
+from .base import LossBatch, hparam
 from .core import Aggregation, clip_metrics, ppo_clip_loss, sequence_log_ratio
 from .grpo import GRPO
 from .registry import register

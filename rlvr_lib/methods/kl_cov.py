@@ -8,6 +8,7 @@ baselines.md, "KL-Cov":
 With one update per rollout batch logp == old_logp, so the penalty and its gradient vanish and KL-Cov is the
 plain (unclipped) policy gradient: ``updates_per_batch = "several"``. Choices: ``docs/assumptions.md (baselines)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import LossBatch, hparam, require_at_least, require_between
+from ..schema import require_at_least, require_between
+from .base import LossBatch, hparam
 from .clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
 from .core import Aggregation, masked_mean
 from .grpo import GRPO, ReferenceKLConfig

@@ -19,6 +19,7 @@ Ablations (opefo.txt table 2): ``lambda_mode="static"`` (fixed lambda = ``static
 is given) and ``loss_agg`` (fig. 3's ``.mean()`` -> token-mean). The expectation form of eq. 6 needs the full
 next-token distribution, which (B, T) inputs do not carry: only the sampled-token form is offered.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from .base import LossBatch, RolloutBatch, RolloutResult, hparam, require_at_least, require_between
+from ..schema import require_at_least, require_between
+from .base import LossBatch, RolloutBatch, RolloutResult, hparam
 from .grpo_onpolicy import GRPOOnPolicy, reinforce_loss
 from .registry import register
 
@@ -112,11 +114,17 @@ class OPEFO(GRPOOnPolicy):
             lam = torch.tensor(c.static_lambda, dtype=delta_h.dtype, device=delta_h.device)
         weights = flow_weights(delta_h, lam, c.balance_sides)
         n_valid = mask.sum().clamp(min=1.0)
-        return weights, self.own_metrics({
-            "lambda": lam, "flow_pos": pos_flow, "flow_neg": neg_flow, "flow_net": pos_flow - neg_flow,
-            "flow_net_rescaled": (weights * delta_h).sum(),
-            "frac_pos": (delta_h > 0).sum() / n_valid, "frac_neg": (delta_h < 0).sum() / n_valid,  # dH = 0 if masked
-        })
+        return weights, self.own_metrics(
+            {
+                "lambda": lam,
+                "flow_pos": pos_flow,
+                "flow_neg": neg_flow,
+                "flow_net": pos_flow - neg_flow,
+                "flow_net_rescaled": (weights * delta_h).sum(),
+                "frac_pos": (delta_h > 0).sum() / n_valid,
+                "frac_neg": (delta_h < 0).sum() / n_valid,  # dH = 0 if masked
+            }
+        )
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         result = super().rollout(batch)

@@ -1,4 +1,5 @@
 """Methods looked up by the name users type in params.yaml."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -3,7 +3,8 @@ Algorithm 1, App. D).
 
 Per token of response i (eq. 4):
 
-    J_{i,t} = min(w_i * A_{i,t}, clip(w_i, 1-eps_low, 1+eps_high) * A_{i,t}) - beta * KL(pi_theta || pi_old)_{i,t} * M_{i,t}
+    J_{i,t} = min(w_i * A_{i,t}, clip(w_i, 1-eps_low, 1+eps_high) * A_{i,t})
+              - beta * KL(pi_theta || pi_old)_{i,t} * M_{i,t}
     w_i     = exp(1/|o_i| sum_t (logp_{i,t} - old_logp_{i,t}))      (sec. 3.3.1: geometric mean of token ratios)
     M_{i,t} = 1 if A_{i,t} > 0 and Delta H_{i,t} < 0 else 0          (Delta H = current - behaviour entropy)
 
@@ -16,6 +17,7 @@ undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_a
 
 Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). No Python loops over tokens.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,7 +26,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam, require_at_least
+from ..schema import require_at_least
+from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
 from .core import (
     Aggregation,
     Aggregator,
@@ -160,8 +163,11 @@ class TEPO(Method):
         m = entropy_kl_mask(batch.advantages, d_entropy, c.mask_scope, c.entropy_change_tol) * mask
         w = torch.exp(log_w.detach())
         values = {
-            "w_mean": w.mean(), "w_min": w.min(), "w_max": w.max(),
-            "mask_frac": masked_mean(m, mask), "entropy_change_mean": masked_mean(d_entropy, mask),
+            "w_mean": w.mean(),
+            "w_min": w.min(),
+            "w_max": w.max(),
+            "mask_frac": masked_mean(m, mask),
+            "entropy_change_mean": masked_mean(d_entropy, mask),
         }
         per_token = policy
         if c.beta > 0 and c.mask_scope != "none":

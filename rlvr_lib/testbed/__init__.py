@@ -1,4 +1,5 @@
 """Synthetic verifiable testbed: task generator, from-scratch tokenizer and Qwen2 model, SFT base policy."""
+
 from .generator import LEVELS, Problem, make_splits, sample_solutions, to_records
 from .model import build_model
 from .sft import TestbedConfig, build_base_policy

@@ -9,6 +9,7 @@ SFT solutions may contain *slips* (``slip_rate``): a step's sum is written off b
 solution goes on from the wrong number, as a careless solver's would. The base policy learns to slip about
 as often, so part of its entropy sits at the sums and decides the reward: the kind that RL removes first.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -121,8 +122,9 @@ def _problem_maker(task: str):
     raise ValueError(f"unknown testbed task {task!r}; known: {TASKS}")
 
 
-def _sample_distinct(n: int, rng: random.Random, levels: tuple[int, ...], exclude: set[str],
-                     task: str = "v2") -> list[Problem]:
+def _sample_distinct(
+    n: int, rng: random.Random, levels: tuple[int, ...], exclude: set[str], task: str = "v2"
+) -> list[Problem]:
     """``n`` problems with levels cycling through ``levels``, none of whose prompt is in ``exclude``."""
     make = _problem_maker(task)
     out: list[Problem] = []
@@ -152,8 +154,7 @@ def make_splits(
     if unknown:
         raise ValueError(f"unknown levels {sorted(unknown)}; known: {sorted(LEVELS)}")
     eval_problems = _sample_distinct(n_eval, random.Random(f"{seed}/eval"), levels, set(), task)
-    train = _sample_distinct(n_train, random.Random(f"{seed}/train"), levels, {p.prompt for p in eval_problems},
-                             task)
+    train = _sample_distinct(n_train, random.Random(f"{seed}/train"), levels, {p.prompt for p in eval_problems}, task)
     return train, eval_problems
 
 

@@ -1,4 +1,5 @@
 """A small Qwen2-architecture causal LM built from scratch (fp32, tied embeddings, seeded)."""
+
 from __future__ import annotations
 
 import torch

@@ -5,6 +5,7 @@ TRL's ``SFTTrainer`` on prompt/completion pairs (loss on the completion only, EO
 model + tokenizer. The SFT is deliberately short: the base policy must stay uncertain and leave room
 for RL (see ``TestbedConfig``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,23 +26,34 @@ from .model import build_model
 from .tokenizer import build_tokenizer
 
 
-def sft_records(problems: list[Problem], k: int, seed: int, slip_rate: float = 0.0, *, task: str = "v2",
-                precedence_rate: float = 0.0, guess_rate: float = 0.0, guess_offset_min: int = 1
-                ) -> list[dict[str, str]]:
+def sft_records(
+    problems: list[Problem],
+    k: int,
+    seed: int,
+    slip_rate: float = 0.0,
+    *,
+    task: str = "v2",
+    precedence_rate: float = 0.0,
+    guess_rate: float = 0.0,
+    guess_offset_min: int = 1,
+) -> list[dict[str, str]]:
     """Prompt/completion rows: v2, ``k`` distinct solutions per problem (fewer when fewer exist); v3, ``k``
     independent ones (``task_v3.sample_solutions``: routes and slips at the designed rates)."""
     if task == "v3":
         return [
             {"prompt": p.prompt, "completion": s}
             for p in problems
-            for s in task_v3.sample_solutions(p, k, seed, slip_rate=slip_rate, precedence_rate=precedence_rate,
-                                              guess_rate=guess_rate, guess_offset_min=guess_offset_min)
+            for s in task_v3.sample_solutions(
+                p,
+                k,
+                seed,
+                slip_rate=slip_rate,
+                precedence_rate=precedence_rate,
+                guess_rate=guess_rate,
+                guess_offset_min=guess_offset_min,
+            )
         ]
-    return [
-        {"prompt": p.prompt, "completion": s}
-        for p in problems
-        for s in sample_solutions(p, k, seed, slip_rate)
-    ]
+    return [{"prompt": p.prompt, "completion": s} for p in problems for s in sample_solutions(p, k, seed, slip_rate)]
 
 
 def run_sft(
@@ -68,7 +80,9 @@ def run_sft(
             report_to=[],
             dataloader_num_workers=0,
         )
-        trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(records), processing_class=tokenizer)
+        trainer = SFTTrainer(
+            model=model, args=args, train_dataset=Dataset.from_list(records), processing_class=tokenizer
+        )
         trainer.train()
     model.config.use_cache = True  # the Trainer sets it to args.use_cache (False); keep the saved config standard
 
@@ -86,9 +100,16 @@ def build_base_policy(out_dir: str | Path, config: TestbedConfig | None = None, 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
     try:
         train, _ = make_splits(cfg.n_train, cfg.n_eval, cfg.seed, cfg.levels, cfg.task)
-        records = sft_records(train, cfg.solutions_per_problem, cfg.seed, cfg.slip_rate, task=cfg.task,
-                              precedence_rate=cfg.precedence_rate, guess_rate=cfg.guess_rate,
-                              guess_offset_min=cfg.guess_offset_min)
+        records = sft_records(
+            train,
+            cfg.solutions_per_problem,
+            cfg.seed,
+            cfg.slip_rate,
+            task=cfg.task,
+            precedence_rate=cfg.precedence_rate,
+            guess_rate=cfg.guess_rate,
+            guess_offset_min=cfg.guess_offset_min,
+        )
         tokenizer = build_tokenizer([r["prompt"] + r["completion"] for r in records], cfg.vocab_size, tmp)
         model = build_model(
             len(tokenizer),

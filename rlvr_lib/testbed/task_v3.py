@@ -15,7 +15,8 @@ takes one of three routes, chosen at its first token:
 
 Every written sum is a slip (off by 1-9, ``generator.slipped``) with probability ``slip_rate``, and the
 solution goes on from the written value; products (by 2 or 3) are always right, so a left-to-right
-solution of a trap is a confident dead end rather than a noisy one. Steps are in a fixed order (v2's choice of pair, which
+solution of a trap is a confident dead end rather than a noisy one. Steps are in a fixed order (v2's choice of pair,
+which
 never mattered for the answer, is gone), so the base policy's entropy sits where the reward depends on
 it: the route fork, the guessed number and the step results.
 
@@ -23,6 +24,7 @@ Designed success probability of one SFT solution of a problem with ``n`` operand
 they cancel; ``route_success_probability`` computes it, the tests check it by sampling):
 plain ``(1 - g) (1 - s)^(n-1)``; trap ``(1 - g) q (1 - s)^(n-2)`` (one of its ``n - 1`` steps is the product).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,7 +43,7 @@ def format_prompt(operands: list[int], ops: list[str]) -> str:
     """``"Compute 3+5*2+7.\\nAnswer:"`` from operands ``[3, 5, 2, 7]`` and operators ``["+", "*", "+"]``."""
     if len(ops) != len(operands) - 1 or set(ops) - {"+", "*"}:
         raise ValueError(f"need len(operands) - 1 operators from '+', '*': got {operands}, {ops}")
-    text = str(operands[0]) + "".join(f"{op}{x}" for op, x in zip(ops, operands[1:]))
+    text = str(operands[0]) + "".join(f"{op}{x}" for op, x in zip(ops, operands[1:], strict=False))
     return f"Compute {text}.\nAnswer:"
 
 
@@ -62,7 +64,7 @@ def is_trap(prompt: str) -> bool:
 def evaluate(operands: list[int], ops: list[str]) -> int:
     """The value with the usual precedence (products first)."""
     terms, current = [], operands[0]
-    for op, x in zip(ops, operands[1:]):
+    for op, x in zip(ops, operands[1:], strict=False):
         if op == "*":
             current *= x
         else:
@@ -95,8 +97,14 @@ def guessed(answer: int, rng: random.Random, offset_min: int = 1) -> int:
             return wrong
 
 
-def solve(operands: list[int], ops: list[str], route: str, rng: random.Random, slip_rate: float = 0.0,
-          guess_offset_min: int = 1) -> str:
+def solve(
+    operands: list[int],
+    ops: list[str],
+    route: str,
+    rng: random.Random,
+    slip_rate: float = 0.0,
+    guess_offset_min: int = 1,
+) -> str:
     """The worked solution of one route (``ROUTES``); ``product_first`` needs a product in ``ops``."""
     if route == "guess":
         return f" \\boxed{{{guessed(evaluate(operands, ops), rng, guess_offset_min)}}}"
@@ -113,7 +121,7 @@ def solve(operands: list[int], ops: list[str], route: str, rng: random.Random, s
     elif route != "left_to_right":
         raise ValueError(f"unknown route {route!r}; known: {ROUTES}")
     value = nums[0]
-    for op, x in zip(ops, nums[1:]):
+    for op, x in zip(ops, nums[1:], strict=False):
         text, value = _step(value, op, x, rng, slip_rate)
         steps.append(text)
     return f" {', '.join(steps)}. \\boxed{{{value}}}"
@@ -134,16 +142,25 @@ def choose_route(trap: bool, rng: random.Random, precedence_rate: float, guess_r
     return "left_to_right"
 
 
-def route_success_probability(n_operands: int, trap: bool, *, slip_rate: float, precedence_rate: float,
-                              guess_rate: float) -> float:
+def route_success_probability(
+    n_operands: int, trap: bool, *, slip_rate: float, precedence_rate: float, guess_rate: float
+) -> float:
     """Designed P(an SFT solution is correct), counting slip-free solutions of a correct route only."""
     _check_rates(slip_rate=slip_rate, precedence_rate=precedence_rate, guess_rate=guess_rate)
     clean = (1.0 - slip_rate) ** (n_operands - 1 - int(trap))  # products never slip
     return (1.0 - guess_rate) * (precedence_rate if trap else 1.0) * clean
 
 
-def sample_solutions(problem: Problem, k: int, seed: int, *, slip_rate: float, precedence_rate: float,
-                     guess_rate: float, guess_offset_min: int = 1) -> list[str]:
+def sample_solutions(
+    problem: Problem,
+    k: int,
+    seed: int,
+    *,
+    slip_rate: float,
+    precedence_rate: float,
+    guess_rate: float,
+    guess_offset_min: int = 1,
+) -> list[str]:
     """``k`` independent SFT solutions (duplicates kept, so the route and slip rates hold as designed)."""
     _check_rates(slip_rate=slip_rate, precedence_rate=precedence_rate, guess_rate=guess_rate)
     rng = random.Random(f"{seed}/{problem.uid}")
@@ -184,5 +201,6 @@ def make_problem(level: int, rng: random.Random) -> Problem:
     prompt = format_prompt(operands, ops)
     uid = f"L{level}-{hashlib.sha1(prompt.encode()).hexdigest()[:10]}"
     answer = evaluate(operands, ops)
-    return Problem(uid, prompt, str(answer), level, solve(operands, ops, "product_first" if "*" in ops
-                                                                   else "left_to_right", rng))
+    return Problem(
+        uid, prompt, str(answer), level, solve(operands, ops, "product_first" if "*" in ops else "left_to_right", rng)
+    )

@@ -5,6 +5,7 @@ transformers 5 loads a qwen2 folder's tokenizer as ``Qwen2Tokenizer``, which reb
 same pipeline keeps ids identical after a reload. The regex isolates every digit, so numbers are
 tokenised digit by digit.
 """
+
 from __future__ import annotations
 
 import json
