@@ -5,22 +5,9 @@ import json
 
 import pytest
 import torch
-from tiny import tiny_qwen2
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-from transformers import PreTrainedTokenizerFast
+from tiny import CHARS, PROMPTS, char_tokenizer, tiny_qwen2
 
 from rlvr_lib.eval import CSV_COLUMNS, Completion, evaluate, evaluate_benchmark, sample_completions, write_results
-
-CHARS = list("0123456789+-*/=(){}\\ abdexo")
-
-
-def char_tokenizer(chars: list[str]) -> PreTrainedTokenizerFast:
-    """One token per character; '<eos>' (id 0) doubles as the pad token."""
-    vocab = {"<eos>": 0, **{c: i + 1 for i, c in enumerate(chars)}}
-    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<eos>"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<eos>", pad_token="<eos>")
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +18,6 @@ def tok():
 @pytest.fixture(scope="module")
 def model():
     return tiny_qwen2(len(CHARS) + 1, eos_id=0, pad_id=0, tie_word_embeddings=False)
-
-
-PROMPTS = ["1+1=", "(2*3)-4=", "9/3="]  # different lengths: exercises left padding
 
 
 def test_shapes_lengths_and_texts(model, tok):

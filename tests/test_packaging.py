@@ -37,3 +37,18 @@ def test_source_notebooks_have_parameters_and_no_outputs():
         tags = [t for c in nb["cells"] for t in c.get("metadata", {}).get("tags", [])]
         assert "parameters" in tags, path.name
         assert all(not c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code"), path.name
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers live in tests/conftest.py and tests/tiny.py, never in a test module imported by another."""
+    import re
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    offenders = [
+        f"{path.name}: {line.strip()}"
+        for path in sorted(tests.glob("test_*.py"))
+        for line in path.read_text().splitlines()
+        if re.match(r"\s*(from|import) test_\w+", line)
+    ]
+    assert not offenders, offenders

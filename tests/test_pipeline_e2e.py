@@ -96,14 +96,9 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     changed = dict(params)
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
-    assert stages_run(run(["dvc", "repro"], root, env).stdout) == {
-        "check_params",
-        "train@dapo-0",
-        "train@dapo-1",
-        "eval@dapo-0",
-        "eval@dapo-1",
-        "report",
-    }
+    ran = stages_run(run(["dvc", "repro"], root, env).stdout)
+    # eval@dapo-<seed> reruns only where the retrained model differs (a clip bound may never bind in 2 steps)
+    assert ran - {"eval@dapo-0", "eval@dapo-1"} == {"check_params", "train@dapo-0", "train@dapo-1", "report"}
 
 
 def test_every_run_made_a_real_update(smoke_repo):

@@ -3,7 +3,7 @@ finished rows changes which rows are computed, not what a row generates."""
 
 import pytest
 import torch
-from test_eval import CHARS, PROMPTS, char_tokenizer, tiny_qwen2
+from tiny import CHARS, PROMPTS, char_tokenizer, tiny_qwen2
 
 from rlvr_lib.eval import sampling
 
@@ -15,7 +15,7 @@ def tok():
 
 @pytest.fixture(scope="module")
 def model():
-    return tiny_qwen2(len(CHARS) + 1).eval()
+    return tiny_qwen2(len(CHARS) + 1, eos_id=0, pad_id=0, tie_word_embeddings=False).eval()
 
 
 def texts(model, tok, prompts, **kwargs):

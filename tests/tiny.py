@@ -6,7 +6,7 @@ import string
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
 ALPHABET = string.digits + string.ascii_letters + " +-*/=.,:?\\{}()\n"
@@ -51,3 +51,19 @@ def save_tiny(path: Path, seed: int = 0) -> Path:
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+# ----------------------------------------------------------------------------- character-level sampling tests
+CHARS = list("0123456789+-*/=(){}\\ abdexo")
+
+
+def char_tokenizer(chars: list[str]) -> PreTrainedTokenizerFast:
+    """One token per character; '<eos>' (id 0) doubles as the pad token."""
+    vocab = {"<eos>": 0, **{c: i + 1 for i, c in enumerate(chars)}}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<eos>"))
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    tok.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<eos>", pad_token="<eos>")
+
+
+PROMPTS = ["1+1=", "(2*3)-4=", "9/3="]  # different lengths: exercises left padding
