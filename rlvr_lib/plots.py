@@ -36,7 +36,9 @@ TRAINING_PANELS = (
     ("grad_norm", "grad norm", False, False),
 )
 # prefixes of keys that every run logs (TRL's and the trainer's); any other "<prefix>/..." key is a method's own
-GENERIC_PREFIXES = frozenset({"entropy", "completions", "clip_ratio", "rewards", "sampling", "tools", "train", "eval"})
+GENERIC_PREFIXES = frozenset(
+    {"entropy", "completions", "clip_ratio", "rewards", "sampling", "tools", "train", "eval", "entropy_flow"}
+)
 
 
 def set_style() -> None:
