@@ -137,7 +137,7 @@ def token_entropy_change(logps: Tensor, entropies: Tensor, weights: Tensor, mask
 
     opefo.txt eq. 6 evaluated at the sampled token (a one-sample estimate of its expectation over a ~ pi), with the
     policy-gradient weight w_t: A_t strictly on-policy (eq. 6), I_clip * r_t * A_t under a clipped ratio (Hao et al.
-    2025b, as opefo.txt App. A, L815-817, quotes it). logps, entropies, mask: (B, T); weights (B, T) or (B, 1).
+    2025b, as opefo.txt App. A, L566, quotes it). logps, entropies, mask: (B, T); weights (B, T) or (B, 1).
     Inputs are detached (a diagnostic, L181); 0 at masked positions.
     """
     logps, entropies, weights = logps.detach(), entropies.detach(), weights.detach()
