@@ -91,3 +91,64 @@ def token_logps_by_length(
     inverse = torch.empty_like(order)
     inverse[order] = torch.arange(order.numel(), device=order.device)
     return torch.cat(logps)[inverse], torch.cat(entropies)[inverse] if compute_entropy else None
+
+
+def token_stats_by_length(
+    backbone,
+    head: torch.nn.Module,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    logits_to_keep: int,
+    *,
+    rows_per_bucket: int,
+    temperature: float = 1.0,
+    chunk_elements: int = 2**26,
+    autocast: Callable[[], AbstractContextManager] | None = None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """No-grad log-probs, entropies and OPEFO entropy-change factors (each (B, T)) of the completion tokens.
+
+    The same buckets and position ids as ``token_logps_by_length``, but the LM head is applied here rather than by
+    TRL's fused head, because the fused head computes only a fixed set of statistics: ``backbone`` (the model's
+    ``base_model``, returning ``last_hidden_state``) runs once per bucket, and its hidden states at the completion
+    positions pass through ``head`` (the output embedding) in chunks of at most ``chunk_elements`` logits, so no
+    tensor larger than (chunk, V) is formed. Per position, of softmax(logits / ``temperature``): the log-prob of
+    the label, the entropy, and e_t = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H)]
+    (``methods.core.expected_entropy_change_factor``; opefo.txt eq. 6). Positions outside the mask are 0. Equal to
+    the fused head's log-probs and entropies up to float rounding (for a head that is a plain linear map divided
+    by the temperature: no logit soft-capping or scaling, which the caller checks).
+    """
+    from .methods.core import expected_entropy_change_factor
+
+    batch, width = input_ids.shape
+    prompt_width = width - logits_to_keep
+    device = input_ids.device
+    logps = torch.zeros(batch, logits_to_keep, device=device)
+    entropies = torch.zeros_like(logps)
+    factors = torch.zeros_like(logps)
+    vocab = head.weight.size(0)
+    chunk = max(1, chunk_elements // vocab)
+    with torch.no_grad():
+        for rows, start, stop in length_buckets(attention_mask, logits_to_keep, rows_per_bucket):
+            ids, mask = input_ids[rows, start:stop], attention_mask[rows, start:stop]
+            keep = stop - prompt_width
+            positions = torch.arange(start, stop, device=device).expand(rows.numel(), -1)
+            with autocast() if autocast is not None else nullcontext():
+                hidden = backbone(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False)
+            hidden = hidden.last_hidden_state[:, -keep - 1 : -1]  # the state before each completion token
+            valid = mask[:, -keep:].bool()
+            states, labels = hidden[valid], ids[:, -keep:][valid]
+            out = torch.zeros(3, states.size(0), device=device)
+            for first in range(0, states.size(0), chunk):
+                part = slice(first, first + chunk)
+                with autocast() if autocast is not None else nullcontext():
+                    logits = head(states[part].to(head.weight.dtype))
+                logits = logits.float() / temperature
+                logp_all = torch.log_softmax(logits, dim=-1)
+                out[0, part] = logp_all.gather(1, labels[part, None]).squeeze(1)
+                out[1, part] = torch.special.entr(logp_all.exp()).sum(-1)
+                out[2, part] = expected_entropy_change_factor(logits)
+            for target, values in zip((logps, entropies, factors), out, strict=True):
+                block = torch.zeros(rows.numel(), keep, device=device)
+                block[valid] = values
+                target[rows, :keep] = block
+    return logps, entropies, factors

@@ -19,6 +19,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .analysis import smoothing
+
 BASE_RUN = "base"
 BASE_COLOR = "black"
 # tab20's ten saturated colours (= tab10) first, then its ten light ones: 20 distinct colours, cycled beyond.
@@ -36,7 +38,9 @@ TRAINING_PANELS = (
     ("grad_norm", "grad norm", False, False),
 )
 # prefixes of keys that every run logs (TRL's and the trainer's); any other "<prefix>/..." key is a method's own
-GENERIC_PREFIXES = frozenset({"entropy", "completions", "clip_ratio", "rewards", "sampling", "tools", "train", "eval"})
+GENERIC_PREFIXES = frozenset(
+    {"entropy", "completions", "clip_ratio", "rewards", "sampling", "tools", "train", "eval", "entropy_flow"}
+)
 
 
 def set_style() -> None:
@@ -54,10 +58,8 @@ def run_colors(runs: Iterable[str]) -> dict[str, tuple]:
 
 def ema(values: pd.Series, alpha: float) -> pd.Series:
     """Exponential moving average s_t = alpha * x_t + (1 - alpha) * s_{t-1}, starting at x_0; a NaN holds the
-    previous average."""
-    if not 0 < alpha <= 1:
-        raise ValueError(f"EMA alpha must lie in (0, 1], got {alpha}")
-    return values.ewm(alpha=alpha, adjust=False, ignore_na=True).mean()
+    previous average (``analysis.smoothing.ema``, whose docstring gives the reading of ERPO's "EMA (alpha)")."""
+    return smoothing.ema(values, alpha)
 
 
 def method_keys(history: pd.DataFrame) -> list[str]:

@@ -3,7 +3,8 @@
 The method plugs in through three hooks (``rlvr_lib.methods.base``):
 1. ``rollout``: called in ``_generate_and_score_completions``, before TRL shuffles the generation batch
    into micro-batches, so whole groups are present (gathered across processes). It receives rewards,
-   group ids, behaviour log-probs and entropies (one no-grad forward pass) and reference log-probs,
+   group ids, behaviour log-probs and entropies (one no-grad forward pass), reference log-probs and, when the
+   method asks (``needs_entropy_change_factor``), a vocabulary-wide statistic per position from the same pass,
    and returns per-token advantages (B, T) plus per-row extras that travel with the rows.
 2. ``loss``: replaces ``_compute_loss``; receives the current policy's log-probs and entropies with grad.
 3. ``on_optimizer_step``: a callback after each optimizer step; the method's state is written to
@@ -33,7 +34,7 @@ from trl.trainer.utils import pad, use_adapter
 
 from .atomic import write_json_atomic
 from .eval.sampling import sample_tokens
-from .length_buckets import token_logps_by_length
+from .length_buckets import token_logps_by_length, token_stats_by_length
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
 
@@ -42,6 +43,15 @@ ROLLOUT_BUFFER_FILE = "rollout_buffer_{}.pt"  # per process
 EXTRA_PREFIX = "method_extra/"
 ENTROPY_QUANTILES = (0.1, 0.5, 0.9)
 REFERENCE_COPY_MAX_PARAMS = 100_000_000  # auto KL logging copies the policy only below this size
+# text-config fields by which a model's LM head departs from logits = W h + b (TRL's fused head applies them;
+# the trainer's own head pass for vocabulary statistics does not, so it refuses such models)
+LOGIT_TRANSFORM_FIELDS = (
+    "final_logit_softcapping",
+    "logit_scale",
+    "output_multiplier",
+    "lm_head_multiplier",
+    "logits_scaling",
+)
 
 
 class _MethodStepCallback(TrainerCallback):
@@ -169,7 +179,8 @@ class RLVRTrainer(GRPOTrainer):
         completion ids up to and including the first eos, and no sampling log-probs (TRL would take them for
         vLLM's importance-sampling correction). With top_p = 1 the loop's per-token log-probs and entropies are
         those of softmax(logits / temperature), what TRL's behaviour forward computes; they are kept in
-        ``_sampled`` and replace that forward (``_sampled_behaviour``).
+        ``_sampled`` and replace that forward (``_sampled_behaviour``), with the method's entropy-change factors
+        when it needs them (computed by the loop from each step's logits).
         """
         plain = not (
             self.use_vllm
@@ -194,7 +205,7 @@ class RLVRTrainer(GRPOTrainer):
         input_ids = pad(prompts, padding_value=self._tokenizer.pad_token_id, padding_side="left").to(device)
         attention_mask = pad([torch.ones_like(t) for t in prompts], padding_value=0, padding_side="left").to(device)
         with profiling_context(self, "rlvr_lib.sample_tokens"):
-            tokens, lengths, logps, entropies = sample_tokens(
+            sampled = sample_tokens(
                 self.accelerator.unwrap_model(self.model),
                 input_ids,
                 attention_mask,
@@ -203,17 +214,19 @@ class RLVRTrainer(GRPOTrainer):
                 max_new_tokens=self.max_completion_length,
                 eos_ids=self.eos_token_ids,
                 pad_token_id=self._tokenizer.pad_token_id,
+                entropy_change_factors=self.method.needs_entropy_change_factor,
             )
         if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
-            self._sampled = (tokens, lengths, logps, entropies)
-        return [row[:n] for row, n in zip(tokens.tolist(), lengths.tolist(), strict=False)], None
+            self._sampled = sampled
+        return [row[:n] for row, n in zip(sampled.tokens.tolist(), sampled.lengths.tolist(), strict=False)], None
 
     def _sampled_behaviour(self, input_ids, attention_mask, logits_to_keep):
-        """The sampler's log-probs and entropies (B, T) for a scored batch, or None if they are not of its rows."""
+        """The sampler's log-probs, entropies and entropy-change factors (each (B, T); factors None unless the
+        method needs them) for a scored batch, or None if they are not of its rows."""
         sampled, self._sampled = getattr(self, "_sampled", None), None
         if sampled is None or self.accelerator.num_processes != 1:  # several processes: not tested, forward instead
             return None
-        tokens, lengths, logps, entropies = sampled
+        tokens, lengths, logps, entropies, factors = sampled
         completion_mask = attention_mask[:, -logits_to_keep:]
         width = min(logits_to_keep, tokens.size(1))
         if (
@@ -226,7 +239,7 @@ class RLVRTrainer(GRPOTrainer):
         ):
             return None
         pad_right = logits_to_keep - width
-        return F.pad(logps[:, :width], (0, pad_right)), F.pad(entropies[:, :width], (0, pad_right))
+        return tuple(None if x is None else F.pad(x[:, :width], (0, pad_right)) for x in (logps, entropies, factors))
 
     def _generate_and_score_completions(self, inputs):
         self._behaviour_forward, self._sampled, self._scoring = None, None, True
@@ -261,8 +274,14 @@ class RLVRTrainer(GRPOTrainer):
         scoring = getattr(self, "_scoring", False) and model is self.model and not torch.is_grad_enabled()
         with_entropy = compute_entropy or scoring
         sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep) if scoring else None
-        if sampled is not None:  # 3. the sampler's own log-probs and entropies: no forward at all
-            (logps, entropies), aux_loss = sampled, None
+        factors = None
+        if sampled is not None and (sampled[2] is not None or not self.method.needs_entropy_change_factor):
+            (logps, entropies, factors), aux_loss = sampled, None  # 3. the sampler's own numbers: no forward at all
+        elif scoring and self.method.needs_entropy_change_factor:  # the behaviour pass with the method's factors
+            (logps, entropies, factors), aux_loss = (
+                self._behaviour_stats_forward(input_ids, attention_mask, logits_to_keep),
+                None,
+            )
         elif self.LENGTH_BUCKET_ROWS and not compute_aux_loss and all(v is None for v in kwargs.values()):
             logps, entropies = token_logps_by_length(
                 model,
@@ -286,26 +305,58 @@ class RLVRTrainer(GRPOTrainer):
                 **kwargs,
             )
         if scoring:
-            self._behaviour_forward = (input_ids, attention_mask, logits_to_keep, logps, entropies)
+            self._behaviour_forward = (input_ids, attention_mask, logits_to_keep, logps, entropies, factors)
         return logps, entropies if compute_entropy else None, aux_loss
 
-    def _behaviour_logps_and_entropies(self, input_ids, attention_mask, logits_to_keep):
-        """Behaviour log-probs and entropies (B, T) of a scored batch: TRL's forward if it ran on these inputs."""
+    def _behaviour_stats_forward(self, input_ids, attention_mask, logits_to_keep):
+        """Log-probs, entropies and entropy-change factors (each (B, T)) of the policy, no grad, one forward.
+
+        ``length_buckets.token_stats_by_length``: the backbone in length buckets, then the LM head chunk by chunk
+        (at most ``chunk_elements`` logits at a time, never (B, T, V)), at the sampling temperature. Refuses models
+        whose head scales or soft-caps its logits (``LOGIT_TRANSFORM_FIELDS``), which only TRL's fused head applies.
+        """
+        model = self.accelerator.unwrap_model(self.model)
+        causal = model.get_base_model() if is_peft_model(model) else model
+        text_config = causal.config.get_text_config()
+        transforms = {f: getattr(text_config, f) for f in LOGIT_TRANSFORM_FIELDS if getattr(text_config, f, None)}
+        if transforms:
+            raise NotImplementedError(
+                f"method '{self.method.name}' needs vocabulary statistics from the trainer's own LM-head pass, which "
+                f"does not apply this model's logit transforms {transforms}"
+            )
+        return token_stats_by_length(
+            causal.base_model,
+            causal.get_output_embeddings(),
+            input_ids,
+            attention_mask,
+            logits_to_keep,
+            rows_per_bucket=self.LENGTH_BUCKET_ROWS or input_ids.size(0),
+            temperature=self.temperature,
+            autocast=self.accelerator.autocast,
+        )
+
+    def _behaviour_stats(self, input_ids, attention_mask, logits_to_keep):
+        """Behaviour log-probs, entropies (B, T) and, when the method needs them, entropy-change factors (B, T)
+        (else None) of a scored batch: TRL's forward if it ran on these inputs, else the sampler's, else a forward."""
+        needs_factors = self.method.needs_entropy_change_factor
         cached, self._behaviour_forward = getattr(self, "_behaviour_forward", None), None
         if (
             cached is not None
             and cached[2] == logits_to_keep
             and torch.equal(cached[0], input_ids)
             and torch.equal(cached[1], attention_mask)
+            and (cached[5] is not None or not needs_factors)
         ):
-            return cached[3], cached[4]
+            return cached[3], cached[4], cached[5]
         sampled = self._sampled_behaviour(input_ids, attention_mask, logits_to_keep)
-        if sampled is not None:  # one update per batch: TRL ran no behaviour forward, the sampler's values serve
-            return sampled
+        if sampled is not None and (sampled[2] is not None or not needs_factors):
+            return sampled  # one update per batch: TRL ran no behaviour forward, the sampler's values serve
+        if needs_factors:
+            return self._behaviour_stats_forward(input_ids, attention_mask, logits_to_keep)
         logps, entropies, _ = self._get_per_token_logps_and_entropies(
             self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
         )
-        return logps, entropies
+        return logps, entropies, None
 
     def apply_rollout_hook(self, output: dict[str, Any]) -> dict[str, Any]:
         """Hook 1 on a scored generation batch (TRL's output dict; rewards from ``_calculate_rewards``)."""
@@ -319,7 +370,7 @@ class RLVRTrainer(GRPOTrainer):
             mask = mask * output["tool_mask"]
 
         with torch.no_grad():
-            logps, entropies = self._behaviour_logps_and_entropies(input_ids, attention_mask, logits_to_keep)
+            logps, entropies, factors = self._behaviour_stats(input_ids, attention_mask, logits_to_keep)
             ref_logps = (
                 self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
             )
@@ -345,6 +396,7 @@ class RLVRTrainer(GRPOTrainer):
             entropies=self._gather_rows(entropies),
             ref_logps=global_ref_logps if self.method.needs_reference else None,
             accuracy=accuracy,
+            entropy_change_factors=self._gather_rows(factors),
         )
         result = self.method.rollout(batch)
 

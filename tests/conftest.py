@@ -199,6 +199,7 @@ def rollout_batch(
     in 1..t unless ``mask`` is given; rewards random 0/1 with rows 0 and 1 set to 1 and 0 (group 0 always
     mixed) unless given; groups listed in ``equal_groups`` get reward 1 on every row. Padding positions keep
     their (meaningless) values: a method must ignore them. ``accuracy`` = rewards. ``dtype``: float32 by default.
+    ``entropy_change_factors``: E_{a~pi}[(1 - pi(a))^2 (log pi(a) + H)] of each position's 12-token policy.
     """
     import torch
 
@@ -208,6 +209,8 @@ def rollout_batch(
     g = torch.Generator().manual_seed(seed)
     logp_all = torch.log_softmax(logit_scale * torch.randn(b, t, 12, generator=g, dtype=dtype), -1)
     entropies = -(logp_all.exp() * logp_all).sum(-1) * entropy_scale
+    probs = logp_all.exp()
+    factors = (probs * (1 - probs) ** 2 * (logp_all + -(probs * logp_all).sum(-1, keepdim=True))).sum(-1)
     tokens = torch.multinomial(logp_all.exp().reshape(-1, 12).float(), 1, generator=g).reshape(b, t)
     logps = logp_all.gather(-1, tokens[..., None]).squeeze(-1)
     ref_logps = logps + ref_noise * torch.randn(b, t, generator=g, dtype=dtype)
@@ -229,6 +232,7 @@ def rollout_batch(
         entropies=entropies,
         ref_logps=ref_logps,
         accuracy=rewards,
+        entropy_change_factors=factors,
     )
 
 

@@ -9,7 +9,14 @@ import torch
 from conftest import DEGENERATE_CASES, degenerate_batch, loss_batch, rollout_batch, run_method
 
 from rlvr_lib.methods import build_method
-from rlvr_lib.methods.opefo import balance_coefficient, entropy_change, flow_sums, flow_weights, opefo_loss
+from rlvr_lib.methods.opefo import (
+    balance_coefficient,
+    entropy_change,
+    expected_entropy_change,
+    flow_sums,
+    flow_weights,
+    opefo_loss,
+)
 
 
 def only_values(x, allowed):
@@ -173,11 +180,59 @@ def test_strictly_on_policy_and_reference_free():
     assert method.cfg.loss_agg == "token-mean" and method.cfg.lambda_scope == "rollout-batch"
 
 
+# ----------------------------------------------------------------------------- delta_h: expectation (eq. 6 as written)
+def test_expected_entropy_change_hand_example():
+    factors = torch.tensor(
+        [[-0.1029949, 0.05, 0.3]]
+    )  # e_t; the first is p = (0.75, 0.25)'s (test_entropy_change_factor)
+    adv = torch.tensor([[2.0, -1.0, 4.0]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    # -A e: 0.2059898 ; 0.05 ; padding 0
+    assert torch.allclose(expected_entropy_change(factors, adv, mask), torch.tensor([[0.2059898, 0.05, 0.0]]))
+
+
+def test_expectation_mode_balances_the_expected_flow():
+    rb = rollout_batch(logit_scale=2.0, seed=7)
+    method, result, _, _, metrics = run_method("opefo", rb, {"delta_h": "expectation"})
+    assert method.needs_entropy_change_factor and not build_method("opefo").needs_entropy_change_factor
+    dh = -result.advantages * rb.entropy_change_factors * rb.mask  # eq. 6: dH_t = -A_t e_t
+    lam = balance_coefficient(*flow_sums(dh))
+    assert metrics["opefo/lambda"] == pytest.approx(lam.item(), abs=1e-6)
+    assert torch.allclose(result.extras["opefo_weight"], flow_weights(dh, lam))
+    assert metrics["opefo/flow_net_rescaled"] == pytest.approx(0.0, abs=1e-5)
+    # the sampled-token coefficient on the same batch, logged for comparison, is the 'sampled' mode's lambda*
+    _, _, _, _, sampled = run_method("opefo", rb)
+    assert metrics["opefo/lambda_sampled"] == pytest.approx(sampled["opefo/lambda"], abs=1e-7)
+    assert "opefo/lambda_sampled" not in sampled
+
+
+def test_expectation_mode_without_factors_is_refused():
+    rb = rollout_batch(seed=8)
+    rb.entropy_change_factors = None
+    with pytest.raises(ValueError, match="entropy_change_factors"):
+        build_method("opefo", {"delta_h": "expectation"}).rollout(rb)
+    with pytest.raises(ValueError, match="entropy_change_factors"):
+        run_method("opefo", rb, {"delta_h": "expectation", "lambda_scope": "micro-batch"})
+    with pytest.raises(ValueError, match="opefo.delta_h"):
+        build_method("opefo", {"delta_h": "exact"})
+
+
+def test_expectation_mode_micro_batch_scope_equals_rollout_scope_on_the_whole_batch():
+    rb = rollout_batch(logit_scale=2.0, seed=9)
+    _, _, lb_r, loss_r, m_r = run_method("opefo", rb, {"delta_h": "expectation"})
+    _, result, lb_m, loss_m, m_m = run_method("opefo", rb, {"delta_h": "expectation", "lambda_scope": "micro-batch"})
+    assert "opefo_entropy_change_factor" in result.extras
+    assert loss_r.item() == pytest.approx(loss_m.item(), rel=1e-6)
+    assert m_r["opefo/lambda"] == pytest.approx(m_m["opefo/lambda"], abs=1e-7)
+    assert torch.allclose(lb_r.logps.grad, lb_m.logps.grad)
+
+
 # (finite advantages, loss, gradients and metrics for every method: test_method_degenerate.py)
 @pytest.mark.parametrize("case", DEGENERATE_CASES)
 @pytest.mark.parametrize("scope", ["rollout-batch", "micro-batch"])
-def test_degenerate_inputs_keep_lambda_in_range(case, scope):
-    _, _, lb, _, metrics = run_method("opefo", degenerate_batch(case), {"lambda_scope": scope})
+@pytest.mark.parametrize("delta_h", ["sampled", "expectation"])
+def test_degenerate_inputs_keep_lambda_in_range(case, scope, delta_h):
+    _, _, lb, _, metrics = run_method("opefo", degenerate_batch(case), {"lambda_scope": scope, "delta_h": delta_h})
     assert -1 <= metrics["opefo/lambda"] <= 1
     if case in ("all_equal_rewards", "all_masked", "single_response_groups"):  # no flow: lambda* = 0, no gradient
         assert metrics["opefo/lambda"] == 0.0 and torch.all(lb.logps.grad == 0)

@@ -15,6 +15,7 @@ from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_lib.length_buckets import token_logps_by_length
 from rlvr_lib.methods.grpo import GRPO
+from rlvr_lib.methods.opefo import OPEFO
 from rlvr_lib.trainer import RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -151,3 +152,88 @@ def test_fast_sampler_draws_what_generate_draws_when_nothing_is_compacted(tmp_pa
     for (ids, mask), (stock_ids, stock_mask) in zip(fast, stock, strict=False):
         assert torch.equal(mask, stock_mask)
         assert torch.equal(ids * mask, stock_ids * stock_mask)
+
+
+class RecordingOPEFO(OPEFO):
+    name = "opefo"
+
+    def __init__(self, **hparams):
+        super().__init__(hparams)
+        self.batches = []
+
+    def rollout(self, batch):
+        self.batches.append(batch)
+        return super().rollout(batch)
+
+
+@pytest.mark.filterwarnings("ignore:method 'opefo' is defined for exactly one update")
+@pytest.mark.parametrize(
+    "steps_per_generation,from_sampler,fast_sampler",
+    [(1, True, True), (1, False, True), (2, False, True), (2, True, True), (1, True, False)],
+)
+def test_entropy_change_factors_reach_the_method(
+    tmp_path, tiny_dir, steps_per_generation, from_sampler, fast_sampler, monkeypatch
+):
+    """OPEFO's ``delta_h="expectation"`` gets e_t = E_{a~pi}[(1 - pi(a))^2 (log pi(a) + H)] of the behaviour policy at
+    every completion position, from whichever pass gives the behaviour numbers (the sampler's loop; the hook's own
+    forward; TRL's scoring forward when a batch serves several updates; HF generate then a forward): equal to a
+    brute-force sum over the vocabulary of the initial policy's logits on the first batch."""
+    monkeypatch.setattr(RLVRTrainer, "LENGTH_BUCKET_ROWS", 3)
+    monkeypatch.setattr(RLVRTrainer, "BEHAVIOUR_FROM_SAMPLER", from_sampler)
+    monkeypatch.setattr(RLVRTrainer, "FAST_SAMPLER", fast_sampler)
+    head_passes = []
+    stats_forward = RLVRTrainer._behaviour_stats_forward
+
+    def counting_stats_forward(self, *args):
+        head_passes.append(args[0].size(0))
+        return stats_forward(self, *args)
+
+    monkeypatch.setattr(RLVRTrainer, "_behaviour_stats_forward", counting_stats_forward)
+    method = RecordingOPEFO(delta_h="expectation")
+    args = config(
+        tmp_path, max_steps=2, steps_per_generation=steps_per_generation, beta=0.0, learning_rate=1e-6, temperature=0.9
+    )
+    trainer = RLVRTrainer(
+        model=AutoModelForCausalLM.from_pretrained(tiny_dir),
+        processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+        reward_funcs=[accuracy],
+        args=args,
+        method=method,
+        log_reference_kl=False,
+        train_dataset=Dataset.from_list([{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(16)]),
+    )
+    scored = []
+    original_hook = trainer.apply_rollout_hook
+
+    def recording_hook(output):
+        scored.append({k: v.clone() for k, v in output.items() if isinstance(v, torch.Tensor)})
+        return original_hook(output)
+
+    trainer.apply_rollout_hook = recording_hook
+    trainer.train()
+    assert "opefo/lambda" in trainer.state.log_history[0]
+    generations = 2 // steps_per_generation
+    # one behaviour pass per generation batch, which is the sampler's loop when its numbers serve
+    assert len(method.batches) == generations
+    assert head_passes == ([] if from_sampler and fast_sampler else [8 * steps_per_generation] * generations)
+
+    out, batch = scored[0], method.batches[0]
+    input_ids = torch.cat([out["prompt_ids"], out["completion_ids"]], 1)
+    attention_mask = torch.cat([out["prompt_mask"], out["completion_mask"]], 1)
+    keep = out["completion_ids"].size(1)
+    initial = AutoModelForCausalLM.from_pretrained(tiny_dir)
+    with torch.no_grad():  # the whole (B, T, V) logits: the brute-force reference on a tiny model
+        logits = initial(input_ids=input_ids, attention_mask=attention_mask).logits[:, -keep - 1 : -1].double() / 0.9
+    logp = torch.log_softmax(logits, -1)
+    p = logp.exp()
+    expected = (p * (1 - p) ** 2 * (logp + -(p * logp).sum(-1, keepdim=True))).sum(-1)
+    completion = out["completion_mask"].bool()
+    factors = batch.entropy_change_factors
+    assert factors is not None and factors.shape == batch.logps.shape
+    assert torch.allclose(factors[completion].double(), expected[completion], atol=1e-5, rtol=0)
+    assert (factors[~completion] == 0).all()
+    assert torch.allclose(
+        batch.logps[completion].double(),
+        logp.gather(-1, out["completion_ids"][..., None])[..., 0][completion],
+        atol=1e-5,
+    )

@@ -10,11 +10,14 @@ Speed: finished rows leave the batch (see ``sample_tokens``), which HF ``generat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 from transformers import DynamicCache, LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+
+from ..methods.core import expected_entropy_change_factor
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,16 @@ def _warpers(temperature: float, top_p: float) -> LogitsProcessorList:
     return processors
 
 
+class SampledTokens(NamedTuple):
+    """What ``sample_tokens`` returns; (B, max_new_tokens) tensors are 0 (pad for ``tokens``) after a row's end."""
+
+    tokens: torch.Tensor  # (B, max_new_tokens) long
+    lengths: torch.Tensor  # (B,) long
+    logps: torch.Tensor  # (B, max_new_tokens) log-prob of each drawn token
+    entropies: torch.Tensor  # (B, max_new_tokens) entropy (nats) of the distribution it was drawn from
+    entropy_change_factors: torch.Tensor | None = None  # (B, max_new_tokens), when asked for
+
+
 @torch.no_grad()
 def sample_tokens(
     model,
@@ -64,7 +77,8 @@ def sample_tokens(
     max_new_tokens: int,
     eos_ids: list[int],
     pad_token_id: int,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    entropy_change_factors: bool = False,
+) -> SampledTokens:
     """Sample one completion per left-padded prompt row with a KV-cached decoding loop that stops computing
     finished rows.
 
@@ -73,7 +87,10 @@ def sample_tokens(
     Returns ``tokens`` (B, max_new_tokens), pad after each row's end; ``lengths`` (B,), tokens up to and including
     the first eos (``max_new_tokens`` if none); ``logps`` and ``entropies`` (B, max_new_tokens): per generated
     token, the log-probability of the drawn token and the entropy (nats) of the distribution it was drawn from
-    (temperature- and top-p-processed), 0 after the row's end.
+    (temperature- and top-p-processed), 0 after the row's end. With ``entropy_change_factors``, also
+    ``entropy_change_factors`` (B, max_new_tokens): OPEFO's e_t = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H)] of that
+    same distribution (``methods.core.expected_entropy_change_factor``, opefo.txt eq. 6), computed from the step's
+    (rows, V) logits, so no (B, T, V) tensor is ever held; else None. Returned as a ``SampledTokens``.
 
     Each step applies the temperature and top-p warpers to the last logits and draws the next token from their
     softmax with ``torch.multinomial``; position ids count the real tokens (left padding ignored). This is what HF
@@ -96,6 +113,7 @@ def sample_tokens(
     lengths = torch.full((rows,), max_new_tokens, dtype=torch.long, device=device)
     token_logps = torch.zeros(rows, max_new_tokens, device=device)
     token_entropies = torch.zeros(rows, max_new_tokens, device=device)
+    token_factors = torch.zeros(rows, max_new_tokens, device=device) if entropy_change_factors else None
     batch_rows = torch.arange(rows, device=device)  # the original row of each row in the batch
     running = torch.ones(rows, dtype=torch.bool, device=device)  # rows of the batch still generating
     next_position = positions[:, -1:] + 1
@@ -109,6 +127,8 @@ def sample_tokens(
         tokens[live, step] = sampled[running]
         token_logps[live, step] = logp[running]
         token_entropies[live, step] = entropy[running]
+        if token_factors is not None:
+            token_factors[live, step] = expected_entropy_change_factor(scores[running])
         ended = running & torch.isin(sampled, eos)
         lengths[batch_rows[ended]] = step + 1
         running &= ~ended
@@ -124,7 +144,7 @@ def sample_tokens(
             input_ids=sampled[:, None], attention_mask=mask, position_ids=next_position, cache=cache, use_cache=True
         ).logits[:, -1]
         next_position = next_position + 1
-    return tokens, lengths, token_logps, token_entropies
+    return SampledTokens(tokens, lengths, token_logps, token_entropies, token_factors)
 
 
 def _generate_batch(
@@ -132,7 +152,7 @@ def _generate_batch(
 ) -> list[Completion]:
     """Sample one completion per prompt (prompts may repeat) with ``sample_tokens``."""
     enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
-    tokens, lengths, _, entropies = sample_tokens(
+    tokens, lengths, _, entropies, _ = sample_tokens(
         model,
         enc["input_ids"],
         enc["attention_mask"],

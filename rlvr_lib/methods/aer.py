@@ -160,6 +160,7 @@ class AER(GRPO):
             self.initial_entropy = entropy  # eq. 10: H_0 from the first training step
         result.extras[EXTRA_WEIGHT] = weight
         result.metrics = {
+            **result.metrics,
             **self._state_metrics(),
             self.metric("initial_entropy"): self.initial_entropy,
             self.metric("frac_prompts_nonzero_coef"): hard if self.alpha > 0 else 0.0,

@@ -37,6 +37,9 @@ class RolloutBatch:
     entropies: Tensor  # (B, T) behaviour-policy entropy of the next-token distribution
     ref_logps: Tensor | None = None  # (B, T) reference-policy log-probs, when the method needs them
     accuracy: Tensor | None = None  # (B,) 1/0 correctness (the "accuracy" reward) when the reward has one
+    # (B, T) behaviour-policy E_{a~pi}[(1 - pi(a))^2 (log pi(a) + H)] per position (opefo.txt eq. 6), computed from
+    # the full next-token distribution in the behaviour pass, when the method's ``needs_entropy_change_factor``
+    entropy_change_factors: Tensor | None = None
 
 
 @dataclass
@@ -127,6 +130,12 @@ class Method:
 
     @property
     def needs_reference(self) -> bool:
+        return False
+
+    @property
+    def needs_entropy_change_factor(self) -> bool:
+        """Whether ``RolloutBatch.entropy_change_factors`` must be filled (a vocabulary-wide statistic that the
+        trainer computes chunk by chunk in its behaviour pass; only then, since it costs an LM-head pass)."""
         return False
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:

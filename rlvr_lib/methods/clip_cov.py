@@ -135,4 +135,5 @@ class ClipCov(RolloutCovarianceMeans, GRPO):
         kl, metrics = self.kl_term(batch, info["ratio"])
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
         metrics.update(self.own_metrics({"selected_tokens": selected.sum(), "candidate_tokens": candidates.sum()}))
-        return loss, {**metrics, **clip_metrics(info, batch.mask)}
+        flows = self.entropy_flow_diagnostics(batch, info["ratio"], info["clipped_low"], info["clipped_high"])
+        return loss, {**metrics, **clip_metrics(info, batch.mask), **flows}

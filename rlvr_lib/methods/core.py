@@ -130,6 +130,71 @@ def token_covariance(
     return (logps - logp_mean[index, None]) * (adv - adv_mean[index, None]) * mask
 
 
+def token_entropy_change(logps: Tensor, entropies: Tensor, weights: Tensor, mask: Tensor) -> Tensor:
+    """First-order entropy change of a policy-gradient update at the sampled token (eta = 1), (B, T):
+
+        dH_t = -w_t * (1 - p_t)^2 * (log p_t + H_t),        p_t = exp(logp_t), H_t the entropy at that position.
+
+    opefo.txt eq. 6 evaluated at the sampled token (a one-sample estimate of its expectation over a ~ pi), with the
+    policy-gradient weight w_t: A_t strictly on-policy (eq. 6), I_clip * r_t * A_t under a clipped ratio (Hao et al.
+    2025b, as opefo.txt App. A, L566, quotes it). logps, entropies, mask: (B, T); weights (B, T) or (B, 1).
+    Inputs are detached (a diagnostic, L181); 0 at masked positions.
+    """
+    logps, entropies, weights = logps.detach(), entropies.detach(), weights.detach()
+    one_minus_p = -torch.expm1(logps)  # 1 - exp(logp), accurate when p is near 1
+    return -weights * one_minus_p.square() * (logps + entropies) * mask
+
+
+def entropy_flow_by_clip_side(
+    logps: Tensor,
+    entropies: Tensor,
+    advantages: Tensor,
+    ratio: Tensor,
+    clipped_low: Tensor,
+    clipped_high: Tensor,
+    mask: Tensor,
+) -> dict[str, Tensor]:
+    """Sums of token entropy changes for opefo.txt fig. 2(b) and 2(c), over one batch of tokens. Scalars.
+
+    With dH_t = ``token_entropy_change`` at weight r_t * A_t (the update's weight before the clip removes it):
+    ``net`` = sum of dH_t over the tokens the clip keeps (weight I_clip r_t A_t: the first-order entropy change of
+    this update, fig. 2(b)'s "net dH per update step"), ``pos`` / ``neg`` its entropy-increasing part and the
+    magnitude of its entropy-decreasing part, and ``clipped_high`` / ``clipped_low`` = sum of dH_t over the tokens
+    clipped at the upper / lower bound (fig. 2(c): the entropy change those tokens would have made, which the clip
+    removes). logps, entropies (current policy), ratio, clipped_low/high (boolean, from ``ppo_clip_loss``), mask:
+    (B, T) (ratio may be (B, 1)); advantages (B, T) or (B, 1). Strictly on-policy, r = 1 and nothing is clipped, so
+    ``net`` is eq. 6's sum over the batch at the sampled tokens.
+    """
+    mask = mask.to(logps.dtype)
+    delta_h = token_entropy_change(logps, entropies, ratio.detach() * advantages, mask)
+    high, low = clipped_high.to(mask.dtype) * mask, clipped_low.to(mask.dtype) * mask
+    kept = delta_h * (1.0 - torch.maximum(high, low))
+    return {
+        "net": kept.sum(),
+        "pos": kept.clamp(min=0).sum(),
+        "neg": (-kept).clamp(min=0).sum(),
+        "clipped_high": (delta_h * high).sum(),
+        "clipped_low": (delta_h * low).sum(),
+    }
+
+
+def expected_entropy_change_factor(logits: Tensor) -> Tensor:
+    """e = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H)] over the last dimension, pi = softmax(logits), H its entropy.
+
+    opefo.txt eq. 6 (L175) is dH_t = -eta * E_{a ~ pi^k(.|s_t)}[A_t (1 - pi(a))^2 (log pi(a) + H_t)]; A_t does not
+    depend on a, so dH_t = -eta * A_t * e_t with this per-position factor of the next-token distribution alone.
+    logits: (..., V), any float dtype (computed in float32, or float64 if given). Returns (...). Tokens with
+    pi(a) = 0 (logits -inf, e.g. removed by top-p) contribute 0. Since E[log pi(a) + H] = 0, e = 0 for a uniform
+    or a one-hot distribution. No gradient is intended (a diagnostic weight, L181); callers run it under no_grad.
+    """
+    logits = logits if logits.dtype == torch.float64 else logits.float()
+    logp = torch.log_softmax(logits, dim=-1)
+    p = logp.exp()
+    entropy = torch.special.entr(p).sum(-1, keepdim=True)  # entr(0) = 0
+    terms = p * (1.0 - p).square() * (logp + entropy)
+    return torch.where(p > 0, terms, torch.zeros_like(terms)).sum(-1)
+
+
 # ----------------------------------------------------------------------------- advantages
 def group_normalized_advantages(
     rewards: Tensor, group_ids: Tensor, *, scale: bool = True, std_kind: StdKind = "sample", eps: float = 1e-4

@@ -26,6 +26,8 @@ from typing import Literal
 import torch
 from torch import Tensor
 
+from ..analysis.covariance import TOP_PERCENTS, percentile_metrics
+from ..analysis.covariance import covariance_percentiles as side_percentiles
 from .base import LossBatch, RolloutBatch, RolloutResult, hparam
 from .core import (
     AdvCentering,
@@ -36,7 +38,6 @@ from .core import (
     group_index,
     group_mean_std,
     group_sum,
-    masked_quantiles,
     ppo_clip_loss,
     to_floats,
     token_covariance,
@@ -46,7 +47,7 @@ from .registry import register
 
 Scope = Literal["group", "batch"]
 # Table 1 / fig. 3 of the paper: covariance magnitude at the top 0.01 %, 1 %, 20 %, 40 %, 100 % of tokens.
-COV_TOP_PERCENTS = (0.01, 1.0, 20.0, 40.0, 100.0)
+COV_TOP_PERCENTS = TOP_PERCENTS
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -89,20 +90,14 @@ def normalize_weights(w: Tensor, mask: Tensor, index: Tensor, n_segments: int) -
 
 
 def covariance_percentiles(cov: Tensor, mask: Tensor, top_percents=COV_TOP_PERCENTS) -> dict[str, float]:
-    """Table 1 of the paper: the covariance at the top p % of positive and of negative tokens.
+    """Table 1 of the paper: the covariance at the top p % of positive and of negative tokens, and each side's share.
 
     For positive c the value above which p % of the positive covariances lie (quantile 1 - p/100); for
-    negative c the value below which p % of the negative ones lie (quantile p/100). A side with no tokens
-    (e.g. every group has equal rewards) is left out rather than logged as NaN. Keys without the method prefix.
+    negative c the value below which p % of the negative ones lie (quantile p/100); ``analysis.covariance``
+    on the masked entries. A side with no tokens (e.g. every group has equal rewards) is left out rather than
+    logged as NaN. Keys without the method prefix: ``cov_{pos,neg}_top<p>pct``, ``cov_{pos,neg}_share``.
     """
-    valid = mask.bool()
-    pos = masked_quantiles(cov, valid & (cov > 0), tuple(1.0 - p / 100.0 for p in top_percents))
-    neg = masked_quantiles(cov, valid & (cov < 0), tuple(p / 100.0 for p in top_percents))
-    out = {}
-    for p, vp, vn in zip(top_percents, pos, neg, strict=False):
-        out[f"cov_pos_top{p:g}pct"] = vp
-        out[f"cov_neg_top{p:g}pct"] = vn
-    return {k: v for k, v in out.items() if not math.isnan(v)}
+    return percentile_metrics(side_percentiles(cov[mask.bool()], top_percents))
 
 
 def covariance_weighted_advantages(
@@ -179,7 +174,10 @@ class CWGRPO(GRPO):
         logp_source: Literal["behaviour", "current"] = hparam(
             "behaviour", "logp in c: rollout (behaviour) policy, or the current policy at loss time"
         )
-        log_percentiles: bool = hparam(True, "table-1 covariance percentiles each rollout (a sort of the batch)")
+        log_percentiles: bool = hparam(
+            True,
+            "table-1 percentiles of this method's c each rollout (logp_source 'behaviour' only; the loss is unchanged)",
+        )
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         c = self.cfg
@@ -222,4 +220,5 @@ class CWGRPO(GRPO):
         per_token, info = ppo_clip_loss(batch.logps, batch.old_logps, batch.advantages, eps_low, eps_high)
         kl, kl_metrics = self.kl_term(batch, info["ratio"])
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
-        return loss, {**metrics, **kl_metrics, **clip_metrics(info, batch.mask)}
+        flows = self.entropy_flow_diagnostics(batch, info["ratio"], info["clipped_low"], info["clipped_high"])
+        return loss, {**metrics, **kl_metrics, **clip_metrics(info, batch.mask), **flows}

@@ -53,4 +53,5 @@ class EntAdv(GRPO):
             {"bonus_mean": masked_mean(psi, batch.mask), "bonus_capped_frac": masked_mean(bound_binds, batch.mask)},
             psi.dtype,
         )
+        metrics.update(self.covariance_diagnostics(batch, adv[:, 0]))
         return RolloutResult(advantages=(adv + psi).contiguous(), metrics=metrics)

@@ -324,4 +324,5 @@ class ERPO(GRPO):
             seq_adv, logps, ref, _at_least_fp32(batch.entropies), batch.mask, index, n_groups, self.cfg
         )
         metrics = self.prefixed(erpo_metrics(final, seq_adv.to(final.dtype), batch.mask.to(final.dtype), parts))
+        metrics.update(self.covariance_diagnostics(batch, seq_adv))
         return RolloutResult(advantages=final, metrics=metrics)

@@ -4,18 +4,57 @@ Advantage: A_i = (r_i - mean_G r) / (std_G r + eps), broadcast to every token of
 Loss per token: -min(rho*A, clip(rho, 1-eps_low, 1+eps_high)*A) + beta * KL_k3(pi || pi_ref) [* rho],
 aggregated by ``loss_agg``. DAPO is the same loss with eps_high 0.28 and token-mean aggregation.
 With default settings both equal TRL 1.16's ``loss_type="grpo"`` / ``"dapo"`` losses (parity test).
+
+Two opt-in diagnostics, shared by every method built on ``GRPO`` (they never change a loss or an advantage):
+``log_percentiles`` logs CW-GRPO's table-1 token-covariance percentiles each rollout batch
+(``covariance_diagnostics``), ``log_entropy_flow`` logs opefo.txt fig. 2(b)/(c)'s entropy flows each micro-batch
+(``entropy_flow_diagnostics``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import Tensor
 
+from ..analysis.covariance import covariance_percentiles, percentile_metrics
 from ..schema import require_at_least
 from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
-from .core import Aggregation, Aggregator, clip_metrics, group_normalized_advantages, k3_kl, masked_mean, ppo_clip_loss
+from .core import (
+    Aggregation,
+    Aggregator,
+    clip_metrics,
+    entropy_flow_by_clip_side,
+    group_index,
+    group_normalized_advantages,
+    k3_kl,
+    masked_mean,
+    ppo_clip_loss,
+    to_floats,
+    token_covariance,
+)
 from .registry import register
+
+ENTROPY_FLOW_PREFIX = "entropy_flow/"  # one name for every method, so runs compare in one figure
+
+
+def log_percentiles_field(default: bool = False):
+    """The ``log_percentiles`` switch (a Config field of every method built on GRPO)."""
+    return hparam(
+        default,
+        "diagnostic: log cw_grpo.txt table 1's token-covariance percentiles (c of CW-GRPO: behaviour log-probs, "
+        "per prompt group) each rollout batch; the loss is unchanged",
+    )
+
+
+def log_entropy_flow_field():
+    """The ``log_entropy_flow`` switch (a Config field of every method built on GRPO)."""
+    return hparam(
+        False,
+        "diagnostic: log opefo.txt fig. 2(b)/(c)'s entropy flows (net dH of the update, dH of upper- and "
+        "lower-clipped tokens) each micro-batch; the loss is unchanged",
+    )
 
 
 @dataclass
@@ -39,6 +78,8 @@ class GRPO(Method):
     class Config(ReferenceKLConfig):
         eps_low: float = hparam(0.2, "PPO clip: rho below 1 - eps_low is clipped (DeepSeekMath eq. 3)")
         eps_high: float = hparam(0.2, "PPO clip: rho above 1 + eps_high is clipped (DAPO clip-higher: 0.28)")
+        log_percentiles: bool = log_percentiles_field()
+        log_entropy_flow: bool = log_entropy_flow_field()
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -57,7 +98,42 @@ class GRPO(Method):
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         adv = self.sequence_advantages(batch)
-        return RolloutResult(advantages=adv[:, None].expand_as(batch.mask).contiguous())
+        return RolloutResult(
+            advantages=adv[:, None].expand_as(batch.mask).contiguous(), metrics=self.covariance_diagnostics(batch, adv)
+        )
+
+    def covariance_diagnostics(self, batch: RolloutBatch, seq_adv: Tensor) -> dict[str, float]:
+        """With ``log_percentiles``: ``<method>/cov_{pos,neg}_top<p>pct`` and ``cov_{pos,neg}_share``
+        (``analysis.covariance``) of c_{i,t} = (logp - mean logp)(A_i - mean A), means over each prompt group's
+        tokens (CW-GRPO's c with its default scope and centring, cw_grpo.txt sec. 2.3), behaviour log-probs and the
+        (B,) GRPO advantages ``seq_adv``. Costs one copy of the batch's covariances to the host; {} when off."""
+        if not self.cfg.log_percentiles:
+            return {}
+        index, n_groups = group_index(batch.group_ids)
+        cov = token_covariance(batch.logps.detach().float(), seq_adv.float(), batch.mask, index, n_groups)
+        return self.prefixed(percentile_metrics(covariance_percentiles(cov[batch.mask.bool()])))
+
+    def entropy_flow_diagnostics(
+        self, batch: LossBatch, ratio: Tensor, clipped_low: Tensor | None = None, clipped_high: Tensor | None = None
+    ) -> dict[str, float]:
+        """With ``log_entropy_flow``: ``entropy_flow/{net,pos,neg,clipped_high,clipped_low}``
+        (``core.entropy_flow_by_clip_side`` at the current policy's detached log-probs and entropies, the loss's
+        advantages and ratio, and the clip's masks; None: nothing clipped), scaled so that TRL's mean over the
+        optimizer step's micro-batches is the step's sum (per process; a mean over processes). {} when off."""
+        if not self.cfg.log_entropy_flow:
+            return {}
+        none = torch.zeros_like(batch.mask, dtype=torch.bool)
+        flows = entropy_flow_by_clip_side(
+            batch.logps,
+            batch.entropies,
+            batch.advantages,
+            ratio,
+            none if clipped_low is None else clipped_low,
+            none if clipped_high is None else clipped_high,
+            batch.mask,
+        )
+        micro_batches = batch.num_seqs / max(batch.mask.size(0), 1)
+        return {ENTROPY_FLOW_PREFIX + k: v * micro_batches for k, v in to_floats(flows).items()}
 
     def aggregator(self, batch: LossBatch) -> Aggregator:
         return Aggregator(self.cfg.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)
@@ -75,7 +151,8 @@ class GRPO(Method):
         per_token, info = ppo_clip_loss(batch.logps, batch.old_logps, batch.advantages, c.eps_low, c.eps_high)
         kl, metrics = self.kl_term(batch, info["ratio"])
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
-        return loss, {**metrics, **clip_metrics(info, batch.mask)}
+        flows = self.entropy_flow_diagnostics(batch, info["ratio"], info["clipped_low"], info["clipped_high"])
+        return loss, {**metrics, **clip_metrics(info, batch.mask), **flows}
 
 
 @register

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import Tensor
 
 from .base import LossBatch, SharedConfig, hparam
 from .core import Aggregation
-from .grpo import GRPO
+from .grpo import GRPO, log_entropy_flow_field, log_percentiles_field
 from .registry import register
 
 
@@ -45,6 +46,8 @@ class GRPOOnPolicy(GRPO):
         loss_agg: Aggregation = hparam(
             "token-mean", "fig. 3 reduces with a plain mean over tokens: token-mean is its masked form"
         )
+        log_percentiles: bool = log_percentiles_field()
+        log_entropy_flow: bool = log_entropy_flow_field()
 
     @property
     def needs_reference(self) -> bool:
@@ -52,4 +55,11 @@ class GRPOOnPolicy(GRPO):
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         per_token = reinforce_loss(batch.logps, batch.advantages)
-        return self.aggregator(batch)(per_token, batch.mask), {}
+        return self.aggregator(batch)(per_token, batch.mask), self.entropy_flow_diagnostics(
+            batch, self.unit_ratio(batch)
+        )
+
+    @staticmethod
+    def unit_ratio(batch: LossBatch) -> Tensor:
+        """The importance ratio of a strictly on-policy update: 1 everywhere, (B, T)."""
+        return torch.ones_like(batch.mask)

@@ -62,4 +62,5 @@ class GSPO(GRPO):
         own = self.own_metrics(
             {"seq_ratio_mean": seq_ratio.mean(), "seq_ratio_max_dev": (seq_ratio - 1).abs().max()}, seq_ratio.dtype
         )
-        return loss, {**metrics, **clip_metrics(info, batch.mask), **own}
+        flows = self.entropy_flow_diagnostics(batch, info["ratio"], info["clipped_low"], info["clipped_high"])
+        return loss, {**metrics, **clip_metrics(info, batch.mask), **own, **flows}

@@ -20,7 +20,7 @@ from ..schema import require_at_least, require_between
 from .base import LossBatch, hparam
 from .clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
 from .core import Aggregation, masked_mean
-from .grpo import GRPO, ReferenceKLConfig
+from .grpo import GRPO, ReferenceKLConfig, log_entropy_flow_field, log_percentiles_field
 from .registry import register
 
 
@@ -65,6 +65,8 @@ class KLCov(RolloutCovarianceMeans, GRPO):
         )
         kl_cov_coef: float = hparam(1.0, "Cui et al. and aer.txt table 3 (lambda_kl = 1.0); verl's default is 0.1")
         cov_mean_scope: CovMeanScope = cov_mean_scope_field()
+        log_percentiles: bool = log_percentiles_field()
+        log_entropy_flow: bool = log_entropy_flow_field()
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -80,4 +82,4 @@ class KLCov(RolloutCovarianceMeans, GRPO):
         loss = self.aggregator(batch)(per_token + kl, batch.mask)
         abs_log_ratio = masked_mean((batch.logps.detach() - batch.old_logps).abs(), batch.mask)
         metrics.update(self.own_metrics({"selected_tokens": selected.sum(), "abs_log_ratio": abs_log_ratio}))
-        return loss, metrics
+        return loss, {**metrics, **self.entropy_flow_diagnostics(batch, ratio)}  # no clip: nothing clipped

@@ -1,9 +1,13 @@
 """OPEFO: On-Policy Entropy Flow Optimization (opefo.txt sec. 5, eq. 6-9, fig. 3).
 
 Per token, the first-order entropy change of a strict on-policy update (eq. 6, eta dropped: it cancels in
-eq. 9), estimated at the sampled token y_t (one-sample estimate of the expectation over a ~ pi in eq. 6):
+eq. 9), in one of two forms (``delta_h``):
 
-    dH_t = -A_t * (1 - p_t)^2 * (log p_t + H_t),          p_t = pi(y_t | s_t), H_t = entropy at s_t.
+    sampled:      dH_t = -A_t * (1 - p_t)^2 * (log p_t + H_t),   p_t = pi(y_t | s_t), H_t = entropy at s_t
+                  (the sampled token y_t ~ pi: a one-sample estimate of eq. 6's expectation);
+    expectation:  dH_t = -A_t * e_t,   e_t = E_{a ~ pi(.|s_t)}[(1 - pi(a))^2 (log pi(a) + H_t)]
+                  (eq. 6 as written: a sum over the vocabulary, which the trainer computes from the logits in its
+                  behaviour pass, chunk by chunk, and passes as ``RolloutBatch.entropy_change_factors``).
 
 S+ = {dH > 0} (entropy-increasing), S- = {dH < 0} (sec. 5.1). The balancing coefficient (eq. 9)
 
@@ -16,8 +20,7 @@ on S-, unchanged elsewhere (dH = 0), with no ratio, clip or reference; one updat
 Ablations (opefo.txt table 2): ``lambda_mode="static"`` (fixed lambda = ``static_lambda``, 0.001),
 ``balance_sides="pos"`` (S+ only) or ``"neg"`` (S- only). Open choices (``docs/assumptions.md (opefo)``):
 ``lambda_scope`` (rollout batch, the paper's "batch", or micro-batch, what fig. 3 computes on the tensor it
-is given) and ``loss_agg`` (fig. 3's ``.mean()`` -> token-mean). The expectation form of eq. 6 needs the full
-next-token distribution, which (B, T) inputs do not carry: only the sampled-token form is offered.
+is given), ``loss_agg`` (fig. 3's ``.mean()`` -> token-mean) and ``delta_h`` (above).
 """
 
 from __future__ import annotations
@@ -30,11 +33,14 @@ from torch import Tensor
 
 from ..schema import require_at_least, require_between
 from .base import LossBatch, RolloutBatch, RolloutResult, hparam
+from .core import token_entropy_change
 from .grpo_onpolicy import GRPOOnPolicy, reinforce_loss
 from .registry import register
 
 BalanceSides = Literal["both", "pos", "neg"]
+DeltaH = Literal["sampled", "expectation"]
 EXTRA_WEIGHT = "opefo_weight"
+EXTRA_FACTOR = "opefo_entropy_change_factor"
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -42,11 +48,18 @@ def entropy_change(logps: Tensor, entropies: Tensor, advantages: Tensor, mask: T
     """Sampled-token first-order entropy change dH_t = -A_t (1 - p_t)^2 (log p_t + H_t) (eq. 6, eta = 1).
 
     logps, entropies, mask: (B, T); advantages (B, T) or (B, 1). Inputs are detached (dH is a diagnostic
-    weight, opefo.txt sec. 3.3). Returns (B, T), 0 at masked positions.
+    weight, opefo.txt sec. 3.3). Returns (B, T), 0 at masked positions. ``core.token_entropy_change`` with w = A.
     """
-    logps, entropies, advantages = logps.detach(), entropies.detach(), advantages.detach()
-    one_minus_p = -torch.expm1(logps)  # 1 - exp(logp), accurate when p is near 1
-    return -advantages * one_minus_p.square() * (logps + entropies) * mask
+    return token_entropy_change(logps, entropies, advantages, mask)
+
+
+def expected_entropy_change(factors: Tensor, advantages: Tensor, mask: Tensor) -> Tensor:
+    """Eq. 6 as written (eta = 1): dH_t = -A_t * e_t with e_t = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H_t)].
+
+    factors: (B, T) e_t of the behaviour policy (``core.expected_entropy_change_factor`` of each position's logits);
+    advantages (B, T) or (B, 1); mask (B, T). Detached. Returns (B, T), 0 at masked positions.
+    """
+    return -advantages.detach() * factors.detach() * mask
 
 
 def flow_sums(delta_h: Tensor) -> tuple[Tensor, Tensor]:
@@ -95,18 +108,42 @@ class OPEFO(GRPOOnPolicy):
             "rollout-batch", "sec. 5.3 'computed directly from the current batch'; fig. 3 uses the tensor given"
         )
         lambda_eps: float = hparam(1e-12, "fig. 3 clamp_min(eps) of eq. 9's denominator")
+        delta_h: DeltaH = hparam(
+            "sampled",
+            "eq. 6 at the sampled token (one-sample estimate) or 'expectation': E over the vocabulary (eq. 6 as "
+            "written; the trainer computes it from the logits)",
+        )
 
         def __post_init__(self) -> None:
             super().__post_init__()
             require_between(self, "static_lambda", -1.0, 1.0)
             require_at_least(self, 0.0, "lambda_eps", strict=True)
 
+    @property
+    def needs_entropy_change_factor(self) -> bool:
+        return self.cfg.delta_h == "expectation"
+
     def balance(
-        self, logps: Tensor, entropies: Tensor, advantages: Tensor, mask: Tensor
+        self, logps: Tensor, entropies: Tensor, advantages: Tensor, mask: Tensor, factors: Tensor | None = None
     ) -> tuple[Tensor, dict[str, float]]:
-        """Weights (B, T) and the flow metrics for one scope of tokens (rollout batch or micro-batch)."""
+        """Weights (B, T) and the flow metrics for one scope of tokens (rollout batch or micro-batch).
+
+        ``factors`` (B, T): the e_t of ``delta_h="expectation"``. In that mode the metrics also carry
+        ``lambda_sampled``, the eq. 9 coefficient the sampled-token form would give on the same tokens.
+        """
         c = self.cfg
-        delta_h = entropy_change(logps, entropies, advantages, mask)
+        sampled = entropy_change(logps, entropies, advantages, mask)
+        extra = {}
+        if c.delta_h == "expectation":
+            if factors is None:
+                raise ValueError(
+                    "opefo: delta_h='expectation' needs RolloutBatch.entropy_change_factors (the trainer fills them "
+                    "when the method's needs_entropy_change_factor is True)"
+                )
+            delta_h = expected_entropy_change(factors, advantages, mask)
+            extra["lambda_sampled"] = balance_coefficient(*flow_sums(sampled), c.lambda_eps)
+        else:
+            delta_h = sampled
         pos_flow, neg_flow = flow_sums(delta_h)
         if c.lambda_mode == "adaptive":
             lam = balance_coefficient(pos_flow, neg_flow, c.lambda_eps)
@@ -123,20 +160,28 @@ class OPEFO(GRPOOnPolicy):
                 "flow_net_rescaled": (weights * delta_h).sum(),
                 "frac_pos": (delta_h > 0).sum() / n_valid,
                 "frac_neg": (delta_h < 0).sum() / n_valid,  # dH = 0 if masked
+                **extra,
             }
         )
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         result = super().rollout(batch)
+        factors = batch.entropy_change_factors if self.cfg.delta_h == "expectation" else None
         if self.cfg.lambda_scope == "rollout-batch":
-            weights, result.metrics = self.balance(batch.logps, batch.entropies, result.advantages, batch.mask)
+            weights, metrics = self.balance(batch.logps, batch.entropies, result.advantages, batch.mask, factors)
+            result.metrics.update(metrics)
             result.extras[EXTRA_WEIGHT] = weights
+        elif factors is not None:  # the loss needs them per micro-batch (behaviour = current policy: on-policy)
+            result.extras[EXTRA_FACTOR] = factors
         return result
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         if self.cfg.lambda_scope == "rollout-batch":
             weights, metrics = batch.extras[EXTRA_WEIGHT], {}
         else:  # pi^k of eq. 6 is the current policy, which is the behaviour policy when strictly on-policy
-            weights, metrics = self.balance(batch.logps, batch.entropies, batch.advantages, batch.mask)
+            factors = batch.extras.get(EXTRA_FACTOR)
+            weights, metrics = self.balance(batch.logps, batch.entropies, batch.advantages, batch.mask, factors)
         per_token = opefo_loss(batch.logps, batch.advantages, weights)
+        # the update's weight on token t is w_t * A_t (ratio 1): its net flow is eq. 8's left side
+        metrics = {**metrics, **self.entropy_flow_diagnostics(batch, weights)}
         return self.aggregator(batch)(per_token, batch.mask), metrics

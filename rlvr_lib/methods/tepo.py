@@ -3,7 +3,7 @@ Algorithm 1, App. D).
 
 Per token of response i (eq. 4):
 
-    J_{i,t} = min(w_i * A_{i,t}, clip(w_i, 1-eps_low, 1+eps_high) * A_{i,t})
+    J_{i,t} = min(w_i * A_{i,t}, clip(w_i, 1-eps_low, 1+eps_high) * A_{i,t})     (eq. 4: eps_low = eps_high = eps)
               - beta * KL(pi_theta || pi_old)_{i,t} * M_{i,t}
     w_i     = exp(1/|o_i| sum_t (logp_{i,t} - old_logp_{i,t}))      (sec. 3.3.1: geometric mean of token ratios)
     M_{i,t} = 1 if A_{i,t} > 0 and Delta H_{i,t} < 0 else 0          (Delta H = current - behaviour entropy)
@@ -118,8 +118,8 @@ class TEPO(Method):
 
     @dataclass
     class Config(SharedConfig):
-        eps_low: float = hparam(0.2, "sec. 4.1: the clip-higher bounds the paper uses (eq. 4 has one eps)")
-        eps_high: float = hparam(0.28, "sec. 4.1 clip-higher")
+        eps_low: float = hparam(0.2, "eq. 4's single eps (clip(w, 1 - eps, 1 + eps)); no value given: PPO's/GRPO's 0.2")
+        eps_high: float = hparam(0.2, "eq. 4's single eps (symmetric); 0.28 is the GRPO/DAPO baselines' (sec. 4.1)")
         beta: float = hparam(0.001, "KL coefficient, sec. 4.1, Qwen2.5-7B (1.0 for Qwen3-14B)")
         kl_estimator: KLEstimator = hparam("k3", "per-token KL estimator in eq. 4")
         mask_scope: MaskScope = hparam("pos_adv_entropy_down", "M_{i,t} of eq. 4 (table 3 panel E); 'all': panel A")
