@@ -165,6 +165,7 @@ def build_trainer(
         peft_config=peft_config,
         method=method,
         log_reference_kl=cfg.log_reference_kl,
+        reference_kl_every=cfg.reference_kl_every,
         compile_generation=resolved_rollout_generation(cfg) == "static_compile",
     )
     use_progress_bar(trainer)

@@ -75,6 +75,8 @@ class RLVRTrainer(GRPOTrainer):
             (a PEFT model, whose reference is the model with adapters off, or a method that keeps a reference
             anyway) or the policy has fewer than ``REFERENCE_COPY_MAX_PARAMS`` parameters; off otherwise, since
             the copy of a full fine-tuned large model costs its weights again in GPU memory.
+        reference_kl_every: with ``log_reference_kl``, log the KL on rollout batches 1, 1 + N, 1 + 2N, ... only
+            (each costs a reference forward pass); a method that needs the reference gets it on every batch.
         compile_generation: let transformers compile the decoding step (TRL sets ``disable_compile=True``); meant
             with ``GRPOConfig.cache_implementation="static"``, where it makes rollouts several times faster on a GPU.
         Every other argument goes to ``trl.GRPOTrainer``.
@@ -89,6 +91,7 @@ class RLVRTrainer(GRPOTrainer):
         *args: Any,
         method: Method,
         log_reference_kl: bool | None = None,
+        reference_kl_every: int = 1,
         compile_generation: bool = False,
         **kwargs: Any,
     ):
@@ -110,6 +113,10 @@ class RLVRTrainer(GRPOTrainer):
             small = sum(p.numel() for p in self.model.parameters()) < REFERENCE_COPY_MAX_PARAMS
             log_reference_kl = is_peft_model(self.model) or method.needs_reference or small
         self.log_reference_kl = log_reference_kl
+        if reference_kl_every < 1:
+            raise ValueError(f"reference_kl_every must be >= 1, got {reference_kl_every}")
+        self.reference_kl_every = reference_kl_every
+        self._rollout_batches = 0  # rollout batches scored so far (train mode), for the KL logging cadence
         self._uses_reference = method.needs_reference or log_reference_kl
         if self._uses_reference and not is_peft_model(self.model):
             reference = copy.deepcopy(self.model).eval().requires_grad_(False)
@@ -369,10 +376,15 @@ class RLVRTrainer(GRPOTrainer):
         if "tool_mask" in output:
             mask = mask * output["tool_mask"]
 
+        log_kl_now = self.log_reference_kl and self._rollout_batches % self.reference_kl_every == 0
+        if mode == "train":
+            self._rollout_batches += 1
         with torch.no_grad():
             logps, entropies, factors = self._behaviour_stats(input_ids, attention_mask, logits_to_keep)
             ref_logps = (
-                self._reference_logps(input_ids, attention_mask, logits_to_keep) if self._uses_reference else None
+                self._reference_logps(input_ids, attention_mask, logits_to_keep)
+                if self.method.needs_reference or log_kl_now
+                else None
             )
         if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
             output["old_per_token_logps"] = logps

@@ -241,6 +241,29 @@ def test_reference_kl_logging_auto_rule(tmp_path, tiny_dir):
         assert "kl_to_reference" in lora.state.log_history[0]
 
 
+def test_reference_kl_logged_on_every_nth_rollout_batch(tmp_path, tiny_dir):
+    def kl_steps(method, every):
+        trainer = RLVRTrainer(
+            model=AutoModelForCausalLM.from_pretrained(tiny_dir),
+            processing_class=AutoTokenizer.from_pretrained(tiny_dir),
+            reward_funcs=[exact_match],
+            train_dataset=dataset(),
+            method=method,
+            args=config(tmp_path, max_steps=5, logging_steps=1),
+            reference_kl_every=every,
+        )
+        trainer.train()
+        return [row["step"] for row in trainer.state.log_history if "kl_to_reference" in row]
+
+    assert kl_steps(build_method("grpo"), 1) == [1, 2, 3, 4, 5]
+    assert kl_steps(build_method("grpo"), 2) == [1, 3, 5]  # rollout batches 1, 3, 5 (one per step here)
+    method = CountingMethod({"beta": 0.01})  # a method that uses the reference gets it on every batch
+    kl_steps(method, 3)
+    assert method.last_rollout.ref_logps is not None
+    with pytest.raises(ValueError, match="reference_kl_every must be >= 1"):
+        kl_steps(build_method("grpo"), 0)
+
+
 def test_rollout_generation_options(tmp_path, monkeypatch):
     import rlvr_lib.train as train_module
     from rlvr_lib.config import TrainConfig
