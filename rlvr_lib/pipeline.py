@@ -328,6 +328,120 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
     return results
 
 
+# ----------------------------------------------------------------------------- stage: testbed properties
+TESTBED_DIR = REPORTS_DIR / "testbed"
+
+
+def stage_testbed_properties(params: Params) -> dict[str, Any]:
+    """The testbed's measured properties (``rlvr_lib.testbed.properties``): the base policy and every seed of
+    ``testbed_properties.run`` sampled ``testbed_properties.n`` times per eval problem, each run's entropy ratio
+    from its training log, v3 route shares, and ERPO's fig. 1(b) perturbation study on the base policy. Writes
+    ``reports/testbed/`` (README.md, properties.json, passk.png)."""
+    import pandas as pd
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from .analysis.perturbation import collect_correct_responses, perturbation_study
+    from .eval import combine_seeds
+    from .plots import plot_pass_at_k
+    from .report import _png
+    from .testbed import properties
+
+    if params.data.source != "testbed":  # nothing to measure: say so, so that the report stage can still run
+        with staging_dir(".", "testbed_properties") as staged:
+            write_atomic(
+                staged / "README.md",
+                "# The testbed's measured properties\n\nNot measured: data.source is "
+                "'files' (real data sets), and these are properties of the synthetic testbed.\n",
+            )
+            publish({staged: TESTBED_DIR})
+        return {}
+    cfg, e = params.testbed_properties, params.eval
+    if cfg.run not in params.runs:
+        raise ValueError(
+            f"testbed_properties.run: '{cfg.run}' is not an entry of params.yaml 'methods' ({', '.join(params.runs)})"
+        )
+    problems = eval_sets()["testbed"]
+    sampling = {"temperature": e.temperature, "top_p": e.top_p, "max_new_tokens": e.max_new_tokens}
+    v3 = params.data.testbed.task == "v3"
+    histories = {}
+    for seed in params.seeds:  # check every input before sampling anything
+        path = TRAINING_LOGS_DIR / cfg.run / seed_folder(seed) / "history.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} not found: run `dvc repro train@{cfg.run}-{seed}`")
+        histories[seed] = json.loads(path.read_text())
+        model_for_run(params, cfg.run, seed)
+
+    def load(path: str):
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        tokenizer.padding_side = "left"
+        model = AutoModelForCausalLM.from_pretrained(path)
+        return (model.to("cuda") if torch.cuda.is_available() else model).eval(), tokenizer
+
+    def measure(path: str, seed: int) -> dict:
+        model, tokenizer = load(path)
+        result = properties.evaluate_by_kind(
+            model, tokenizer, problems, n=cfg.n, seed=seed, batch_size=e.batch_size, n_boot=e.n_boot, **sampling
+        )
+        if v3:
+            result["routes"] = properties.route_shares(
+                model, tokenizer, problems, n=cfg.route_samples, seed=seed + 1, batch_size=e.batch_size, **sampling
+            )
+        return result
+
+    base_seed = params.seeds[0]
+    base = measure(base_model_path(params), base_seed)
+    runs = {seed: measure(model_for_run(params, cfg.run, seed), seed) for seed in params.seeds}
+    summary = properties.summarise(base, runs, histories, n=cfg.n, last=cfg.entropy_last, n_boot=e.n_boot)
+
+    model, tokenizer = load(base_model_path(params))
+    regenerate = {"temperature": e.temperature, "max_new_tokens": e.max_new_tokens}  # the protocol samples top_p 1
+    responses = collect_correct_responses(
+        model, tokenizer, problems, n=cfg.perturb_samples, seed=base_seed, batch_size=e.batch_size, **regenerate
+    )
+    perturbation = {}
+    for mode in ("uniform", "policy") if responses else ():  # none: the base solved no problem (tiny smoke model)
+        study = perturbation_study(
+            model,
+            tokenizer,
+            responses,
+            frac=cfg.perturb_frac,
+            replacement=mode,
+            batch_size=e.batch_size,
+            seed=base_seed,
+            n_boot=e.n_boot,
+            **regenerate,
+        )
+        study.pop("trials")
+        perturbation[mode] = study
+    summary["perturbation"] = perturbation
+
+    curves = {"base": base["metrics"], cfg.run: combine_seeds(list(runs.values()), n_boot=e.n_boot)}
+    frame = pd.DataFrame(
+        [
+            {"run": run, "benchmark": "testbed", "metric": metric, **{k: v[k] for k in ("value", "ci_low", "ci_high")}}
+            for run, metrics in curves.items()
+            for metric, v in metrics.items()
+            if metric.startswith("pass@")
+        ]
+    )
+    readme = (
+        "# The testbed's measured properties\n\n"
+        "Produced by the `testbed_properties` stage (`dvc repro testbed_properties`; settings: params.yaml "
+        "`testbed_properties` and `eval`). What they mean and why they hold: docs/testbed.md.\n\n"
+        + properties.properties_markdown(summary, perturbation)
+        + f"\n![pass@k of the base policy and {cfg.run}](passk.png)\n"
+    )
+    with staging_dir(".", "testbed_properties") as staged:
+        out = staged / "testbed"
+        out.mkdir()
+        write_json_atomic(out / "properties.json", summary)
+        write_atomic(out / "README.md", readme)
+        write_atomic(out / "passk.png", _png(plot_pass_at_k(frame, "testbed")))
+        publish({out: TESTBED_DIR})
+    return summary
+
+
 # ----------------------------------------------------------------------------- stage: report
 def stage_report(params: Params) -> Path:
     """Figures, tables and reports/README.md from every (run, seed)'s training log and evaluation.
@@ -355,7 +469,20 @@ def stage_report(params: Params) -> Path:
         "eval": asdict(params.eval),
         "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()},
     }
-    write_report(REPORTS_DIR, histories, evals, title="Entropy control in RLVR: results", params_summary=summary)
+    links = {}
+    if (TESTBED_DIR / "README.md").exists():
+        links[
+            "The testbed's measured properties: base headroom, GRPO's entropy collapse and sharpening per seed, "
+            "ERPO's perturbation study"
+        ] = "testbed/README.md"
+    write_report(
+        REPORTS_DIR,
+        histories,
+        evals,
+        title="Entropy control in RLVR: results",
+        params_summary=summary,
+        links=links,
+    )
     return REPORTS_DIR / "README.md"
 
 

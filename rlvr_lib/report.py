@@ -271,8 +271,10 @@ def _readme(
     figures: list[str],
     tail_steps: int,
     ema_alpha: float,
+    links: Mapping[str, str],
 ) -> str:
-    """The report's README: header, settings, one section per benchmark, then the training figures."""
+    """The report's README: header, links to the other reports, settings, one section per benchmark, then the
+    training figures."""
     runs = _run_order(evals["run"])
     sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples", "n_seeds"]].first()
     lines = [
@@ -291,6 +293,7 @@ def _readme(
         )
         + ".",
         "",
+        *(["## Other reports", "", *(f"- [{label}]({path})" for label, path in links.items()), ""] if links else []),
         "## Settings",
         "",
         markdown_table(pd.DataFrame(list(_flatten(params_summary).items()), columns=["setting", "value"])),
@@ -350,8 +353,10 @@ def render_report(
     params_summary: Mapping[str, Any],
     ema_alpha: float = plots.DEFAULT_EMA_ALPHA,
     tail_steps: int = TAIL_STEPS,
+    links: Mapping[str, str] | None = None,
 ) -> dict[str, bytes]:
-    """Every report file in memory: relative path -> content (README.md last)."""
+    """Every report file in memory: relative path -> content (README.md last). ``links``: label -> path relative
+    to the report folder of other reports listed near the README's top."""
     if evals.empty:
         raise ValueError("no evaluation results to report")
     colors = plots.run_colors({*histories["run"], *evals["run"]})
@@ -364,7 +369,7 @@ def render_report(
         tables[benchmark] = markdown_table(format_table(table, tail_steps))
         _add(files, f"tables/results_{_slug(benchmark)}.md", tables[benchmark].encode())
         _add(files, f"tables/results_{_slug(benchmark)}.csv", table.to_csv(index=False).encode())
-    readme = _readme(title, params_summary, evals, tables, list(files), tail_steps, ema_alpha)
+    readme = _readme(title, params_summary, evals, tables, list(files), tail_steps, ema_alpha, links or {})
     _add(files, "README.md", readme.encode())
     return files
 
@@ -378,12 +383,19 @@ def write_report(
     params_summary: Mapping[str, Any],
     ema_alpha: float = plots.DEFAULT_EMA_ALPHA,
     tail_steps: int = TAIL_STEPS,
+    links: Mapping[str, str] | None = None,
 ) -> None:
     """Render the report (``render_report``) and write each file atomically under ``out_dir`` (the
     ``reports/`` folder), README.md last. ``histories``/``evals``: ``load_histories``/``load_eval_results``.
     Files of an earlier report that this one does not produce are left alone."""
     files = render_report(
-        histories, evals, title=title, params_summary=params_summary, ema_alpha=ema_alpha, tail_steps=tail_steps
+        histories,
+        evals,
+        title=title,
+        params_summary=params_summary,
+        ema_alpha=ema_alpha,
+        tail_steps=tail_steps,
+        links=links,
     )
     out = Path(out_dir)
     for rel, data in files.items():

@@ -68,6 +68,9 @@ def test_every_report_file_appears_with_finite_metrics(smoke_repo):
         "reports/figures/pass_at_k_testbed.png",
         "reports/tables/results_testbed.md",
         "reports/tables/results_testbed.csv",
+        "reports/testbed/README.md",
+        "reports/testbed/properties.json",
+        "reports/testbed/passk.png",
     ]
     for seed in params["seeds"]:
         expected += [f"reports/metrics/base/seed{seed}.json", f"reports/eval/base/seed{seed}/results.json"]
@@ -87,6 +90,13 @@ def test_every_report_file_appears_with_finite_metrics(smoke_repo):
             assert metrics and all(math.isfinite(v) for v in metrics.values()), (run_name, seed, metrics)
     readme = (root / "reports/README.md").read_text()
     assert all(name in readme for name in runs)
+    assert "(testbed/README.md)" in readme
+    summary = json.loads((root / "reports/testbed/properties.json").read_text())
+    assert summary["seeds"] == params["seeds"] and set(summary["targets"]) == set(TARGET_NAMES)
+    assert "| target | rule | met |" in (root / "reports/testbed/README.md").read_text()
+
+
+TARGET_NAMES = ("base_mean", "base_pass", "entropy_ratio", "mean_gain", "sharpening")
 
 
 def stages_run(output: str) -> set[str]:

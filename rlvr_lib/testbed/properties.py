@@ -254,6 +254,8 @@ def properties_markdown(summary: dict, perturbation: dict | None = None) -> str:
                 for k, name in names
             ]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if perturbation is not None and not perturbation:
+        lines += ["", "Perturbation study not run: the base policy answered no eval problem correctly."]
     if perturbation:
         lines += [
             "",
