@@ -52,13 +52,13 @@ class TestbedDataConfig:
     __test__ = False  # not a pytest test class
 
     n_train: int = setting(2000, "RL training problems")
-    n_eval: int = setting(128, "held-out evaluation problems (never shared with training or SFT)")
+    n_eval: int = setting(256, "held-out evaluation problems (never shared with training or SFT)")
     levels: list[int] = setting(
         help="difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3]
     )
     seed: int | None = setting(None, "seed of the splits; null: params.yaml's top-level seed")
     task: TestbedTask = setting(
-        "v2",
+        "v3",
         "v2: sums of one-digit numbers; v3: sums with a multiplication trap and "
         "solution routes of designed success (docs/testbed.md); drives the base too",
     )
@@ -85,10 +85,10 @@ class TestbedModelConfig:
     guess_rate: float = setting(0.15, "v3: P(an SFT solution guesses the answer without working; always wrong)")
     guess_offset_min: int = setting(1, "v3: a guess is off by guess_offset_min .. guess_offset_min + 8")
     vocab_size: int = setting(512, "BPE vocabulary upper bound; the small corpus yields fewer tokens")
-    hidden_size: int = setting(128, "model width (128: 0.82M parameters)")
-    num_layers: int = setting(3, "transformer layers")
+    hidden_size: int = setting(128, "model width (128 with 2 layers: 0.56M parameters)")
+    num_layers: int = setting(2, "transformer layers (2: faster and collapses faster than 3, docs/testbed.md)")
     num_heads: int = setting(4, "attention heads")
-    sft_steps: int = setting(800, "SFT optimizer steps (with slip_rate 0.3: base mean@16 0.25, docs/testbed.md)")
+    sft_steps: int = setting(800, "SFT optimizer steps (docs/testbed.md: the base policy they give)")
     batch_size: int = setting(64, "SFT batch size")
     lr: float = setting(1e-3, "SFT peak learning rate (linear decay)")
     warmup_steps: int = setting(20, "SFT warm-up steps")
@@ -127,9 +127,9 @@ class TestbedConfig(TestbedModelConfig):
     __test__ = False
 
     seed: int = setting(0, "seed of the task, tokenizer, model initialisation and SFT")
-    n_eval: int = setting(128, "held-out evaluation problems")
+    n_eval: int = setting(256, "held-out evaluation problems")
     levels: tuple[int, ...] = setting((1, 2, 3), "difficulty levels")
-    task: TestbedTask = setting("v2", "the task (data.testbed.task)")
+    task: TestbedTask = setting("v3", "the task (data.testbed.task)")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -232,6 +232,11 @@ class TrainConfig:
         "log KL to the frozen base policy; null (auto): where it costs no model copy (LoRA, or a method that "
         "keeps a reference) or the policy has < 100M parameters",
     )
+    reference_kl_every: int = setting(
+        1,
+        "log that KL on every N-th rollout batch only (a reference forward pass each time); a method that uses "
+        "the reference in its update gets it on every batch",
+    )
     save_steps: int = setting(0, "checkpoint every N optimizer steps (0: none; a rerun resumes from the last one)")
     seed: int = setting(0, "seed of RL sampling and initialisation")
 
@@ -250,6 +255,7 @@ class TrainConfig:
             "temperature",
             "max_grad_norm",
             "lora_alpha",
+            "reference_kl_every",
             strict=True,
         )
         require_at_least(
@@ -332,6 +338,23 @@ class EvalConfig:
 
 
 @dataclass
+class PropertiesConfig:
+    """params.yaml ``testbed_properties``: the testbed's measured properties (docs/testbed.md; the base policy
+    and one run's seeds, sampled more densely than the shared evaluation)."""
+
+    run: str = setting("grpo", "the plain-GRPO run whose seeds are measured (an entry of `methods`)")
+    n: int = setting(64, "samples per eval problem (pass@k for every k = 1..n)")
+    entropy_last: int = setting(5, "rollout entropy ratio: mean of the last this many rollout batches / the first")
+    route_samples: int = setting(8, "v3: samples per eval problem for the route shares")
+    perturb_samples: int = setting(16, "perturbation study: samples per problem to find one correct response")
+    perturb_frac: float = setting(0.05, "perturbation study: share of a response's tokens perturbed (top / bottom)")
+
+    def __post_init__(self) -> None:
+        require_at_least(self, 0, "n", "entropy_last", "route_samples", "perturb_samples", strict=True)
+        require(0 < self.perturb_frac <= 0.5, "perturb_frac", f"must lie in (0, 0.5], got {self.perturb_frac}")
+
+
+@dataclass
 class RunSpec:
     """One training run: an entry of params.yaml's ``methods`` mapping.
 
@@ -356,6 +379,7 @@ class Params:
     train: TrainConfig
     runs: dict[str, RunSpec]
     eval: EvalConfig
+    testbed_properties: PropertiesConfig
 
     def testbed_build(self) -> TestbedConfig:
         """The base policy's full build settings: the model section plus the data split it must hold out."""
@@ -387,6 +411,7 @@ class _TopLevel:
     train: dict[str, Any] | None = None
     methods: dict[str, Any] | None = None
     eval: dict[str, Any] | None = None
+    testbed_properties: dict[str, Any] | None = None
     smoke: dict[str, Any] | None = None
 
 
@@ -426,6 +451,7 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         )
     if not top.seeds or len(set(top.seeds)) != len(top.seeds):
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
+    properties = build(PropertiesConfig, top.testbed_properties, "testbed_properties")
     return Params(
         profile=top.profile,
         seed=top.seed,
@@ -435,6 +461,7 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         train=train,
         runs={name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()},
         eval=build(EvalConfig, top.eval, "eval"),
+        testbed_properties=properties,
     )
 
 

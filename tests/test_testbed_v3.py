@@ -184,8 +184,8 @@ def test_config_task_and_tiny_v3_build(tmp_path):
 
     with pytest.raises(ValueError, match="model.testbed.task must be one of"):
         build(TestbedConfig, {"task": "v4"}, "model.testbed")
-    assert TestbedConfig().task == "v2" and TestbedConfig().solutions_per_problem == 2
-    assert TestbedConfig(task="v3").solutions_per_problem == 4
+    assert TestbedConfig().task == "v3" and TestbedConfig().solutions_per_problem == 4
+    assert TestbedConfig(task="v2").solutions_per_problem == 2
     out = build_base_policy(tmp_path / "base", TestbedConfig(task="v3"), **TINY)
     saved = json.loads((out / "testbed_config.json").read_text())
     assert saved["task"] == "v3" and saved["precedence_rate"] == TestbedConfig().precedence_rate
@@ -197,7 +197,7 @@ def test_pipeline_takes_the_task_from_data_testbed(tmp_path, monkeypatch):
     from rlvr_lib.records import read_jsonl
 
     base = {"methods": {"grpo": {}}, "data": {"testbed": {"n_train": 30, "n_eval": 12}}}
-    assert parse_params(base).testbed_build().task == "v2"  # the default is unchanged
+    assert parse_params(base).testbed_build().task == "v3"  # the default
     params = parse_params({**base, "data": {"testbed": {"n_train": 30, "n_eval": 12, "task": "v3"}}})
     assert params.testbed_build().task == "v3" and params.testbed_build().solutions_per_problem == 4
     monkeypatch.chdir(tmp_path)
