@@ -252,7 +252,7 @@ def summarise(result: dict) -> dict:
     w = result["warmup_steps"]
     steps = result["step_s"][w:] or result["step_s"]
     tokens = result["completion_tokens_per_step"][w:] or result["completion_tokens_per_step"]
-    gens = result["generation_s"][w:] or result["generation_s"]
+    gens = result["generation_s"][w:] or result["generation_s"] or [float("nan")]  # none: not HF generate (CPU)
     step = statistics.median(steps)
     return {
         "step_s": step,
@@ -270,10 +270,14 @@ def cmd_compare(args) -> None:
     names = [c.split("=", 1)[0] for c in configs]
     runs: dict[str, list[dict]] = {n: [] for n in names}
     log = open(args.log, "a") if args.log else None
+    start = time.perf_counter()
     for r in range(args.repeats):
         pairs = list(zip(names, configs, strict=True))
         order = pairs if r % 2 == 0 else pairs[::-1]  # alternate
         for name, spec in order:
+            if args.deadline and time.perf_counter() - start > args.deadline:
+                print(f"deadline ({args.deadline:g} s): {name} repeat {r} not started", flush=True)
+                continue
             extra = spec.split("=", 1)[1]
             cmd = [sys.executable, __file__, "one", *shlex.split(args.common), *shlex.split(extra)]
             t0 = time.perf_counter()
@@ -492,6 +496,7 @@ def main() -> None:
     p.add_argument("--common", default="", help="arguments of `one` shared by every configuration")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--log", default=None)
+    p.add_argument("--deadline", type=float, default=0, help="start no configuration after this many seconds")
     p.add_argument("configs", nargs="+", help="NAME='one-arguments', e.g. trl='--impl trl' ours='--impl ours'")
     p = sub.add_parser("table")
     p.add_argument("logs", nargs="+")
