@@ -21,7 +21,7 @@ START=$(date +%s)
 elapsed() { echo $(( $(date +%s) - START )); }
 
 setup() {
-  if ls .whl/*.whl >/dev/null 2>&1; then
+  if ls .whl/*.whl >/dev/null 2>&1 && [ ! -d /tmp/site/trl ]; then  # once per machine
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   fi
   export PYTHONPATH=/tmp/site:$PWD
@@ -78,7 +78,7 @@ compare() {
 }
 
 methods() {
-  python3 benchmarks/gpu_step.py methods --model $MODEL --data-root "$RLVR_DATA_ROOT" --prompts 8 --generations 8 \
+  timeout ${METHODS_TIMEOUT:-1800} python3 benchmarks/gpu_step.py methods --model $MODEL --data-root "$RLVR_DATA_ROOT" --prompts 8 --generations 8 \
     --grad-accum 4 --max-completion-length ${METHODS_LEN:-1024} --gradient-checkpointing --rounds 2 2>&1 | grep -E "^\||^GPU|Error"
 }
 
@@ -106,8 +106,8 @@ yaml.safe_dump(d, open("benchmarks/_dist.yaml", "w"))
 PY
   for n in 1 2; do
     local t0=$(date +%s)
-    local gpus=0; [ "$n" = 2 ] && gpus=0,1
-    CUDA_VISIBLE_DEVICES=$gpus python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 \
+    local gpus=0; [ "$n" = 2 ] && gpus=0,1; rm -f reports/training/grpo/seed0/history.json
+    CUDA_VISIBLE_DEVICES=$gpus timeout ${DIST_TIMEOUT:-1800} python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 \
       --mixed_precision no --dynamo_backend no -m rlvr_lib train grpo --params benchmarks/_dist.yaml > "$OUT/logs/dist_grpo_$n.log" 2>&1
     echo "DIST grpo generation=${DIST_GEN:-auto} processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 2) for r in json.load(open('reports/training/grpo/seed0/history.json'))])")"
   done
