@@ -2,9 +2,11 @@
 # The GPU measurements of docs/gpu.md, as run on the lent GPU machines (no internet there).
 # usage: bash benchmarks/gpu_run.sh STEP...   with STEP one of
 #   setup               install the wheels in .whl (if present), build the model + tokenizer, run the data stage
+#                       (SETUP_DATA=0: not the data stage; only `proof` and `dist` need it)
 #   proof:SECONDS:RUNS  train RUNS (comma-separated entries of benchmarks/gpu_proof.yaml) through
 #                       `python -m rlvr_lib train`, two at a time; none starts after SECONDS
-#   compare:REPEATS     our grpo vs stock TRL GRPOTrainer, each in its own process, alternated
+#   compare:REPEATS     our grpo vs stock TRL GRPOTrainer, each in its own process, alternated (COMPARE_GEN: the
+#                       generation of both, default | static_compile; COMPARE_EXTRA: more NAME='one-args' configs)
 #   methods             every method's update cost against grpo's on one rollout batch
 #   rollout             generation tokens/s of the transformers options, one process each
 #   dist                1-vs-2-process equality (accelerate launch) and 1-vs-2-GPU step time
@@ -19,7 +21,7 @@ START=$(date +%s)
 elapsed() { echo $(( $(date +%s) - START )); }
 
 setup() {
-  if ls .whl/*.whl >/dev/null 2>&1; then
+  if ls .whl/*.whl >/dev/null 2>&1 && [ ! -d /tmp/site/trl ]; then  # once per machine
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   fi
   export PYTHONPATH=/tmp/site:$PWD
@@ -30,6 +32,7 @@ print("GPU:", torch.cuda.get_device_name(), "x", torch.cuda.device_count(), "| t
       "| peft", peft.__version__, "| accelerate", accelerate.__version__, "| pyarrow", pyarrow.__version__)
 PY
   [ -f $MODEL/config.json ] || python3 benchmarks/gpu_step.py model $MODEL --data-root "$RLVR_DATA_ROOT" 2>&1 | tail -2
+  [ "${SETUP_DATA:-1}" = 0 ] && { echo "setup done at $(elapsed) s (no data stage)"; return; }
   python3 -c "
 from rlvr_lib import pipeline
 counts = pipeline.stage_data(pipeline.enter_repo('$PARAMS'))
@@ -55,10 +58,10 @@ proof() {  # $1 deadline, $2 comma-separated runs; two workers, runs dealt alter
   proof_worker "$1" "${a[@]}" & proof_worker "$1" "${b[@]}" & wait
   python3 - <<'PY'
 import json, pathlib, statistics
-for hist in sorted(pathlib.Path("runs").glob("*/history.json")):
+for hist in sorted(pathlib.Path("reports/training").glob("*/seed*/history.json")):
     rows = json.loads(hist.read_text())
-    run = hist.parent.name
-    final = (hist.parent / "final" / "config.json").exists()
+    run = f"{hist.parent.parent.name}/{hist.parent.name}"
+    final = (pathlib.Path("runs") / run / "final" / "config.json").exists()
     steps = [r["step_time"] for r in rows]
     keys = [k for k in ("entropy/mean", "kl_to_reference", "completions/mean_length") if k in rows[-1]]
     extra = ", ".join(f"{k}={rows[-1][k]:.3g}" for k in keys)
@@ -67,13 +70,15 @@ PY
 }
 
 compare() {
-  local common="--model $MODEL --data-root $RLVR_DATA_ROOT --prompts 8 --generations 8 --grad-accum 4 --max-completion-length ${COMPARE_LEN:-1024} --gradient-checkpointing --steps ${COMPARE_STEPS:-3}"
-  python3 benchmarks/gpu_step.py compare --repeats "$1" --log "$OUT/compare.jsonl" --common "$common" \
-    trl="--impl trl" ours="--impl ours" ${COMPARE_EXTRA:-} 2>&1 | grep -v Warning
+  local gen=${COMPARE_GEN:-default}
+  local common="--model $MODEL --data-root $RLVR_DATA_ROOT --prompts 8 --generations 8 --grad-accum 4 --max-completion-length ${COMPARE_LEN:-1024} --gradient-checkpointing --steps ${COMPARE_STEPS:-3} --warmup-steps ${COMPARE_WARMUP:-1} --generation $gen"
+  local extra=(); eval "extra=(${COMPARE_EXTRA:-})"  # e.g. COMPARE_EXTRA="ours_fwd='--impl ours --behaviour-forward'"
+  python3 benchmarks/gpu_step.py compare --repeats "$1" --deadline "${COMPARE_DEADLINE:-0}" \
+    --log "$OUT/compare_$gen.jsonl" --common "$common" trl="--impl trl" ours="--impl ours" "${extra[@]}" 2>&1 | grep -v Warning
 }
 
 methods() {
-  python3 benchmarks/gpu_step.py methods --model $MODEL --data-root "$RLVR_DATA_ROOT" --prompts 8 --generations 8 \
+  timeout ${METHODS_TIMEOUT:-1800} python3 benchmarks/gpu_step.py methods --model $MODEL --data-root "$RLVR_DATA_ROOT" --prompts 8 --generations 8 \
     --grad-accum 4 --max-completion-length ${METHODS_LEN:-1024} --gradient-checkpointing --rounds 2 2>&1 | grep -E "^\||^GPU|Error"
 }
 
@@ -91,19 +96,20 @@ dist() {
   python3 -m accelerate.commands.launch --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no \
     benchmarks/dist_equality.py run --out "$OUT/eq2" 2>&1 | tail -1
   python3 benchmarks/dist_equality.py compare "$OUT/eq1" "$OUT/eq2" | tee "$OUT/equality.md"
-  python3 - <<PY  # the proof's grpo run with DIST_LEN completion tokens and DIST_STEPS steps
+  python3 - <<PY  # the proof's grpo run with DIST_LEN completion tokens, DIST_STEPS steps, DIST_GEN generation
 import yaml
 d = yaml.safe_load(open("$PARAMS"))
-d["train"].update(max_completion_length=int("${DIST_LEN:-1024}"), max_steps=int("${DIST_STEPS:-2}"))
+d["train"].update(max_completion_length=int("${DIST_LEN:-1024}"), max_steps=int("${DIST_STEPS:-2}"),
+                  rollout_generation="${DIST_GEN:-auto}")
 d["methods"] = {"grpo": {}}
 yaml.safe_dump(d, open("benchmarks/_dist.yaml", "w"))
 PY
   for n in 1 2; do
     local t0=$(date +%s)
-    local gpus=0; [ "$n" = 2 ] && gpus=0,1
-    CUDA_VISIBLE_DEVICES=$gpus python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 \
+    local gpus=0; [ "$n" = 2 ] && gpus=0,1; rm -f reports/training/grpo/seed0/history.json
+    CUDA_VISIBLE_DEVICES=$gpus timeout ${DIST_TIMEOUT:-1800} python3 -m accelerate.commands.launch --num_processes $n --num_machines 1 \
       --mixed_precision no --dynamo_backend no -m rlvr_lib train grpo --params benchmarks/_dist.yaml > "$OUT/logs/dist_grpo_$n.log" 2>&1
-    echo "DIST grpo processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 1) for r in json.load(open('runs/grpo/history.json'))])")"
+    echo "DIST grpo generation=${DIST_GEN:-auto} processes=$n rc=$? wall=$(( $(date +%s) - t0 ))s steps: $(python3 -c "import json; print([round(r['step_time'], 2) for r in json.load(open('reports/training/grpo/seed0/history.json'))])")"
   done
 }
 

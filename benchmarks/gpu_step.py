@@ -10,6 +10,7 @@ Subcommands:
             (prints one ``RESULT {json}`` line: per-step wall times, generation times, tokens, peak memory)
   compare   run ``one`` for several configurations, each in its own process, alternating, repeated;
             prints medians with min-max spread and ratios to the first configuration
+  table     the table of ``compare`` from its ``--log`` files (several calls' repeats together)
   methods   one process, one rollout batch: time every method's update (rollout hook + loss + backward +
             optimizer step, micro-batched as training does) against grpo's, and its peak memory
   rollout   generation alone (model.generate) with a transformers option (default | static | static_compile | paged)
@@ -122,6 +123,11 @@ def add_shape_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--generation", choices=["default", "static_compile", "continuous_batching"], default="default")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup-steps", type=int, default=1, help="leading steps left out of the medians")
+    p.add_argument(
+        "--behaviour-forward",
+        action="store_true",
+        help="ours: always run hook 1's no-grad behaviour forward (RLVRTrainer.DEFER_BEHAVIOUR = False, as before)",
+    )
 
 
 def train_config(args):
@@ -182,6 +188,7 @@ def cmd_one(args) -> None:
         if args.generation == "static_compile":
             trainer.generation_config.disable_compile = False  # as RLVRTrainer(compile_generation=True) does
     else:
+        RLVRTrainer.DEFER_BEHAVIOUR = not args.behaviour_forward
         trainer = RLVRTrainer(
             args=targs,
             method=build_method(args.method),
@@ -235,6 +242,7 @@ def cmd_one(args) -> None:
         "peak_reserved_gib": peak_gib(reserved=True),
         "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
         "warmup_steps": args.warmup_steps,
+        "behaviour_forward": args.behaviour_forward,
     }
     print("RESULT " + json.dumps(result), flush=True)
 
@@ -244,12 +252,16 @@ def summarise(result: dict) -> dict:
     w = result["warmup_steps"]
     steps = result["step_s"][w:] or result["step_s"]
     tokens = result["completion_tokens_per_step"][w:] or result["completion_tokens_per_step"]
+    gens = result["generation_s"][w:] or result["generation_s"] or [float("nan")]  # none: not HF generate (CPU)
     step = statistics.median(steps)
     return {
         "step_s": step,
         "tokens_per_s": statistics.median(tokens) / step,
         "peak_gib": result["peak_allocated_gib"],
-        "generation_s": statistics.median(result["generation_s"][w:] or result["generation_s"]),
+        "reserved_gib": result["peak_reserved_gib"],
+        "generation_s": statistics.median(gens),
+        # one generation per step here (one update per rollout batch): the rest of the step, step by step
+        "rest_s": statistics.median(s - g for s, g in zip(steps, gens, strict=False)),
     }
 
 
@@ -258,10 +270,14 @@ def cmd_compare(args) -> None:
     names = [c.split("=", 1)[0] for c in configs]
     runs: dict[str, list[dict]] = {n: [] for n in names}
     log = open(args.log, "a") if args.log else None
+    start = time.perf_counter()
     for r in range(args.repeats):
         pairs = list(zip(names, configs, strict=True))
         order = pairs if r % 2 == 0 else pairs[::-1]  # alternate
         for name, spec in order:
+            if args.deadline and time.perf_counter() - start > args.deadline:
+                print(f"deadline ({args.deadline:g} s): {name} repeat {r} not started", flush=True)
+                continue
             extra = spec.split("=", 1)[1]
             cmd = [sys.executable, __file__, "one", *shlex.split(args.common), *shlex.split(extra)]
             t0 = time.perf_counter()
@@ -289,18 +305,36 @@ def print_table(runs: dict[str, list[dict]], base: str) -> None:
         values = [summarise(r)[key] for r in runs[name]]
         return (statistics.median(values), min(values), max(values)) if values else (float("nan"),) * 3
 
-    gpu = next((r["gpu"] for rs in runs.values() for r in rs), "?")
-    print(f"\nGPU: {gpu}; medians over repeats (each repeat: median of its timed steps), [min-max]")
-    print("| config | repeats | step s | gen s | tokens/s | peak GiB | step / base | peak / base |")
-    print("|---|---|---|---|---|---|---|---|")
-    b_step, b_peak = stats(base, "step_s")[0], stats(base, "peak_gib")[0]
+    gpus = sorted({r["gpu"] for rs in runs.values() for r in rs})
+    print(f"\nGPU: {', '.join(gpus) or '?'}; medians over repeats (each repeat: median of its timed steps), [min-max]")
+    print(
+        "| config | repeats | step s | generation s | step - generation s | tokens/s | peak GiB (alloc / reserved) "
+        "| step / base | rest / base | peak / base |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    b_step, b_rest, b_peak = (stats(base, k)[0] for k in ("step_s", "rest_s", "peak_gib"))
     for name in runs:
-        st, ge, tk, pk = (stats(name, k) for k in ("step_s", "generation_s", "tokens_per_s", "peak_gib"))
-        print(
-            f"| {name} | {len(runs[name])} | {st[0]:.2f} [{st[1]:.2f}-{st[2]:.2f}] | {ge[0]:.2f} | "
-            f"{tk[0]:.0f} [{tk[1]:.0f}-{tk[2]:.0f}] | {pk[0]:.2f} | {st[0] / b_step:.3f} | "
-            f"{pk[0] / b_peak if b_peak else float('nan'):.3f} |"
+        st, ge, re, tk, pk, rs = (
+            stats(name, k) for k in ("step_s", "generation_s", "rest_s", "tokens_per_s", "peak_gib", "reserved_gib")
         )
+        print(
+            f"| {name} | {len(runs[name])} | {st[0]:.2f} [{st[1]:.2f}-{st[2]:.2f}] | "
+            f"{ge[0]:.2f} [{ge[1]:.2f}-{ge[2]:.2f}] | {re[0]:.3f} [{re[1]:.3f}-{re[2]:.3f}] | "
+            f"{tk[0]:.0f} [{tk[1]:.0f}-{tk[2]:.0f}] | {pk[0]:.2f} / {rs[0]:.2f} | {st[0] / b_step:.3f} | "
+            f"{re[0] / b_rest:.3f} | {pk[0] / b_peak if b_peak else float('nan'):.3f} |"
+        )
+
+
+def cmd_table(args) -> None:
+    """``compare``'s table from its jsonl logs; configurations in first-seen order, the first is the base."""
+    runs: dict[str, list[dict]] = {}
+    for path in args.logs:
+        for line in Path(path).read_text().splitlines():
+            row = json.loads(line)
+            runs.setdefault(row["name"], []).append(row)
+    if args.base:
+        runs = {args.base: runs.pop(args.base), **runs}
+    print_table(runs, next(iter(runs)))
 
 
 # ----------------------------------------------------------------------------- methods (update cost)
@@ -462,7 +496,11 @@ def main() -> None:
     p.add_argument("--common", default="", help="arguments of `one` shared by every configuration")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--log", default=None)
+    p.add_argument("--deadline", type=float, default=0, help="start no configuration after this many seconds")
     p.add_argument("configs", nargs="+", help="NAME='one-arguments', e.g. trl='--impl trl' ours='--impl ours'")
+    p = sub.add_parser("table")
+    p.add_argument("logs", nargs="+")
+    p.add_argument("--base", default=None, help="the configuration the ratios divide by (default: the first)")
     p = sub.add_parser("methods")
     add_shape_args(p)
     p.add_argument("--methods", nargs="*", default=None)
@@ -479,6 +517,7 @@ def main() -> None:
         "model": lambda a: build_model(a.out, a.data_root),
         "one": cmd_one,
         "compare": cmd_compare,
+        "table": cmd_table,
         "methods": cmd_methods,
         "rollout": cmd_rollout,
     }[args.cmd](args)

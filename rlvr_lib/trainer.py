@@ -3,9 +3,10 @@
 The method plugs in through three hooks (``rlvr_lib.methods.base``):
 1. ``rollout``: called in ``_generate_and_score_completions``, before TRL shuffles the generation batch
    into micro-batches, so whole groups are present (gathered across processes). It receives rewards,
-   group ids, behaviour log-probs and entropies (one no-grad forward pass), reference log-probs and, when the
-   method asks (``needs_entropy_change_factor``), a vocabulary-wide statistic per position from the same pass,
-   and returns per-token advantages (B, T) plus per-row extras that travel with the rows.
+   group ids, behaviour log-probs and entropies (one no-grad forward pass, or none: see ``DEFER_BEHAVIOUR``),
+   reference log-probs and, when the method asks (``needs_entropy_change_factor``), a vocabulary-wide statistic
+   per position from the same pass, and returns per-token advantages (B, T) plus per-row extras that travel with
+   the rows.
 2. ``loss``: replaces ``_compute_loss``; receives the current policy's log-probs and entropies with grad.
 3. ``on_optimizer_step``: a callback after each optimizer step; the method's state is written to
    ``method_state.json`` in every checkpoint and read back on resume, with TRL's rollout buffer, so a run resumed
@@ -85,6 +86,7 @@ class RLVRTrainer(GRPOTrainer):
     LENGTH_BUCKET_ROWS = 32  # rows per length bucket of a forward pass (speed; 0: TRL's one-block forward)
     FAST_SAMPLER = True  # rollouts with rlvr_lib's decoding loop (speed; False: HF generate, TRL's default)
     BEHAVIOUR_FROM_SAMPLER = True  # behaviour log-probs/entropies from that loop, not a forward (top_p 1 only)
+    DEFER_BEHAVIOUR = True  # entropy metrics from the loss pass when nothing else needs the behaviour forward
 
     def __init__(
         self,
@@ -109,6 +111,7 @@ class RLVRTrainer(GRPOTrainer):
         super().__init__(*args, **kwargs)
         self.method = method
         self._rewards_per_func: torch.Tensor | None = None
+        self._pending_entropies: dict[str, Any] | None = None  # DEFER_BEHAVIOUR: the loss pass's, until complete
         if log_reference_kl is None:
             small = sum(p.numel() for p in self.model.parameters()) < REFERENCE_COPY_MAX_PARAMS
             log_reference_kl = is_peft_model(self.model) or method.needs_reference or small
@@ -274,7 +277,7 @@ class RLVRTrainer(GRPOTrainer):
            numbers up to float rounding (~1e-6: the matrix shapes differ, the position ids do not).
         2. When TRL scores a generation batch with the policy (its behaviour log-probs, computed when a batch
            serves several optimizer steps), that forward also keeps the entropies, and hook 1 reuses it instead
-           of running a second identical no-grad forward (``_behaviour_logps_and_entropies``).
+           of running a second identical no-grad forward (``_behaviour_stats``).
         3. With ``BEHAVIOUR_FROM_SAMPLER``, that scoring takes the log-probs and entropies the sampler computed
            while drawing the tokens (the behaviour policy's, KV-cached: equal to a forward up to float rounding).
         """
@@ -342,9 +345,10 @@ class RLVRTrainer(GRPOTrainer):
             autocast=self.accelerator.autocast,
         )
 
-    def _behaviour_stats(self, input_ids, attention_mask, logits_to_keep):
+    def _behaviour_stats(self, input_ids, attention_mask, logits_to_keep, forward: bool = True):
         """Behaviour log-probs, entropies (B, T) and, when the method needs them, entropy-change factors (B, T)
-        (else None) of a scored batch: TRL's forward if it ran on these inputs, else the sampler's, else a forward."""
+        (else None) of a scored batch: TRL's forward if it ran on these inputs, else the sampler's, else a forward
+        of our own; (None, None, None) instead of that forward when not ``forward``."""
         needs_factors = self.method.needs_entropy_change_factor
         cached, self._behaviour_forward = getattr(self, "_behaviour_forward", None), None
         if (
@@ -360,10 +364,44 @@ class RLVRTrainer(GRPOTrainer):
             return sampled  # one update per batch: TRL ran no behaviour forward, the sampler's values serve
         if needs_factors:
             return self._behaviour_stats_forward(input_ids, attention_mask, logits_to_keep)
+        if not forward:
+            return None, None, None
         logps, entropies, _ = self._get_per_token_logps_and_entropies(
             self.model, input_ids, attention_mask, logits_to_keep, compute_entropy=True
         )
         return logps, entropies, None
+
+    def _can_defer_behaviour(self, output: dict[str, Any], mode: str) -> bool:
+        """Whether the behaviour log-probs and entropies of this rollout batch may be left uncomputed: nothing reads
+        them now (the method's rollout, the reference KL metric) and the loss pass will see the behaviour policy
+        itself. The latter holds when TRL ran no behaviour forward: it skips it exactly when every micro-batch of
+        a generation batch is computed before the next optimizer step (gradient_accumulation_steps a multiple of
+        steps_per_generation x num_iterations), so policy == behaviour there and the loss pass's entropies (with
+        grad, detached) are the behaviour entropies up to float rounding; ``_compute_loss`` logs their metrics
+        once it has seen all the batch's rows (``_defer_entropy_metrics``)."""
+        return (
+            self.DEFER_BEHAVIOUR
+            and mode == "train"
+            and "old_per_token_logps" not in output
+            and not self._uses_reference
+            and not self.method.rollout_needs_behaviour
+            and not self.method.needs_entropy_change_factor
+        )
+
+    def _defer_entropy_metrics(self, entropies: torch.Tensor, mask: torch.Tensor) -> None:
+        """Collect one micro-batch's (rows, T) entropies; log the rollout batch's entropy metrics with its last."""
+        pending = self._pending_entropies
+        if pending is None:
+            return
+        pending["parts"].append((entropies.detach().float(), mask.float()))
+        pending["seen"] += entropies.size(0)
+        if pending["seen"] < pending["rows"]:
+            return
+        self._pending_entropies = None
+        width = max(e.size(1) for e, _ in pending["parts"])
+        entropies = torch.cat([F.pad(e, (0, width - e.size(1))) for e, _ in pending["parts"]])
+        mask = torch.cat([F.pad(m, (0, width - m.size(1))) for _, m in pending["parts"]])
+        self._log_entropy_metrics("train", self._gather_rows(entropies), self._gather_rows(mask))
 
     def apply_rollout_hook(self, output: dict[str, Any]) -> dict[str, Any]:
         """Hook 1 on a scored generation batch (TRL's output dict; rewards from ``_calculate_rewards``)."""
@@ -379,13 +417,17 @@ class RLVRTrainer(GRPOTrainer):
         log_kl_now = self.log_reference_kl and self._rollout_batches % self.reference_kl_every == 0
         if mode == "train":
             self._rollout_batches += 1
+        defer = self._can_defer_behaviour(output, mode)
         with torch.no_grad():
-            logps, entropies, factors = self._behaviour_stats(input_ids, attention_mask, logits_to_keep)
+            logps, entropies, factors = self._behaviour_stats(
+                input_ids, attention_mask, logits_to_keep, forward=not defer
+            )
             ref_logps = (
                 self._reference_logps(input_ids, attention_mask, logits_to_keep)
                 if self.method.needs_reference or log_kl_now
                 else None
             )
+        self._pending_entropies = {"rows": mask.size(0), "seen": 0, "parts": []} if entropies is None else None
         if "old_per_token_logps" in output:  # several updates per batch: behaviour log-probs are needed in the loss
             output["old_per_token_logps"] = logps
         if self.method.needs_reference:
@@ -426,16 +468,22 @@ class RLVRTrainer(GRPOTrainer):
         self, mode: str, batch: RolloutBatch, ref_logps: torch.Tensor | None, method_metrics: dict[str, float]
     ) -> None:
         metrics = self._metrics[mode]
-        metrics["entropy/mean"].append(float(masked_mean(batch.entropies, batch.mask)))
-        quantiles = masked_quantiles(batch.entropies, batch.mask, ENTROPY_QUANTILES)
-        for q, value in zip(ENTROPY_QUANTILES, quantiles, strict=True):
-            metrics[f"entropy/p{int(q * 100)}"].append(value)
+        if batch.entropies is not None:  # else logged from the loss pass (_defer_entropy_metrics)
+            self._log_entropy_metrics(mode, batch.entropies, batch.mask)
         if batch.accuracy is not None:
             metrics["accuracy"].append(float(batch.accuracy.float().mean()))
         if ref_logps is not None:
             metrics["kl_to_reference"].append(float(masked_mean(k3_kl(batch.logps, ref_logps), batch.mask)))
         for key, value in method_metrics.items():
             metrics[key].append(float(value))
+
+    def _log_entropy_metrics(self, mode: str, entropies: torch.Tensor, mask: torch.Tensor) -> None:
+        """The behaviour policy's token entropy over a whole rollout batch (global rows): mean and quantiles."""
+        metrics = self._metrics[mode]
+        metrics["entropy/mean"].append(float(masked_mean(entropies, mask)))
+        quantiles = masked_quantiles(entropies, mask, ENTROPY_QUANTILES)
+        for q, value in zip(ENTROPY_QUANTILES, quantiles, strict=True):
+            metrics[f"entropy/p{int(q * 100)}"].append(value)
 
     # ------------------------------------------------------------------ hook 2: loss
     def _compute_loss(self, model, inputs):
@@ -455,6 +503,8 @@ class RLVRTrainer(GRPOTrainer):
             compute_aux_loss=self.aux_loss_enabled,
         )
         mode = "train" if self.model.training else "eval"
+        if mode == "train":
+            self._defer_entropy_metrics(entropies, mask)
         grad_accum = self.current_gradient_accumulation_steps if mode == "train" else 1
         tokens_per_process = inputs["num_items_in_batch"].float() / self.accelerator.num_processes
         if mode == "train":  # num_items_in_batch spans the generation batch: rescale to one optimizer step

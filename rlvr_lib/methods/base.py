@@ -33,8 +33,10 @@ class RolloutBatch:
     rewards: Tensor  # (B,) total reward of each response
     group_ids: Tensor  # (B,) long, responses to the same prompt share an id
     mask: Tensor  # (B, T) float
-    logps: Tensor  # (B, T) behaviour-policy log-prob of each sampled token
-    entropies: Tensor  # (B, T) behaviour-policy entropy of the next-token distribution
+    # (B, T) behaviour-policy log-prob of each sampled token and entropy of the next-token distribution; None
+    # only for a method whose rollout does not read them (``Method.rollout_needs_behaviour``)
+    logps: Tensor | None
+    entropies: Tensor | None
     ref_logps: Tensor | None = None  # (B, T) reference-policy log-probs, when the method needs them
     accuracy: Tensor | None = None  # (B,) 1/0 correctness (the "accuracy" reward) when the reward has one
     # (B, T) behaviour-policy E_{a~pi}[(1 - pi(a))^2 (log pi(a) + H)] per position (opefo.txt eq. 6), computed from
@@ -104,6 +106,9 @@ class Method:
     name: ClassVar[str]
     paper: ClassVar[str]
     updates_per_batch: ClassVar[UpdatesPerBatch] = "any"
+    # False in the body of a class whose ``rollout`` reads neither ``batch.logps`` nor ``batch.entropies``
+    # (see ``rollout_needs_behaviour``)
+    rollout_reads_behaviour: ClassVar[bool] = True
 
     @dataclass
     class Config:
@@ -137,6 +142,15 @@ class Method:
         """Whether ``RolloutBatch.entropy_change_factors`` must be filled (a vocabulary-wide statistic that the
         trainer computes chunk by chunk in its behaviour pass; only then, since it costs an LM-head pass)."""
         return False
+
+    @property
+    def rollout_needs_behaviour(self) -> bool:
+        """Whether ``rollout`` reads the behaviour log-probs and entropies. When it does not, the trainer may pass
+        None for both and spare a no-grad forward over the rollout batch. Only the class that defines the
+        ``rollout`` in use can say no (``rollout_reads_behaviour = False`` in its own body): a subclass or mixin
+        that overrides ``rollout`` reads them unless it says so itself."""
+        owner = next(k for k in type(self).__mro__ if "rollout" in vars(k))
+        return vars(owner).get("rollout_reads_behaviour", True)
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         raise NotImplementedError

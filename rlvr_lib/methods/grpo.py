@@ -73,6 +73,7 @@ class ReferenceKLConfig(SharedConfig):
 class GRPO(Method):
     name = "grpo"
     paper = "Shao et al. 2024 (DeepSeekMath); semantics: baselines.md"
+    rollout_reads_behaviour = False  # advantages from rewards alone
 
     @dataclass
     class Config(ReferenceKLConfig):
