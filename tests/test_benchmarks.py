@@ -210,3 +210,25 @@ def test_testbed_properties_entropy_ratio_and_summary(tmp_path):
     assert summary["grpo"]["mean_gain"] == pytest.approx(0.2) and summary["grpo"]["target_mean_gain_ge_0.15"]
     assert summary["grpo"]["target_sharpening_pass_gain_le_0.02"] and summary["grpo"]["target_entropy_ratio_le_0.35"]
     assert summary["pass_at_k_grpo"] == [0.4, 0.8]
+
+
+def _load_benchmark(name: str):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_compare_repros_agreement_needs_each_value_inside_the_others_interval():
+    import pandas as pd
+
+    compare = _load_benchmark("compare_repros")
+
+    def table(value, low, high):
+        return pd.DataFrame(
+            {"run": ["grpo"], "mean@16": [value], "mean@16_ci_low": [low], "mean@16_ci_high": [high]}
+        ).set_index("run")
+
+    assert compare.agreement(table(0.50, 0.45, 0.55), table(0.52, 0.47, 0.57), ["mean@16"])["agree"].item()
+    # 0.56 is outside A's interval although A's 0.50 lies inside B's
+    assert not compare.agreement(table(0.50, 0.45, 0.55), table(0.56, 0.48, 0.62), ["mean@16"])["agree"].item()
