@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import torch  # noqa: E402
 from rlvr_lib.config import TestbedConfig, load_params  # noqa: E402
 from rlvr_lib.schema import build  # noqa: E402
 from rlvr_lib.testbed import build_base_policy, make_splits, to_records  # noqa: E402
+from rlvr_lib.testbed.properties import entropy_ratio, evaluate_by_kind, problem_kind, route_shares  # noqa: E402, F401
 
 STAGES = ("base", "grpo", "perturb")
 N_TRAIN_RL = 2000  # params.yaml data.testbed.n_train
@@ -50,103 +50,30 @@ def parse_pairs(pairs: list[str], flag: str) -> dict:
     return out
 
 
-def problem_kind(prompt: str) -> str:
-    return "trap" if "*" in prompt else "plain"
+SAMPLING = {"temperature": 1.0, "top_p": 1.0, "max_new_tokens": 64, "batch_size": 256}
 
 
-def evaluate(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
-    """evaluate_benchmark at T = 1 with every k in 1..n, plus mean@n and pass@n per problem kind."""
-    import numpy as np
+def load(model_dir: Path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from rlvr_lib.eval import bootstrap_ci, evaluate_benchmark, pass_at_k
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    return AutoModelForCausalLM.from_pretrained(model_dir).eval(), tokenizer
+
+
+def evaluate(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
+    """``properties.evaluate_by_kind`` at T = 1 with every k in 1..n, timed."""
+    model, tokenizer = load(model_dir)
     started = time.perf_counter()
-    result = evaluate_benchmark(
-        model,
-        tokenizer,
-        problems,
-        n=n,
-        ks=list(range(1, n + 1)),
-        temperature=1.0,
-        top_p=1.0,
-        max_new_tokens=64,
-        batch_size=256,
-        seed=seed,
-        n_boot=1000,
-    )
+    result = evaluate_by_kind(model, tokenizer, problems, n=n, seed=seed, n_boot=1000, **SAMPLING)
     result["wall_s"] = round(time.perf_counter() - started, 1)
-    by_kind = {}
-    for kind in ("plain", "trap"):
-        rows = [r for r, p in zip(result["per_problem"], problems, strict=False) if problem_kind(p["prompt"]) == kind]
-        if not rows:
-            continue
-        by_kind[kind] = {"n_problems": len(rows)}
-        for name, values in (
-            (f"mean@{n}", [r["c"] / n for r in rows]),
-            (f"pass@{n}", [pass_at_k(n, r["c"], n) for r in rows]),
-        ):
-            low, high = bootstrap_ci(values, seed=seed)
-            by_kind[kind][name] = {"value": float(np.mean(values)), "ci_low": low, "ci_high": high}
-    result["by_kind"] = by_kind
     return result
 
 
-def route_shares(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
-    """Per problem kind: the share of ``n`` samples per problem taking each route, and each route's accuracy."""
-    from collections import Counter
-
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from rlvr_lib.eval import sample_completions
-    from rlvr_lib.rewards import grade
-    from rlvr_lib.testbed.task_v3 import classify_route
-
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
-    samples = sample_completions(
-        model,
-        tokenizer,
-        [p["prompt"] for p in problems],
-        n,
-        max_new_tokens=64,
-        batch_size=256,
-        seed=seed + 1,
-        desc="routes",
-    )
-    counts, hits = {}, {}
-    for problem, completions in zip(problems, samples, strict=False):
-        kind = problem_kind(problem["prompt"])
-        for c in completions:
-            route = classify_route(problem["prompt"], c.text)
-            counts.setdefault(kind, Counter())[route] += 1
-            hits.setdefault(kind, Counter())[route] += grade(c.text, str(problem["answer"])).correct
-    return {
-        kind: {
-            route: {"share": k / sum(c.values()), "accuracy": hits[kind][route] / k} for route, k in sorted(c.items())
-        }
-        for kind, c in counts.items()
-    }
-
-
-def entropy_ratio(history: list[dict], last: int = 5) -> dict:
-    rows = [r for r in history if "entropy/mean" in r]
-    if len(rows) <= last:
-        raise SystemExit(f"only {len(rows)} rollout batches were logged: need more than {last}")
-    entropy = [r["entropy/mean"] for r in rows]
-    accuracy = [r["accuracy"] for r in rows]
-    return {
-        "rollout_batches": len(rows),
-        "entropy_first": entropy[0],
-        f"entropy_last{last}": statistics.mean(entropy[-last:]),
-        "entropy_ratio": statistics.mean(entropy[-last:]) / entropy[0],
-        "accuracy_first10": statistics.mean(accuracy[:10]),
-        "accuracy_last10": statistics.mean(accuracy[-10:]),
-        "kl_to_reference_final": rows[-1].get("kl_to_reference"),
-    }
+def routes(model_dir: Path, problems: list[dict], n: int, seed: int) -> dict:
+    """``properties.route_shares`` with ``n`` samples per problem."""
+    model, tokenizer = load(model_dir)
+    return route_shares(model, tokenizer, problems, n=n, seed=seed + 1, **SAMPLING)
 
 
 def headline(metrics: dict, n: int) -> dict:
@@ -189,7 +116,7 @@ def main() -> None:
             print(f"SFT: {time.perf_counter() - started:.0f} s", flush=True)
         result = evaluate(base_dir, problems, args.n, args.seed)
         if cfg.task == "v3":
-            result["routes"] = route_shares(base_dir, problems, 8, args.seed)
+            result["routes"] = routes(base_dir, problems, 8, args.seed)
         (out / "base.json").write_text(
             json.dumps({"testbed": vars(cfg) | {"levels": list(cfg.levels)}, **result}, indent=1)
         )
@@ -218,7 +145,7 @@ def main() -> None:
         train_wall = time.perf_counter() - started
         result = evaluate(grpo_dir / "final", problems, args.n, args.seed)
         if cfg.task == "v3":
-            result["routes"] = route_shares(grpo_dir / "final", problems, 8, args.seed)
+            result["routes"] = routes(grpo_dir / "final", problems, 8, args.seed)
         (out / "grpo.json").write_text(
             json.dumps(
                 {

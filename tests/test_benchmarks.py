@@ -187,9 +187,9 @@ def test_testbed_properties_entropy_ratio_and_summary(tmp_path):
         {"entropy/mean": e, "accuracy": 0.1 * i} for i, e in enumerate([0.4, 0.3, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1])
     ]
     dyn = testbed_properties.entropy_ratio(history)
-    assert dyn["entropy_first"] == 0.4 and dyn["entropy_last5"] == pytest.approx(0.1)
+    assert dyn["entropy_first"] == 0.4 and dyn["entropy_last"] == pytest.approx(0.1)
     assert dyn["entropy_ratio"] == pytest.approx(0.25) and dyn["rollout_batches"] == 8
-    with pytest.raises(SystemExit, match="rollout batches"):
+    with pytest.raises(ValueError, match="rollout batches"):
         testbed_properties.entropy_ratio(history[:5])
     assert testbed_properties.problem_kind("Compute 1+2*3.\nAnswer:") == "trap"
     n = 2
