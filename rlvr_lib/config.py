@@ -356,6 +356,7 @@ class Params:
     train: TrainConfig
     runs: dict[str, RunSpec]
     eval: EvalConfig
+    papers: Any = None  # rlvr_lib.papers.config.PapersConfig, or None without a `papers` section
 
     def testbed_build(self) -> TestbedConfig:
         """The base policy's full build settings: the model section plus the data split it must hold out."""
@@ -387,6 +388,7 @@ class _TopLevel:
     train: dict[str, Any] | None = None
     methods: dict[str, Any] | None = None
     eval: dict[str, Any] | None = None
+    papers: dict[str, Any] | None = None
     smoke: dict[str, Any] | None = None
 
 
@@ -426,6 +428,12 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         )
     if not top.seeds or len(set(top.seeds)) != len(top.seeds):
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
+    runs = {name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()}
+    papers = None
+    if top.papers is not None:
+        from .papers.config import parse_papers  # torch-free
+
+        papers = parse_papers(top.papers, runs)
     return Params(
         profile=top.profile,
         seed=top.seed,
@@ -433,8 +441,9 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         data=build(DataConfig, top.data, "data"),
         model=build(ModelConfig, top.model, "model"),
         train=train,
-        runs={name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()},
+        runs=runs,
         eval=build(EvalConfig, top.eval, "eval"),
+        papers=papers,
     )
 
 
