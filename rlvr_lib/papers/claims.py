@@ -206,9 +206,13 @@ def format_number(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     magnitude = abs(value)
-    if magnitude != 0 and (magnitude < 10 ** -(digits - 1) or magnitude >= 1e4):
-        return f"{value:.2e}"
-    return f"{value:+.{digits}f}" if value != 0 else f"{0:.{digits}f}"
+    if value == 0:
+        return f"{0:.{digits}f}"
+    if magnitude < 10**-digits:
+        return f"{value:+.1e}"
+    if magnitude >= 1000:
+        return f"{value:+,.0f}"
+    return f"{value:+.{digits}f}"
 
 
 def ours_text(result: ClaimResult) -> str:
