@@ -355,7 +355,19 @@ def stage_report(params: Params) -> Path:
         "eval": asdict(params.eval),
         "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()},
     }
-    write_report(REPORTS_DIR, histories, evals, title="Entropy control in RLVR: results", params_summary=summary)
+    papers = []
+    if params.papers is not None:
+        from .papers.config import PAPER_TITLES
+
+        papers = list(PAPER_TITLES.items())
+    write_report(
+        REPORTS_DIR,
+        histories,
+        evals,
+        title="Entropy control in RLVR: results",
+        params_summary=summary,
+        papers=papers,
+    )
     return REPORTS_DIR / "README.md"
 
 
