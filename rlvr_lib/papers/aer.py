@@ -421,6 +421,8 @@ class Paper(PaperBase):
         twin.plot(xs, [paper[x] for x in xs], "s--", color="grey", label="paper (Avg. %)")
         twin.set_ylabel("paper Avg. pass@1 (%)")
         twin.grid(False)
+        handles = [*ax.get_legend_handles_labels()[0], *twin.get_legend_handles_labels()[0]]
+        ax.legend(handles, [h.get_label() for h in handles], loc="best", fontsize=8)
         ax.set_title(f"{name} sweep")
         self.report.add_figure(heading, f"sweep_{name}", fig)
         return pd.DataFrame(shown_rows)
