@@ -380,6 +380,7 @@ class Params:
     runs: dict[str, RunSpec]
     eval: EvalConfig
     testbed_properties: PropertiesConfig
+    papers: Any = None  # rlvr_lib.papers.config.PapersConfig, or None without a `papers` section
 
     def testbed_build(self) -> TestbedConfig:
         """The base policy's full build settings: the model section plus the data split it must hold out."""
@@ -412,6 +413,7 @@ class _TopLevel:
     methods: dict[str, Any] | None = None
     eval: dict[str, Any] | None = None
     testbed_properties: dict[str, Any] | None = None
+    papers: dict[str, Any] | None = None
     smoke: dict[str, Any] | None = None
 
 
@@ -452,6 +454,12 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
     if not top.seeds or len(set(top.seeds)) != len(top.seeds):
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
     properties = build(PropertiesConfig, top.testbed_properties, "testbed_properties")
+    runs = {name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()}
+    papers = None
+    if top.papers is not None:
+        from .papers.config import parse_papers  # torch-free
+
+        papers = parse_papers(top.papers, runs)
     return Params(
         profile=top.profile,
         seed=top.seed,
@@ -459,9 +467,10 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         data=build(DataConfig, top.data, "data"),
         model=build(ModelConfig, top.model, "model"),
         train=train,
-        runs={name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()},
+        runs=runs,
         eval=build(EvalConfig, top.eval, "eval"),
         testbed_properties=properties,
+        papers=papers,
     )
 
 

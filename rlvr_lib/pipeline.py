@@ -475,6 +475,11 @@ def stage_report(params: Params) -> Path:
             "The testbed's measured properties: base headroom, GRPO's entropy collapse and sharpening per seed, "
             "ERPO's perturbation study"
         ] = "testbed/README.md"
+    papers = []
+    if params.papers is not None:
+        from .papers.config import PAPER_TITLES
+
+        papers = list(PAPER_TITLES.items())
     write_report(
         REPORTS_DIR,
         histories,
@@ -482,6 +487,7 @@ def stage_report(params: Params) -> Path:
         title="Entropy control in RLVR: results",
         params_summary=summary,
         links=links,
+        papers=papers,
     )
     return REPORTS_DIR / "README.md"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import csv
 import json
 import math
 import os
@@ -15,8 +17,39 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-E2E_RUNS = ("grpo", "dapo", "erpo", "aer")  # one baseline changed below, two methods with state or group statistics
+# one baseline changed below, methods with state or group statistics, and one run of each method whose own settings a
+# paper replication reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho)
+E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo")
+PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
+VERDICTS = ("holds", "does not hold", "inconclusive", "not testable here")
 pytestmark = pytest.mark.slow
+
+
+def reduced_run(name: str, methods: dict, kept: tuple[str, ...]) -> str:
+    """The run of ``kept`` standing for ``name`` in the reduced smoke pipeline: itself, else the run of its method,
+    else grpo."""
+    if name == "base" or name in kept:
+        return name
+    method = (methods.get(name) or {}).get("method", name)
+    return method if method in kept else "grpo"
+
+
+def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
+    """params.yaml's ``papers`` with every run replaced by its stand-in among ``kept`` (lists without repeats, but
+    CW-GRPO's checkpoint lists keep their length: one run per checkpoint)."""
+
+    def fix(value, keep_length: bool):
+        if isinstance(value, list):
+            mapped = [reduced_run(v, methods, kept) for v in value]
+            return mapped if keep_length else list(dict.fromkeys(mapped))
+        return reduced_run(value, methods, kept)
+
+    out = copy.deepcopy(papers)
+    for entry in out.values():
+        for role, value in entry["runs"].items():
+            entry["runs"][role] = fix(value, keep_length=role.endswith("checkpoints"))
+    out["aer"]["pass_at_k"]["runs"] = fix(out["aer"]["pass_at_k"]["runs"], keep_length=False)
+    return out
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -37,7 +70,9 @@ def smoke_repo(tmp_path_factory):
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["profile"] = "smoke"
     params["seeds"] = [0, 1]  # two training seeds: every run trains and is evaluated twice
-    # four runs keep `make test` within its budget; every method trains for real in test_all_methods_train.py
+    # six runs keep `make test` within its budget; every method trains for real in test_all_methods_train.py. The
+    # paper replications read the runs that remain (their stages regenerated for them) and must all be built.
+    params["papers"] = reduced_papers(params["papers"], params["methods"], E2E_RUNS)
     params["methods"] = {run: params["methods"][run] for run in E2E_RUNS}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = {
@@ -50,6 +85,7 @@ def smoke_repo(tmp_path_factory):
         "GIT_COMMITTER_NAME": "ci",
         "GIT_COMMITTER_EMAIL": "ci@example.org",
     }
+    run([sys.executable, "-m", "rlvr_lib.papers.dvc_stages"], root, env)
     run(["git", "init", "-q"], root, env)
     run(["git", "add", "-A"], root, env)
     run(["git", "commit", "-qm", "smoke copy"], root, env)
@@ -110,8 +146,11 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
     ran = stages_run(run(["dvc", "repro"], root, env).stdout)
-    # eval@dapo-<seed> reruns only where the retrained model differs (a clip bound may never bind in 2 steps)
-    assert ran - {"eval@dapo-0", "eval@dapo-1"} == {"check_params", "train@dapo-0", "train@dapo-1", "report"}
+    # eval@dapo-<seed> reruns only where the retrained model differs (a clip bound may never bind in 2 steps); the
+    # paper stages that read dapo rerun (their params include methods.dapo), and the summary, which reads them
+    readers = {f"paper_{p}" for p in PAPERS if p != "summary" and "dapo" in json.dumps(params["papers"][p]["runs"])}
+    expected = {"check_params", "train@dapo-0", "train@dapo-1", "report", "paper_summary", *readers}
+    assert ran - {"eval@dapo-0", "eval@dapo-1"} == expected
 
 
 def test_every_run_made_a_real_update(smoke_repo):
@@ -140,3 +179,23 @@ def test_misspelled_key_stops_dvc_repro(smoke_repo):
     assert result.returncode != 0
     assert "unknown key(s) ['trian']" in result.stdout + result.stderr
     assert stages_run(result.stdout) == {"check_params"}
+
+
+def test_every_paper_stage_writes_its_report_with_a_verdict_in_every_claim_row(smoke_repo):
+    root, _, _ = smoke_repo
+    main_readme = (root / "reports/README.md").read_text()
+    assert main_readme.index("## Paper replications") < main_readme.index("## Settings")
+    for paper in PAPERS:
+        folder = root / "reports/papers" / paper
+        readme = (folder / "README.md").read_text()
+        assert f"(papers/{paper}/README.md)" in main_readme
+        assert "Verdict rule" in readme and "## Claims" in readme, paper
+        claims = list(csv.DictReader((folder / "claims.csv").open()))
+        assert claims, f"{paper}: no claims"
+        assert all(row["verdict"] in VERDICTS for row in claims), (paper, [row["verdict"] for row in claims])
+        assert all(row["note"] for row in claims if row["verdict"] == "not testable here"), paper  # a reason each
+        table = (folder / "claims.md").read_text().splitlines()[2:]
+        assert len(table) == len(claims) and all(any(f"**{v}**" in line for v in VERDICTS) for line in table)
+        links = re.findall(r"\]\(((?:tables|figures)/[^)]+)\)", readme)
+        assert links and all((folder / rel).is_file() for rel in links), paper
+        assert (root / f"reports/notebooks/paper_{paper}.ipynb").is_file()

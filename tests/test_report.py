@@ -263,3 +263,17 @@ def test_base_only_report(data, tmp_path):
     assert "Training dynamics" not in text
     for link in re.findall(r"\]\(([^)]+)\)", text):
         assert (tmp_path / link).is_file(), link
+
+
+def test_paper_reports_are_linked_first(data):
+    files = report.render_report(
+        *data,
+        title="Synthetic replication",
+        params_summary=PARAMS,
+        papers=[("erpo", "ERPO: replication"), ("summary", "Summary")],
+    )
+    readme = files["README.md"].decode()
+    assert "- [ERPO: replication](papers/erpo/README.md)" in readme
+    assert readme.index("## Paper replications") < readme.index("## Settings") < readme.index("## Results")
+    without = report.render_report(*data, title="Synthetic replication", params_summary=PARAMS)["README.md"]
+    assert b"Paper replications" not in without

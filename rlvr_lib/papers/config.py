@@ -1,0 +1,379 @@
+"""params.yaml ``papers:``: which runs each paper's replication uses and its analysis settings, typed.
+
+One entry per paper (``erpo``, ``cw_grpo``, ``tepo``, ``opefo``, ``aer``) plus ``summary``. Each entry's ``runs``
+maps the roles of the paper's tables (its baseline, its method, each ablation) to runs: keys of params.yaml's
+``methods`` (the flat registry of every training run, each trained once per seed of ``seeds``) or ``base`` (the
+untrained policy). The other keys are the paper's analysis settings (its pass@k list, its checkpoint steps, ...).
+
+``parse_papers`` builds the section through ``rlvr_lib.schema.build`` (types, ranges, unknown keys) and checks every
+run name against ``methods``; an error names the key path (``papers.erpo.runs.grpo``). ``paper_runs`` lists the
+runs a paper reads, which is what its DVC stage depends on (``rlvr_lib.papers.dvc_stages``). No torch import.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..schema import SettingError, build, require, require_at_least, require_between, setting
+
+BASE_RUN = "base"
+PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer")  # the five replications; `summary` reads them all
+ALL_PAPERS = (*PAPERS, "summary")
+PAPER_TITLES = {  # the report links (reports/README.md, written by the report stage)
+    "erpo": "ERPO: token-level entropy-regulated policy optimization",
+    "cw_grpo": "CW-GRPO: covariance-aware GRPO with Gaussian-kernel advantage reweighting",
+    "tepo": "TEPO: token-level policy optimization via sequence-level likelihood",
+    "opefo": "OPEFO: on-policy entropy flow optimization",
+    "aer": "AER: adaptive entropy regularization",
+    "summary": "Summary: every method under one protocol, and which claims hold",
+}
+
+
+# ----------------------------------------------------------------------------- ERPO
+@dataclass
+class ErpoRuns:
+    """Runs of erpo.txt's tables 1-2 and figures 4-5, and one ablation per ``use_*`` switch."""
+
+    base: str = setting(BASE_RUN, "table 1's Base: the untrained policy")
+    grpo: str = setting("grpo", "GRPO with the shared settings (sec. 5.2)")
+    erpo: str = setting("erpo", "ERPO")
+    ablations: list[str] = setting(
+        help="ERPO runs with one use_* switch off each (the paper has no ablation section)",
+        factory=lambda: [
+            "erpo_no_entropy_gate",
+            "erpo_no_bucket_norm",
+            "erpo_no_implicit_progress",
+            "erpo_no_outcome_anchor",
+        ],
+    )
+
+
+@dataclass
+class PerturbationSettings:
+    """erpo.txt fig. 1(b): perturb the top / bottom 5% entropy tokens of correct responses and regenerate."""
+
+    policy: str = setting(BASE_RUN, "whose policy: base (the paper's, a pre-RL model) or a run (its first seed)")
+    frac: float = setting(0.05, "share of a response's tokens perturbed per set (fig. 1(b): 5%)")
+    replacement: Literal["uniform", "policy"] = setting(
+        "uniform", "uniform: a random vocabulary token (the paper's 'random replacement'); policy: the policy's own"
+    )
+    samples: int = setting(16, "samples per problem to find one correct response")
+    max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
+    seed: int = setting(0, "seed of sampling, replacement and regeneration")
+
+    def __post_init__(self) -> None:
+        require_between(self, "frac", 0.0, 1.0, low_open=True)
+        require_at_least(self, 1, "samples", "max_problems")
+
+
+@dataclass
+class RealDataCount:
+    """erpo.txt App. A.3 on the real files: MATH levels 3-5 with the solution-length filter, counted."""
+
+    enabled: bool = setting(True, "count on <data root> (data.root / $RLVR_DATA_ROOT / ../shared/data) if present")
+    train_set: str = setting("math_full", "rlvr_lib.data training set: MATH train + test minus MATH-500")
+    levels: list[int] = setting(help="MATH levels kept", factory=lambda: [3, 4, 5])
+    max_length: int = setting(2048, "maximum output length (table 3)")
+    fraction: float = setting(0.1, "a solution longer than this share of max_length is dropped (App. A.3)")
+    paper_count: int = setting(8441, "problems left in the paper (App. A.3)")
+
+    def __post_init__(self) -> None:
+        require_at_least(self, 1, "max_length", "paper_count")
+        require_between(self, "fraction", 0.0, 1.0, low_open=True)
+
+
+@dataclass
+class ErpoPaper:
+    runs: ErpoRuns = setting(help="the runs of each role", factory=ErpoRuns)
+    pass_at_k: list[int] = setting(help="table 2's k", factory=lambda: [2, 4, 8, 16])
+    ema_alpha: float = setting(0.12, "EMA weight of the newest value in figs. 4-5 (the paper's 0.12)")
+    perturbation: PerturbationSettings = setting(help="fig. 1(b)", factory=PerturbationSettings)
+    real_data: RealDataCount = setting(help="App. A.3's filter on the real files", factory=RealDataCount)
+
+    def __post_init__(self) -> None:
+        require(bool(self.pass_at_k) and min(self.pass_at_k) >= 1, "pass_at_k", "must be a list of k >= 1")
+        require_between(self, "ema_alpha", 0.0, 1.0, low_open=True)
+
+
+# ----------------------------------------------------------------------------- CW-GRPO
+@dataclass
+class CwGrpoRuns:
+    """cw_grpo.txt table 2 (GRPO, Clip-Cov, CW-GRPO), fig. 1, table 1 and table 3's checkpoints."""
+
+    base: str = setting(BASE_RUN, "table 2's Base Model")
+    grpo: str = setting("grpo", "vanilla GRPO")
+    clip_cov: str = setting("clip_cov", "Clip-Cov (Cui et al.)")
+    cw_grpo: str = setting("cw_grpo", "GRPO + Gaussian reweight")
+    grpo_checkpoints: list[str] = setting(
+        help="table 3: GRPO runs stopped at each checkpoint (their train.max_steps is the step), last = grpo",
+        factory=lambda: ["grpo_90steps", "grpo_135steps", "grpo"],
+    )
+    cw_grpo_checkpoints: list[str] = setting(
+        help="table 3: CW-GRPO runs stopped at each checkpoint, last = cw_grpo",
+        factory=lambda: ["cw_grpo_90steps", "cw_grpo_135steps", "cw_grpo"],
+    )
+
+
+@dataclass
+class CwGrpoPaper:
+    runs: CwGrpoRuns = setting(help="the runs of each role", factory=CwGrpoRuns)
+    paper_steps: list[int] = setting(help="table 3's checkpoint steps", factory=lambda: [100, 150, 200])
+    covariance_top_percents: list[float] = setting(
+        help="table 1's columns: shares of the positive / negative covariances", factory=lambda: [0.01, 1, 20, 40, 100]
+    )
+    ema_alpha: float = setting(0.3, "EMA weight of the newest value in fig. 1")
+
+    def __post_init__(self) -> None:
+        n = len(self.paper_steps)
+        for name in ("grpo_checkpoints", "cw_grpo_checkpoints"):
+            got = len(getattr(self.runs, name))
+            require(got == n, f"runs.{name}", f"has {got} runs, paper_steps has {n} checkpoints: one run each")
+        require(all(0 < p <= 100 for p in self.covariance_top_percents), "covariance_top_percents", "in (0, 100]")
+        require_between(self, "ema_alpha", 0.0, 1.0, low_open=True)
+
+
+# ----------------------------------------------------------------------------- TEPO
+@dataclass
+class TepoRuns:
+    """tepo.txt table 1, table 3 panels A / D / E and table 4 (TEPO's update structure: 8 updates per rollout)."""
+
+    base: str = setting(BASE_RUN, "table 1's untrained model")
+    grpo_dapo: str = setting("dapo_8updates", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout")
+    baselines: list[str] = setting(
+        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is not implemented",
+        factory=lambda: ["clip_cov_8updates", "kl_cov_8updates", "ent_adv", "gspo"],
+    )
+    tepo: str = setting("tepo", "TEPO (eq. 4)")
+    no_kl: str = setting("tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
+    global_kl: list[str] = setting(
+        help="panel A: TEPO with the KL on every token (mask_scope all), one run per beta",
+        factory=lambda: ["tepo_global_kl_beta_1", "tepo_global_kl_beta_0_001"],
+    )
+    aggregation: list[str] = setting(
+        help="panel D: TEPO-w/o. KL with another loss aggregation", factory=lambda: ["tepo_no_kl_seq_mean_token_mean"]
+    )
+    kl_scope: list[str] = setting(
+        help="panel E: TEPO with the KL mask on another token set",
+        factory=lambda: ["tepo_kl_neg_adv_entropy_up", "tepo_kl_either"],
+    )
+
+
+@dataclass
+class TepoPaper:
+    runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
+    convergence_metric: str = setting("accuracy", "training-history key whose peak step is table 4's convergence")
+    ema_alpha: float = setting(0.3, "EMA weight of the newest value before locating the peak")
+    paper_steps: list[int] = setting(help="table 4: TEPO's and GRPO/DAPO's peak steps", factory=lambda: [72, 132])
+
+    def __post_init__(self) -> None:
+        require_between(self, "ema_alpha", 0.0, 1.0, low_open=True)
+        require(len(self.paper_steps) == 2, "paper_steps", "must be [TEPO's step, GRPO/DAPO's step]")
+
+
+# ----------------------------------------------------------------------------- OPEFO
+@dataclass
+class OpefoRuns:
+    """opefo.txt table 1 (baselines at 8 updates per rollout, GRPO strict on-policy and OPEFO at 1), table 2,
+    figs. 2, 4, 5."""
+
+    base: str = setting(BASE_RUN, "table 1's untrained model")
+    grpo: str = setting("grpo_8updates", "GRPO, 8 updates per rollout batch (sec. 6.1)")
+    grpo_onpolicy: str = setting("grpo_onpolicy", "GRPO (Strict on-policy), 1 update")
+    baselines: list[str] = setting(
+        help="table 1's Entropy-Reg, Clip-higher, Clip-Cov, KL-Cov",
+        factory=lambda: ["entropy_reg", "dapo_8updates", "clip_cov_8updates", "kl_cov_8updates"],
+    )
+    clip_higher: str = setting("dapo_8updates", "fig. 2(c): the clip-higher run")
+    opefo: str = setting("opefo", "OPEFO")
+    static_lambda: str = setting("opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
+    pos_only: str = setting("opefo_pos_only", "table 2 'One-side (S+ only)'")
+    neg_only: str = setting("opefo_neg_only", "table 2 'One-side (S- only)'")
+    delta_h_variants: list[str] = setting(
+        help="OPEFO runs with another eq. 6 estimator (methods.<run>.delta_h), set beside `opefo`",
+        factory=lambda: ["opefo_delta_h_expectation"],
+    )
+
+
+@dataclass
+class OpefoPaper:
+    runs: OpefoRuns = setting(help="the runs of each role", factory=OpefoRuns)
+    paper_lambda_mean: float = setting(0.001, "the average lambda* over training the paper reports (sec. 6.4)")
+    early_fraction: float = setting(0.25, "fig. 2(b): 'the first 50 steps' as a share of training")
+    ema_alpha: float = setting(0.3, "EMA weight of the newest value in figs. 2, 4, 5")
+
+    def __post_init__(self) -> None:
+        require_between(self, "early_fraction", 0.0, 1.0, low_open=True)
+        require_between(self, "ema_alpha", 0.0, 1.0, low_open=True)
+
+
+# ----------------------------------------------------------------------------- AER
+@dataclass
+class AerRuns:
+    """aer.txt table 1, fig. 3, tables 6-7 (pass@k), table 2 (components), tables 8-9 (tau and rho sweeps)."""
+
+    base: str = setting(BASE_RUN, "table 1's Base")
+    grpo: str = setting("grpo", "GRPO")
+    baselines: list[str] = setting(
+        help="table 1's w/ Clip-Higher, w/ Ent-Adv, w/ KL-Cov, w/ Clip-Cov",
+        factory=lambda: ["dapo", "ent_adv", "kl_cov", "clip_cov"],
+    )
+    clip_higher: str = setting("dapo", "tables 6-7's w/Clip-Higher")
+    aer: str = setting("aer", "AER (C1 & C2 & C3)")
+    fixed_coeff: str = setting("aer_fixed_coeff", "table 2 'w/ Fixed Coeff.'")
+    c1_only: str = setting("aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
+    c2_c3: str = setting("aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
+    tau_sweep: list[str] = setting(
+        help="table 8: AER with other tau (the aer run is tau's default)",
+        factory=lambda: ["aer_tau_0_2", "aer_tau_0_8"],
+    )
+    rho_sweep: list[str] = setting(
+        help="table 9: AER with other rho (the aer run is rho's default)", factory=lambda: ["aer_rho_0", "aer_rho_1"]
+    )
+
+
+@dataclass
+class PassAtLargeK:
+    """Tables 6-7: pass@k up to k = n with n samples per problem, sampled by this paper's stage."""
+
+    runs: list[str] = setting(
+        help="runs sampled (tables 6-7: Base, GRPO, w/Clip-Higher, w/AER)",
+        factory=lambda: [BASE_RUN, "grpo", "dapo", "aer"],
+    )
+    n: int = setting(256, "samples per problem (k up to n)")
+    max_problems: int | None = setting(16, "first problems of the evaluation sets, pooled (null: all)")
+    n_seeds: int = setting(1, "training seeds sampled (the first of `seeds`): each costs n x max_problems samples")
+    batch_size: int = setting(512, "sequences per generate call")
+
+    def __post_init__(self) -> None:
+        require_at_least(self, 1, "n", "max_problems", "n_seeds", "batch_size")
+
+
+@dataclass
+class AerPaper:
+    runs: AerRuns = setting(help="the runs of each role", factory=AerRuns)
+    pass_at_k: PassAtLargeK = setting(help="tables 6-7", factory=PassAtLargeK)
+    k50_threshold: float = setting(0.5, "k50 = smallest k with pass@k >= this (App. C.3)")
+    tail_steps: int = setting(5, "fig. 3(c): H_t against H* over the last steps")
+
+    def __post_init__(self) -> None:
+        require_between(self, "k50_threshold", 0.0, 1.0, low_open=True)
+        require_at_least(self, 1, "tail_steps")
+
+
+# ----------------------------------------------------------------------------- summary
+@dataclass
+class SummaryRuns:
+    base: str = setting(BASE_RUN, "the untrained policy")
+    reference: str = setting("grpo", "wall time per step is relative to this run")
+    methods: list[str] = setting(
+        help="every method under the shared protocol",
+        factory=lambda: [
+            "grpo",
+            "grpo_onpolicy",
+            "dapo",
+            "entropy_reg",
+            "clip_cov",
+            "kl_cov",
+            "gspo",
+            "ent_adv",
+            "erpo",
+            "cw_grpo",
+            "tepo",
+            "opefo",
+            "aer",
+        ],
+    )
+
+
+@dataclass
+class SummaryPaper:
+    runs: SummaryRuns = setting(help="the runs of each role", factory=SummaryRuns)
+    papers: list[str] = setting(help="papers whose claims tables are gathered", factory=lambda: list(PAPERS))
+
+    def __post_init__(self) -> None:
+        bad = sorted(set(self.papers) - set(PAPERS))
+        require(not bad, "papers", f"has unknown paper(s) {bad}; valid: {list(PAPERS)}")
+
+
+# ----------------------------------------------------------------------------- the section
+@dataclass
+class PapersConfig:
+    """params.yaml ``papers``: one entry per replication."""
+
+    erpo: ErpoPaper = setting(help="erpo.txt", factory=ErpoPaper)
+    cw_grpo: CwGrpoPaper = setting(help="cw_grpo.txt", factory=CwGrpoPaper)
+    tepo: TepoPaper = setting(help="tepo.txt", factory=TepoPaper)
+    opefo: OpefoPaper = setting(help="opefo.txt", factory=OpefoPaper)
+    aer: AerPaper = setting(help="aer.txt", factory=AerPaper)
+    summary: SummaryPaper = setting(help="every method under one protocol", factory=SummaryPaper)
+
+    def paper(self, name: str) -> Any:
+        if name not in ALL_PAPERS:
+            raise ValueError(f"unknown paper '{name}'; papers: {list(ALL_PAPERS)}")
+        return getattr(self, name)
+
+
+def _run_fields(runs: Any) -> Iterable[tuple[str, str]]:
+    """(key path inside ``runs``, run name) for every run a ``*Runs`` dataclass names, in field order."""
+    for f in dataclasses.fields(runs):
+        value = getattr(runs, f.name)
+        if isinstance(value, list):
+            yield from ((f"{f.name}[{i}]", v) for i, v in enumerate(value))
+        else:
+            yield f.name, value
+
+
+def paper_runs(settings: Any, *, trained_only: bool = False) -> list[str]:
+    """The runs a paper's settings name (``runs`` and, for AER, the pass@k runs), each once, in order;
+    ``trained_only`` leaves ``base`` out."""
+    names = [name for _, name in _run_fields(settings.runs)]
+    if isinstance(settings, AerPaper):
+        names += settings.pass_at_k.runs
+    out = list(dict.fromkeys(names))
+    return [r for r in out if r != BASE_RUN] if trained_only else out
+
+
+def sampled_policies(settings: Any) -> list[str]:
+    """Runs whose trained models (not only their reports) a paper's stage reads: ERPO's perturbation policy and
+    AER's pass@k runs (``base`` included when named)."""
+    if isinstance(settings, ErpoPaper):
+        return [settings.perturbation.policy]
+    if isinstance(settings, AerPaper):
+        return list(dict.fromkeys(settings.pass_at_k.runs))
+    return []
+
+
+def check_runs(papers: PapersConfig, run_names: Iterable[str], path: str = "papers") -> None:
+    """Raise ValueError naming ``papers.<paper>.runs.<role>`` for a run that is not in ``methods`` (nor base)."""
+    known = set(run_names)
+    valid = f"valid: 'base' or a key of params.yaml 'methods' ({', '.join(sorted(known))})"
+    for paper in ALL_PAPERS:
+        settings = papers.paper(paper)
+        for where, name in _run_fields(settings.runs):
+            if name != BASE_RUN and name not in known:
+                raise ValueError(f"{path}.{paper}.runs.{where}: unknown run '{name}'; {valid}")
+        if isinstance(settings, ErpoPaper):
+            policy = settings.perturbation.policy
+            if policy != BASE_RUN and policy not in known:
+                raise ValueError(f"{path}.erpo.perturbation.policy: unknown run '{policy}'; {valid}")
+        if isinstance(settings, AerPaper):
+            declared = set(paper_runs(dataclasses.replace(settings, pass_at_k=PassAtLargeK(runs=[]))))
+            for i, name in enumerate(settings.pass_at_k.runs):
+                if name not in declared:
+                    raise ValueError(
+                        f"{path}.aer.pass_at_k.runs[{i}]: '{name}' is not one of papers.aer.runs "
+                        f"({', '.join(sorted(declared))})"
+                    )
+
+
+def parse_papers(raw: Any, run_names: Iterable[str], path: str = "papers") -> PapersConfig:
+    """The typed ``papers`` section from its mapping, every run name checked against ``run_names``."""
+    try:
+        papers = build(PapersConfig, raw, path)
+    except SettingError as err:  # raised by a nested __post_init__ outside build's own handling
+        raise ValueError(f"{path}.{err.field} {err.message}") from None
+    check_runs(papers, run_names, path)
+    return papers

@@ -1,0 +1,182 @@
+"""The pipeline's outputs for the runs a paper uses: per-problem evaluation values and training histories, by seed.
+
+Reads ``reports/eval/<run>/seed<N>/results.json`` (written by the ``eval`` / ``eval_base`` stages) and
+``reports/training/<run>/seed<N>/history.json`` (the ``train`` stage) for every seed of params' ``seeds``,
+refusing evaluations sampled with other settings than params.yaml's (``pipeline.check_eval_settings``).
+
+Evaluation values come as (seeds, problems) tables, the problems of every evaluation set pooled in file order
+(on the testbed: its one held-out set), so two runs' tables pair by seed and problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .. import pipeline
+from ..eval.passk import crossed_bootstrap_ci, pass_at_k
+from ..report import load_histories
+from .claims import NotTestable, paired_difference
+
+ACCURACY = "accuracy"  # mean@n: the mean accuracy over the n samples (= unbiased pass@1)
+EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"
+
+
+class RunResults:
+    """Lazy access to the reports of ``runs`` (``base`` included when named) over params' ``seeds``."""
+
+    def __init__(self, params, runs: Iterable[str]):
+        self.params = params
+        self.seeds = list(params.seeds)
+        self.runs = list(dict.fromkeys(runs))
+        self.n_boot = params.eval.n_boot
+        self._eval: dict[str, list[dict]] = {}
+        self._histories: dict[str, pd.DataFrame] = {}
+
+    # ------------------------------------------------------------------ evaluation
+    def _check_known(self, run: str) -> None:
+        if run not in self.runs:
+            raise ValueError(f"run '{run}' is not one this paper declares in params.yaml 'papers' ({self.runs})")
+
+    def eval_results(self, run: str) -> list[dict]:
+        """Per seed (in ``seeds`` order): ``{benchmark: evaluate_benchmark result}`` of ``run``."""
+        self._check_known(run)
+        if run not in self._eval:
+            out = []
+            for seed in self.seeds:
+                pipeline.check_eval_settings(self.params, run, seed)
+                path = pipeline.EVAL_DIR / run / pipeline.seed_folder(seed) / "results.json"
+                out.append(json.loads(path.read_text(encoding="utf-8")))
+            self._eval[run] = out
+        return self._eval[run]
+
+    @cached_property
+    def benchmarks(self) -> list[str]:
+        first = next((r for r in self.runs), None)
+        return list(self.eval_results(first)[0]) if first else []
+
+    def samples(self, run: str) -> int:
+        """n, the samples per problem of ``run``'s evaluation (the smallest over its evaluation sets)."""
+        return min(r["settings"]["n"] for r in self.eval_results(run)[0].values())
+
+    def problem_rows(self, run: str) -> list[list[dict]]:
+        """Per seed: the ``per_problem`` rows of every evaluation set, pooled in file order."""
+        return [
+            [row for b in self.benchmarks for row in by_bench[b]["per_problem"]] for by_bench in self.eval_results(run)
+        ]
+
+    def eval_table(self, run: str, metric: str) -> np.ndarray:
+        """(seeds, problems) values of ``metric``: accuracy (mean@n), pass@<k> (unbiased; k <= n), format_rate,
+        response_length (tokens) or token_entropy (nats). Raises NotTestable when k exceeds the samples drawn."""
+        rows = self.problem_rows(run)
+        if metric.startswith("pass@"):
+            k = int(metric.removeprefix("pass@"))
+            n = self.samples(run)
+            if k > n:
+                raise NotTestable(f"pass@{k} needs at least {k} samples per problem; the evaluation drew n = {n}")
+            values = [[pass_at_k(r["n"], r["c"], k) for r in seed_rows] for seed_rows in rows]
+        elif metric == ACCURACY:
+            values = [[r["c"] / r["n"] for r in seed_rows] for seed_rows in rows]
+        elif metric == "format_rate":
+            values = [[r["n_formatted"] / r["n"] for r in seed_rows] for seed_rows in rows]
+        elif metric == "response_length":
+            values = [[r["mean_length"] for r in seed_rows] for seed_rows in rows]
+        elif metric == "token_entropy":
+            values = [[r["mean_entropy"] for r in seed_rows] for seed_rows in rows]
+        else:
+            raise ValueError(f"unknown metric '{metric}'; metrics: {list(EVAL_METRICS)} and pass@<k>")
+        return np.asarray(values, dtype=float)
+
+    def uids(self, run: str) -> list[str]:
+        return [r["uid"] for r in self.problem_rows(run)[0]]
+
+    def eval_summary(self, run: str, metric: str) -> tuple[float, float, float]:
+        """(mean over seeds and problems, 95% two-way bootstrap interval) of ``metric``."""
+        table = self.eval_table(run, metric)
+        low, high = crossed_bootstrap_ci(table, n_boot=self.n_boot)
+        return float(table.mean()), low, high
+
+    def compare(self, a: str, b: str, metric: str = ACCURACY):
+        """Paired difference of ``metric`` between runs ``a`` and ``b`` (same seeds, same problems)."""
+        if self.uids(a) != self.uids(b):
+            raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
+        digits = 1 if metric == "response_length" else 3
+        return paired_difference(
+            self.eval_table(a, metric), self.eval_table(b, metric), n_boot=self.n_boot, labels=(a, b), digits=digits
+        )
+
+    # ------------------------------------------------------------------ training
+    def history(self, run: str) -> pd.DataFrame:
+        """Every seed's training history of ``run``: one row per seed x logged step (``rlvr_lib.report``)."""
+        self._check_known(run)
+        if run == "base":
+            raise NotTestable("the base policy is not trained: it has no training history")
+        if run not in self._histories:
+            folders = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) for s in self.seeds}
+            self._histories[run] = load_histories({run: folders})
+        return self._histories[run]
+
+    def seed_histories(self, run: str) -> list[pd.DataFrame]:
+        h = self.history(run)
+        return [h[h["seed"] == s].sort_values("step").reset_index(drop=True) for s in self.seeds]
+
+    def per_seed(self, run: str, fn: Callable[[pd.DataFrame], float]) -> np.ndarray:
+        """(seeds,) ``fn`` of each seed's history."""
+        return np.asarray([fn(h) for h in self.seed_histories(run)], dtype=float)
+
+    def compare_history(self, a: str, b: str, fn: Callable[[pd.DataFrame], float], digits: int = 3):
+        """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b``."""
+        return paired_difference(
+            self.per_seed(a, fn), self.per_seed(b, fn), n_boot=self.n_boot, labels=(a, b), digits=digits
+        )
+
+    def max_steps(self, run: str) -> int:
+        return self.params.runs[run].train.max_steps
+
+    def updates_per_rollout(self, run: str) -> int | None:
+        """Optimizer steps per rollout batch (steps_per_generation / gradient_accumulation_steps x iterations)."""
+        if run == "base":
+            return None
+        t = self.params.runs[run].train
+        return t.rollout_micro_batches // t.gradient_accumulation_steps * t.num_iterations
+
+
+# ----------------------------------------------------------------------------- history quantities
+def column(history: pd.DataFrame, key: str) -> pd.Series:
+    """One seed's ``key`` by step (NaN rows dropped); NotTestable when the run never logged it."""
+    if key not in history.columns or history[key].isna().all():
+        raise NotTestable(f"the training history has no '{key}'")
+    return history.set_index("step")[key].dropna()
+
+
+def tail_mean(history: pd.DataFrame, key: str, tail_steps: int = 5) -> float:
+    return float(column(history, key).tail(tail_steps).mean())
+
+
+def entropy_retained(history: pd.DataFrame, tail_steps: int = 5) -> float:
+    """Mean rollout entropy over the last ``tail_steps`` steps / its value at the first step (rlvr_lib.report's)."""
+    series = column(history, "entropy/mean")
+    return float(series.tail(tail_steps).mean() / series.iloc[0])
+
+
+def mean_over_training(history: pd.DataFrame, key: str) -> float:
+    return float(column(history, key).mean())
+
+
+def step_time(history: pd.DataFrame) -> float:
+    """Mean wall time of an optimizer step (s): TRL's ``step_time``, whose first step of each rollout batch carries
+    the generation, averaged over every step."""
+    return float(column(history, "step_time").mean())
+
+
+def total_time(history: pd.DataFrame) -> float:
+    return float(column(history, "step_time").sum())
+
+
+def finite(x: float) -> bool:
+    return x is not None and not math.isnan(x) and not math.isinf(x)

@@ -1,0 +1,127 @@
+"""params.yaml ``papers:`` (rlvr_lib.papers.config) and the paper stages of dvc.yaml (rlvr_lib.papers.dvc_stages)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from conftest import REPO
+
+from rlvr_lib.config import parse_params, read_yaml
+from rlvr_lib.papers import dvc_stages
+from rlvr_lib.papers.config import ALL_PAPERS, BASE_RUN, paper_runs, parse_papers, sampled_policies
+
+RAW = read_yaml(REPO / "params.yaml")
+RUNS = list(RAW["methods"])
+
+
+def test_committed_papers_section_is_valid_and_names_existing_runs():
+    params = parse_params(copy.deepcopy(RAW), check_methods=False)
+    assert params.papers is not None
+    for name in ALL_PAPERS:
+        runs = paper_runs(params.papers.paper(name))
+        assert runs and all(r == BASE_RUN or r in params.runs for r in runs), name
+
+
+def test_every_run_of_methods_is_used_by_some_paper():
+    params = parse_params(copy.deepcopy(RAW), check_methods=False)
+    used = {r for name in ALL_PAPERS for r in paper_runs(params.papers.paper(name))}
+    assert set(params.runs) - used == set()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda p: p["erpo"]["runs"].update(grpo="grpo_typo"), "papers.erpo.runs.grpo: unknown run 'grpo_typo'"),
+        (
+            lambda p: p["tepo"]["runs"]["baselines"].append("nope"),
+            "papers.tepo.runs.baselines[4]: unknown run 'nope'",
+        ),
+        (lambda p: p["erpo"].update(pass_at_k="2"), "papers.erpo.pass_at_k must be a list"),
+        (lambda p: p["aer"].update(tau=0.3), "unknown key(s) ['papers.aer.tau']"),
+        (lambda p: p.update(grpo={}), "unknown key(s) ['papers.grpo']"),
+        (
+            lambda p: p["cw_grpo"]["runs"]["grpo_checkpoints"].pop(),
+            "papers.cw_grpo.runs.grpo_checkpoints has 2 runs, paper_steps has 3 checkpoints",
+        ),
+        (
+            lambda p: p["aer"]["pass_at_k"]["runs"].append("opefo"),
+            "papers.aer.pass_at_k.runs[4]: 'opefo' is not one of papers.aer.runs",
+        ),
+        (lambda p: p["erpo"]["perturbation"].update(frac=0.0), "papers.erpo.perturbation.frac must lie in (0.0, 1.0]"),
+        (lambda p: p["erpo"]["perturbation"].update(policy="x"), "papers.erpo.perturbation.policy: unknown run 'x'"),
+        (lambda p: p["summary"].update(papers=["erpo", "ppo"]), "papers.summary.papers has unknown paper(s) ['ppo']"),
+    ],
+)
+def test_bad_entries_name_their_key_path(edit, message):
+    papers = copy.deepcopy(RAW["papers"])
+    edit(papers)
+    with pytest.raises(ValueError) as err:
+        parse_papers(papers, RUNS)
+    assert message in str(err.value)
+
+
+def test_a_bad_papers_entry_stops_check_params_with_its_path():
+    raw = copy.deepcopy(RAW)
+    raw["papers"]["opefo"]["runs"]["opefo"] = "opefo_typo"
+    with pytest.raises(ValueError, match=r"papers\.opefo\.runs\.opefo: unknown run 'opefo_typo'"):
+        parse_params(raw, check_methods=False)
+
+
+def test_params_without_papers_has_none():
+    raw = copy.deepcopy(RAW)
+    del raw["papers"]
+    del raw["smoke"]["papers"]
+    assert parse_params(raw, check_methods=False).papers is None
+
+
+def test_defaults_equal_the_committed_entries():
+    """The dataclass defaults document the committed choice; params.yaml states it explicitly."""
+    assert parse_papers(RAW["papers"], RUNS) == parse_papers({}, RUNS)
+
+
+# ----------------------------------------------------------------------------- dvc.yaml
+def test_dvc_paper_stages_equal_what_papers_declares():
+    assert dvc_stages.differences(REPO / "params.yaml", REPO / "dvc.yaml") == []
+
+
+def test_dvc_paper_stages_text_is_the_generated_block():
+    text = (REPO / "dvc.yaml").read_text()
+    block = dvc_stages.render(dvc_stages.stages(REPO / "params.yaml"))
+    assert dvc_stages.replace_block(text, block) == text
+
+
+def test_paper_stage_deps_are_exactly_the_reports_of_its_runs():
+    dvc = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    papers = parse_papers(RAW["papers"], RUNS)
+    for name in ALL_PAPERS:
+        settings = papers.paper(name)
+        runs = paper_runs(settings)
+        deps = dvc[f"paper_{name}"]["deps"]
+        reports = {d for d in deps if d.startswith(("reports/eval/", "reports/training/"))}
+        want = {f"reports/eval/{r}" for r in runs} | {f"reports/training/{r}" for r in runs if r != BASE_RUN}
+        assert reports == want, name
+        models = {d for d in deps if d.startswith(("runs/", "models/"))}
+        assert models == {"models/base" if r == BASE_RUN else f"runs/{r}" for r in sampled_policies(settings)}, name
+        params = dvc[f"paper_{name}"]["params"]
+        assert f"papers.{name}" in params
+        assert {p for p in params if p.startswith("methods.")} == {f"methods.{r}" for r in runs if r != BASE_RUN}
+        assert dvc[f"paper_{name}"]["outs"][0] == {f"reports/papers/{name}": {"cache": False, "persist": True}}
+    assert {d for d in dvc["paper_summary"]["deps"] if d.startswith("reports/papers/")} == {
+        f"reports/papers/{p}" for p in papers.summary.papers
+    }
+
+
+def test_a_changed_run_list_makes_dvc_stale(tmp_path):
+    raw = copy.deepcopy(RAW)
+    raw["papers"]["erpo"]["runs"]["ablations"] = raw["papers"]["erpo"]["runs"]["ablations"][:1]
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump(raw, sort_keys=False))
+    diff = dvc_stages.differences(params, REPO / "dvc.yaml")
+    assert any("paper_erpo.deps" in line and "reports/eval/erpo_no_bucket_norm" in line for line in diff)
+    dvc = tmp_path / "dvc.yaml"
+    dvc.write_text((REPO / "dvc.yaml").read_text())
+    assert dvc_stages.main(["--params", str(params), "--dvc", str(dvc)]) == 0
+    assert dvc_stages.main(["--params", str(params), "--dvc", str(dvc), "--check"]) == 0
+    assert "reports/eval/erpo_no_bucket_norm" not in dvc.read_text()
