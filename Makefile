@@ -33,7 +33,7 @@ repro: $(STAMP)
 ifneq ($(JOBS),1)
 	$(BIN)/dvc repro base_model eval_base
 	$(BIN)/dvc stage list --name-only | sed -n 's/^train@//p' | OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -I{} \
-		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} && $(BIN)/dvc --wait-for-lock repro -s eval@{}'
+		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} && $(BIN)/dvc --wait-for-lock repro -s eval@{} && echo "$$(date +%T) run {} done"'
 endif
 	$(BIN)/dvc repro
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
