@@ -31,11 +31,15 @@ $(STAMP): pyproject.toml
 
 repro: $(STAMP)
 ifneq ($(JOBS),1)
+	@echo "$$(date +%T) make repro: base model and its evaluation"
 	$(BIN)/dvc repro base_model eval_base
+	@echo "$$(date +%T) make repro: the runs' train and eval stages, $(JOBS) at a time"
 	$(BIN)/dvc stage list --name-only | sed -n 's/^train@//p' | OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -I{} \
 		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} && $(BIN)/dvc --wait-for-lock repro -s eval@{} && echo "$$(date +%T) run {} done"'
 endif
+	@echo "$$(date +%T) make repro: the rest of the pipeline (properties, report, paper stages)"
 	$(BIN)/dvc repro
+	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
 test: lint
