@@ -41,7 +41,9 @@ SchedulerName = Literal[
 ]
 TestbedTask = Literal["v2", "v3"]  # rlvr_lib.testbed.generator.TASKS (tests/test_config.py checks they agree)
 TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/test_config.py checks the two agree)
-RESERVED_RUN_KEYS = ("method", "train")
+RESERVED_RUN_KEYS = ("method", "train", "train_data")
+FULL_SET = "full"  # data/generated/train.jsonl, the data stage's training set
+FILTERED_SETS = ("erpo", "tepo")  # the filter_data stage's sets, data/filtered/<name>.jsonl (rlvr_lib.data_filters)
 
 
 # ----------------------------------------------------------------------------- testbed
@@ -296,6 +298,75 @@ class TrainConfig:
 
 
 @dataclass
+class ErpoFilterConfig:
+    """params.yaml ``data_filters.erpo``: erpo.txt sec. 5.1 and App. A.3 (L257, L377), "difficulty levels 3 to 5" and
+    "we filtered out samples where the reference solutions exceeded 10% of the maximum output length". Defaults
+    are the paper's words; params.yaml sets the testbed's analogue (docs/assumptions.md, "Training-set filters")."""
+
+    enabled: bool = setting(False, "build data/filtered/erpo.jsonl (a run trains on it with `train_data: erpo`)")
+    levels: list[int] = setting(help="levels kept (MATH: 3-5, the upper 3 of its 5)", factory=lambda: [3, 4, 5])
+    max_length: int | None = setting(None, "maximum output length in tokens (null: train.max_completion_length)")
+    fraction: float = setting(
+        0.1, "drop a problem whose reference solution has more tokens than this share of max_length (App. A.3: 10%)"
+    )
+
+    def __post_init__(self) -> None:
+        require(bool(self.levels), "levels", "must name at least one level")
+        require_at_least(self, 0, "max_length", strict=True)
+        require_between(self, "fraction", 0.0, 1.0, low_open=True)
+
+
+@dataclass
+class TepoFilterConfig:
+    """params.yaml ``data_filters.tepo``: tepo.txt sec. 4.1 (L212), "we removed prompts whose sampled responses were
+    all correct or all wrong, following (Yu et al., 2025)" (DAPO's dynamic sampling). The paper filters online with
+    the current policy; this is its offline analogue: the base policy samples every training prompt once, before
+    training. Null settings take the shared ``train`` values (the paper's rollout settings)."""
+
+    enabled: bool = setting(False, "build data/filtered/tepo.jsonl (a run trains on it with `train_data: tepo`)")
+    num_generations: int | None = setting(None, "responses per prompt (null: train.num_generations; tepo.txt: 8)")
+    temperature: float | None = setting(None, "sampling temperature (null: train.temperature; tepo.txt: 1.0)")
+    top_p: float | None = setting(None, "nucleus sampling (null: train.top_p)")
+    max_new_tokens: int | None = setting(None, "completion tokens at most (null: train.max_completion_length)")
+    seed: int | None = setting(None, "sampling seed (null: params.yaml's top-level seed); one set for every run seed")
+    batch_size: int = setting(256, "sequences per generate call")
+
+    def __post_init__(self) -> None:
+        require_at_least(self, 0, "temperature", "max_new_tokens", "batch_size", strict=True)
+        require(
+            self.num_generations is None or self.num_generations >= 2,
+            "num_generations",
+            f"must be >= 2 (one response is always all correct or all wrong), got {self.num_generations}",
+        )
+        require(self.top_p is None or 0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
+
+    def sampling(self, train: TrainConfig, seed: int) -> dict[str, Any]:
+        """``n``, ``temperature``, ``top_p``, ``max_new_tokens``, ``seed``, ``batch_size`` with the nulls resolved."""
+        return {
+            "n": _or(self.num_generations, train.num_generations),
+            "temperature": _or(self.temperature, train.temperature),
+            "top_p": _or(self.top_p, train.top_p),
+            "max_new_tokens": _or(self.max_new_tokens, train.max_completion_length),
+            "seed": _or(self.seed, seed),
+            "batch_size": self.batch_size,
+        }
+
+
+def _or(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+@dataclass
+class DataFiltersConfig:
+    """params.yaml ``data_filters``: the papers' training-set filters, one set each (the filter_data stage)."""
+
+    erpo: ErpoFilterConfig = setting(help="erpo.txt: levels and solution length", factory=ErpoFilterConfig)
+    tepo: TepoFilterConfig = setting(
+        help="tepo.txt / DAPO: no all-correct or all-wrong groups", factory=TepoFilterConfig
+    )
+
+
+@dataclass
 class EvalConfig:
     """params.yaml ``eval``: sampling settings of the pass@k evaluation."""
 
@@ -360,13 +431,15 @@ class RunSpec:
 
     The entry's key names the run; reserved keys inside it: ``method`` (the registered method, default: the key
     itself, so ablations like ``opefo_static: {method: opefo, lambda_mode: static}`` need no code) and ``train``
-    (overrides of the shared ``train`` section for this run). Every other key is a method hyperparameter.
+    (overrides of the shared ``train`` section for this run) and ``train_data`` (its training set: ``full``, the
+    default, or a set of the filter_data stage, ``FILTERED_SETS``). Every other key is a method hyperparameter.
     """
 
     name: str
     method: str
     hparams: dict[str, Any]
     train: TrainConfig
+    train_data: str = FULL_SET
 
 
 @dataclass
@@ -380,6 +453,7 @@ class Params:
     runs: dict[str, RunSpec]
     eval: EvalConfig
     testbed_properties: PropertiesConfig
+    data_filters: DataFiltersConfig = dataclasses.field(default_factory=DataFiltersConfig)
     papers: Any = None  # rlvr_lib.papers.config.PapersConfig, or None without a `papers` section
 
     def testbed_build(self) -> TestbedConfig:
@@ -408,6 +482,7 @@ class _TopLevel:
     seed: int = 0
     seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
     data: dict[str, Any] | None = None
+    data_filters: dict[str, Any] | None = None
     model: dict[str, Any] | None = None
     train: dict[str, Any] | None = None
     methods: dict[str, Any] | None = None
@@ -455,6 +530,13 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
     properties = build(PropertiesConfig, top.testbed_properties, "testbed_properties")
     runs = {name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()}
+    data_filters = build(DataFiltersConfig, top.data_filters, "data_filters")
+    for name, spec in runs.items():
+        if spec.train_data != FULL_SET and not getattr(data_filters, spec.train_data).enabled:
+            raise ValueError(
+                f"methods.{name}.train_data: the '{spec.train_data}' set is not built; set "
+                f"data_filters.{spec.train_data}.enabled: true in params.yaml"
+            )
     papers = None
     if top.papers is not None:
         from .papers.config import parse_papers  # torch-free
@@ -470,6 +552,7 @@ def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
         runs=runs,
         eval=build(EvalConfig, top.eval, "eval"),
         testbed_properties=properties,
+        data_filters=data_filters,
         papers=papers,
     )
 
@@ -490,11 +573,17 @@ def parse_run(name: str, entry: Any, shared_train: dict[str, Any], check_method:
     if not isinstance(overrides, dict):
         raise ValueError(f"{path}.train must be a mapping of train overrides, got {overrides!r}")
     train = build(TrainConfig, {**shared_train, **overrides}, f"{path}.train")
+    train_data = entry.get("train_data", FULL_SET)
+    if train_data not in (FULL_SET, *FILTERED_SETS):
+        raise ValueError(
+            f"{path}.train_data: unknown training set {train_data!r}; valid: '{FULL_SET}' (data/generated/train.jsonl, "
+            f"the default) or a set of the filter_data stage ({', '.join(FILTERED_SETS)}: data/filtered/<name>.jsonl)"
+        )
     if check_method:
         from .methods import build_method
 
         build_method(method, hparams, path=path)
-    return RunSpec(name=name, method=method, hparams=hparams, train=train)
+    return RunSpec(name=name, method=method, hparams=hparams, train=train, train_data=train_data)
 
 
 class _ParamsLoader(yaml.SafeLoader):

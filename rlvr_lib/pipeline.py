@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import DataConfig, Params, RunSpec, load_params
+from .config import FULL_SET, DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
 from .records import read_problems
 
 DATA_DIR = Path("data/generated")
+FILTERED_DIR = Path("data/filtered")  # the filter_data stage's training sets, <name>.jsonl
+FILTERED_INDEX = "index.json"  # rows and sha256 of each set in FILTERED_DIR
 BASE_MODEL_DIR = Path("models/base")
 RUNS_DIR = Path("runs")
 PARTIAL_RUNS_DIR = RUNS_DIR / ".partial"
@@ -156,8 +158,15 @@ def files_data(cfg: DataConfig) -> tuple[list[dict[str, Any]], dict[str, list[di
     return train_rows, benchmarks, {"train_set": cfg.train_set, "train_steps": steps, "contamination": contamination}
 
 
-def training_records() -> list[dict[str, Any]]:
-    return read_problems(DATA_DIR / "train.jsonl", hint="run the data stage first (`dvc repro data`)")
+def training_data_file(train_data: str = FULL_SET) -> Path:
+    """The file of a run's ``train_data``: ``full`` is the data stage's set, any other name a filter_data set."""
+    return DATA_DIR / "train.jsonl" if train_data == FULL_SET else FILTERED_DIR / f"{train_data}.jsonl"
+
+
+def training_records(train_data: str = FULL_SET) -> list[dict[str, Any]]:
+    """The problems of training set ``train_data`` (``training_data_file``)."""
+    stage = "data" if train_data == FULL_SET else "filter_data"
+    return read_problems(training_data_file(train_data), hint=f"run the {stage} stage first (`dvc repro {stage}`)")
 
 
 def eval_sets() -> dict[str, list[dict[str, Any]]]:
@@ -165,6 +174,128 @@ def eval_sets() -> dict[str, list[dict[str, Any]]]:
     if not files:
         raise FileNotFoundError(f"no {DATA_DIR}/eval_*.jsonl: run the data stage first (`dvc repro data`)")
     return {f.stem[len("eval_") :]: read_problems(f, hint="rerun the data stage (`dvc repro -f data`)") for f in files}
+
+
+# ----------------------------------------------------------------------------- stage: filter_data
+FILTER_REPORT_DIR = REPORTS_DIR / "data_filters"
+
+
+def stage_filter_data(params: Params) -> dict[str, Any]:
+    """The papers' training-set filters (``rlvr_lib.data_filters``) on ``data/generated/train.jsonl``: one set per
+    enabled entry of params' ``data_filters``, ``data/filtered/<name>.jsonl`` (the records unchanged, in file
+    order), with ``data/filtered/index.json`` (rows and sha256 per set) and a report, ``reports/data_filters/``
+    (README.md, filters.json: the rows left after each rule). Returns the report's summary."""
+    from .data_filters import report_markdown
+
+    cfg = params.data_filters
+    records = training_records()
+    summary: dict[str, Any] = {
+        "input": {"rows": len(records), "by_level": _by_level(records)},
+        "sets": {},
+        "not_built": [name for name in ("erpo", "tepo") if not getattr(cfg, name).enabled],
+    }
+    sets = {}
+    if cfg.erpo.enabled or cfg.tepo.enabled:
+        model, tokenizer = _load_policy(base_model_path(params), with_model=cfg.tepo.enabled)
+    if cfg.erpo.enabled:
+        sets["erpo"], summary["sets"]["erpo"] = _erpo_set(params, records, tokenizer)
+    if cfg.tepo.enabled:
+        sets["tepo"], summary["sets"]["tepo"] = _tepo_set(params, records, model, tokenizer)
+    for name in sets:
+        summary["sets"][name]["file"] = str(FILTERED_DIR / f"{name}.jsonl")
+    with staging_dir(".", "filter_data") as staged:
+        (staged / "filtered").mkdir()
+        index = {}
+        for name, rows in sets.items():
+            path = staged / "filtered" / f"{name}.jsonl"
+            write_jsonl_atomic(path, rows)
+            index[name] = {"rows": len(rows), "sha256": file_digest(path)}
+        write_json_atomic(staged / "filtered" / FILTERED_INDEX, index)
+        (staged / "report").mkdir()
+        write_json_atomic(staged / "report" / "filters.json", summary)
+        write_atomic(staged / "report" / "README.md", report_markdown(summary))
+        publish({staged / "filtered": FILTERED_DIR, staged / "report": FILTER_REPORT_DIR})
+    return summary
+
+
+def _by_level(rows: list[dict[str, Any]]) -> dict[str, int]:
+    from .data_filters import count_by
+
+    return count_by(rows, lambda r: r.get("level"))
+
+
+def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict], dict[str, Any]]:
+    """ERPO's set (testbed records get their generator's reference solution first) and its report entry."""
+    from statistics import median
+
+    from . import data_filters as filters
+    from .data import token_lengths
+
+    cfg = params.data_filters.erpo
+    rows = records if params.data.source == "files" else filters.with_solutions(records, _testbed_solutions(params))
+    max_length = cfg.max_length or params.train.max_completion_length
+    kept, counts = filters.erpo_filter(rows, tokenizer, levels=cfg.levels, max_length=max_length, fraction=cfg.fraction)
+    kept_uids = {r["uid"] for r in kept}
+    lengths = token_lengths(tokenizer, [r["solution"] for r in rows if r.get("level") in set(cfg.levels)])
+    fractions = sorted({filters.ERPO_PAPER_FRACTION, cfg.fraction, max(lengths) / max_length})
+    out = [r for r in records if r["uid"] in kept_uids]
+    return out, {
+        "settings": {
+            "levels": cfg.levels,
+            "max_length": max_length,
+            "fraction": cfg.fraction,
+            "budget": cfg.fraction * max_length,
+        },
+        "counts": counts,
+        "by_level": {"input": _by_level(records), "kept": _by_level(out)},
+        "solution_tokens": {"min": min(lengths), "median": median(lengths), "max": max(lengths)},
+        "kept_at": filters.kept_at_fractions(lengths, max_length, fractions),
+    }
+
+
+def _tepo_set(params: Params, records: list[dict], model, tokenizer) -> tuple[list[dict], dict[str, Any]]:
+    """TEPO's set (the base policy's groups, sampled once) and its report entry, with kept rows per level and, on
+    testbed task v3, per kind of problem (trap or plain sum)."""
+    from . import data_filters as filters
+
+    sampling = params.data_filters.tepo.sampling(params.train, params.seed)
+    kept, counts = filters.group_outcome_filter(
+        records, filters.sample_correctness(model, tokenizer, records, **sampling)
+    )
+    breakdowns = {"level": _by_level}
+    if params.data.source == "testbed" and params.data.testbed.task == "v3":
+        from .testbed.task_v3 import is_trap
+
+        breakdowns["v3 kind"] = lambda rows: filters.count_by(
+            rows, lambda r: "trap" if is_trap(r["prompt"]) else "plain"
+        )
+    return kept, {
+        "settings": sampling,
+        "counts": counts,
+        "breakdowns": {name: {"input": f(records), "kept": f(kept)} for name, f in breakdowns.items()},
+    }
+
+
+def _load_policy(path: str, *, with_model: bool):
+    """(model or None, tokenizer) of a model folder or hub id; the model in eval mode, on the GPU if there is one."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if not with_model:
+        return None, tokenizer
+    model = AutoModelForCausalLM.from_pretrained(path)
+    return (model.to("cuda") if torch.cuda.is_available() else model).eval(), tokenizer
+
+
+def _testbed_solutions(params: Params) -> dict[str, str]:
+    """uid -> the reference solution the testbed generator wrote for each training problem (regenerated from
+    params' data settings, as the data stage made them)."""
+    from .testbed import make_splits
+
+    tb = params.data.testbed
+    train, _ = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels), tb.task)
+    return {p.uid: p.solution for p in train}
 
 
 # ----------------------------------------------------------------------------- stage: base_model
@@ -218,14 +349,15 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     work = PARTIAL_RUNS_DIR / folder
     training.grpo_config(cfg, work)  # TRL's own checks
     model_path = base_model_path(params)
-    records = training_records()
+    records = training_records(spec.train_data)
     fingerprint = {
         "method": spec.method,
         "hparams": spec.hparams,
         "train": asdict(cfg),
         "model": model_path,
         "model_files": folder_digest(model_path),
-        "data": file_digest(DATA_DIR / "train.jsonl"),
+        "train_data": spec.train_data,
+        "data": file_digest(training_data_file(spec.train_data)),
     }
     from accelerate import PartialState
 
@@ -244,7 +376,9 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     staged_logs = work / "logs"
     shutil.rmtree(staged_logs, ignore_errors=True)
     training.write_training_logs(
-        history, staged_logs, {"run": run, "method": spec.method, **spec.hparams, **asdict(cfg)}
+        history,
+        staged_logs,
+        {"run": run, "method": spec.method, "train_data": spec.train_data, **spec.hparams, **asdict(cfg)},
     )
     write_json_atomic(staged_logs / "history.json", history)
     with staging_dir(".", f"train_{run}_{seed}") as staged:
@@ -467,7 +601,14 @@ def stage_report(params: Params) -> Path:
         "data": asdict(params.data),
         "train": asdict(params.train),
         "eval": asdict(params.eval),
-        "methods": {name: {"method": s.method, **s.hparams} for name, s in params.runs.items()},
+        "methods": {
+            name: {
+                "method": s.method,
+                **s.hparams,
+                **({"train_data": s.train_data} if s.train_data != FULL_SET else {}),
+            }
+            for name, s in params.runs.items()
+        },
     }
     links = {}
     if (TESTBED_DIR / "README.md").exists():
@@ -475,6 +616,8 @@ def stage_report(params: Params) -> Path:
             "The testbed's measured properties: base headroom, GRPO's entropy collapse and sharpening per seed, "
             "ERPO's perturbation study"
         ] = "testbed/README.md"
+    if (FILTER_REPORT_DIR / "README.md").exists():
+        links["The papers' training-set filters (ERPO, TEPO): problems left after each rule"] = "data_filters/README.md"
     papers = []
     if params.papers is not None:
         from .papers.config import PAPER_TITLES

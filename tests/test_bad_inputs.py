@@ -110,6 +110,15 @@ PARAMS_CASES = {
     "temperature zero": ({"train": {**TRAIN, "temperature": 0}}, "train.temperature must be > 0"),
     "one generation": ({"train": {**TRAIN, "num_generations": 1}}, "train.num_generations must be >= 2"),
     "section not a mapping": ({"eval": [1, 2]}, "eval must be a mapping, got [1, 2]"),
+    "unknown training set": (
+        {"methods": {"grpo": {"train_data": "math35"}}},
+        "methods.grpo.train_data: unknown training set 'math35'",
+    ),
+    "training set not built": (
+        {"methods": {"grpo": {"train_data": "erpo"}}},
+        "methods.grpo.train_data: the 'erpo' set is not built; set data_filters.erpo.enabled: true",
+    ),
+    "filter group of one": ({"data_filters": {"tepo": {"num_generations": 1}}}, "data_filters.tepo.num_generations"),
 }
 
 
@@ -197,6 +206,11 @@ def test_bad_training_data_names_file_and_row(repo, content, message):
 def test_missing_training_data(repo):
     (repo / "data/generated/train.jsonl").unlink()
     train_stage_fails(repo, FileNotFoundError, "run the data stage first")
+
+
+def test_missing_filtered_set_says_which_stage_to_run(repo, set_params):
+    set_params(methods={"grpo": {"train_data": "tepo"}}, data_filters={"tepo": {"enabled": True}})
+    train_stage_fails(repo, FileNotFoundError, "data/filtered/tepo.jsonl not found: run the filter_data stage first")
 
 
 def test_empty_benchmark_file_named_before_sampling(repo):

@@ -139,3 +139,44 @@ def test_eval_per_benchmark_overrides_and_new_data_keys():
         parse_params({**BASE, "train": {"format_reward": "xml"}})
     with pytest.raises(ValueError, match="warmup_steps.*fraction"):
         parse_params({**BASE, "train": {"warmup_steps": 1.5, "lr_scheduler_type": "cosine"}})
+
+
+def test_train_data_names_the_training_set_of_a_run():
+    filters = {"erpo": {"enabled": True}}
+    p = parse_params(
+        {**BASE, "data_filters": filters, "methods": {"grpo": {}, "g": {"method": "grpo", "train_data": "erpo"}}}
+    )
+    assert p.runs["grpo"].train_data == "full" and p.runs["g"].train_data == "erpo"
+    assert p.runs["g"].hparams == {}  # a reserved key, not a method hyperparameter
+    assert p.data_filters.erpo.enabled and not p.data_filters.tepo.enabled
+    assert p.data_filters.erpo.levels == [3, 4, 5] and p.data_filters.erpo.fraction == 0.1  # the paper's words
+
+
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        (
+            {"methods": {"g": {"method": "grpo", "train_data": "math"}}},
+            r"methods\.g\.train_data: unknown training set 'math'; valid: 'full'.*erpo, tepo",
+        ),
+        (
+            {"methods": {"g": {"method": "grpo", "train_data": "tepo"}}},
+            r"methods\.g\.train_data: the 'tepo' set is not built; set data_filters\.tepo\.enabled: true",
+        ),
+        ({"data_filters": {"tepo": {"num_generations": 1}}}, r"data_filters\.tepo\.num_generations must be >= 2"),
+        ({"data_filters": {"erpo": {"fraction": 0}}}, r"data_filters\.erpo\.fraction must lie in \(0\.0, 1\.0\]"),
+        ({"data_filters": {"erpo": {"levels": []}}}, r"data_filters\.erpo\.levels must name at least one level"),
+        ({"data_filters": {"dapo": {}}}, r"unknown key\(s\) \['data_filters\.dapo'\]"),
+    ],
+)
+def test_bad_training_sets_and_filters_name_the_key(changes, message):
+    with pytest.raises(ValueError, match=message):
+        parse_params({**BASE, **changes})
+
+
+def test_tepo_filter_takes_the_shared_rollout_settings_unless_set():
+    p = parse_params(
+        {**BASE, "train": {"num_generations": 4, "temperature": 0.7}, "data_filters": {"tepo": {"top_p": 0.9}}}
+    )
+    got = p.data_filters.tepo.sampling(p.train, seed=5)
+    assert got == {"n": 4, "temperature": 0.7, "top_p": 0.9, "max_new_tokens": 64, "seed": 5, "batch_size": 256}

@@ -23,6 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .. import plots
+from ..config import FULL_SET
 from ..report import markdown_table
 from .claims import (
     VERDICT_RULE,
@@ -325,12 +326,21 @@ class PaperBase:
                     "settings": text,
                     "updates / rollout": str(self.results.updates_per_rollout(run)),
                     "steps": str(spec.train.max_steps),
+                    "training set": spec.train_data,
                 }
             )
         flat = _flatten(dataclasses.asdict(self.settings))
+        filtered = sorted({self.params.runs[r].train_data for r in paper_runs(self.settings, trained_only=True)})
+        data_note = (
+            " Training sets: `full` is every training problem; any other is the filter_data stage's set of that "
+            "name, the paper's data filter on the testbed (`data/filtered/<set>.jsonl`, counts in "
+            "reports/data_filters/README.md)."
+            if filtered != [FULL_SET]
+            else ""
+        )
         return "\n".join(
             [
-                f"Training seeds: {self.params.seeds}; profile `{self.params.profile}`. {SHARED_PROTOCOL}",
+                f"Training seeds: {self.params.seeds}; profile `{self.params.profile}`. {SHARED_PROTOCOL}{data_note}",
                 "",
                 markdown_table(pd.DataFrame(rows).fillna(MISSING)),
                 f"`papers.{self.name}` in params.yaml:",
