@@ -31,8 +31,8 @@ $(STAMP): pyproject.toml
 
 repro: $(STAMP)
 ifneq ($(JOBS),1)
-	@echo "$$(date +%T) make repro: base model and its evaluation"
-	$(BIN)/dvc repro base_model eval_base
+	@echo "$$(date +%T) make repro: base model, its evaluation and the filtered training sets"
+	$(BIN)/dvc repro base_model eval_base filter_data
 	@echo "$$(date +%T) make repro: the runs' train and eval stages, $(JOBS) at a time"
 	$(BIN)/dvc stage list --name-only | sed -n 's/^train@//p' | OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -I{} \
 		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} && $(BIN)/dvc --wait-for-lock repro -s eval@{} && echo "$$(date +%T) run {} done"'

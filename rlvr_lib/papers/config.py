@@ -35,11 +35,12 @@ PAPER_TITLES = {  # the report links (reports/README.md, written by the report s
 # ----------------------------------------------------------------------------- ERPO
 @dataclass
 class ErpoRuns:
-    """Runs of erpo.txt's tables 1-2 and figures 4-5, and one ablation per ``use_*`` switch."""
+    """Runs of erpo.txt's tables 1-2 and figures 4-5, and one ablation per ``use_*`` switch; the trained ones on
+    ERPO's training set (``train_data: erpo``, sec. 5.1 and App. A.3)."""
 
     base: str = setting(BASE_RUN, "table 1's Base: the untrained policy")
-    grpo: str = setting("grpo", "GRPO with the shared settings (sec. 5.2)")
-    erpo: str = setting("erpo", "ERPO")
+    grpo: str = setting("grpo_erpo_data", "GRPO with the shared settings (sec. 5.2)")
+    erpo: str = setting("erpo_erpo_data", "ERPO")
     ablations: list[str] = setting(
         help="ERPO runs with one use_* switch off each (the paper has no ablation section)",
         factory=lambda: [
@@ -138,15 +139,23 @@ class CwGrpoPaper:
 # ----------------------------------------------------------------------------- TEPO
 @dataclass
 class TepoRuns:
-    """tepo.txt table 1, table 3 panels A / D / E and table 4 (TEPO's update structure: 8 updates per rollout)."""
+    """tepo.txt table 1, table 3 panels A / D / E and table 4 (TEPO's update structure: 8 updates per rollout); the
+    trained runs on TEPO's training set (``train_data: tepo``, sec. 4.1: no all-correct or all-wrong group)."""
 
     base: str = setting(BASE_RUN, "table 1's untrained model")
-    grpo_dapo: str = setting("dapo_8updates", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout")
+    grpo_dapo: str = setting(
+        "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
+    )
     baselines: list[str] = setting(
         help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is not implemented",
-        factory=lambda: ["clip_cov_8updates", "kl_cov_8updates", "ent_adv", "gspo"],
+        factory=lambda: [
+            "clip_cov_8updates_tepo_data",
+            "kl_cov_8updates_tepo_data",
+            "ent_adv_tepo_data",
+            "gspo_tepo_data",
+        ],
     )
-    tepo: str = setting("tepo", "TEPO (eq. 4)")
+    tepo: str = setting("tepo_tepo_data", "TEPO (eq. 4)")
     no_kl: str = setting("tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
     global_kl: list[str] = setting(
         help="panel A: TEPO with the KL on every token (mask_scope all), one run per beta",
