@@ -175,8 +175,11 @@ def report_markdown(summary: dict[str, Any]) -> str:
             f"solutions have {lengths['min']}-{lengths['max']} tokens, median {lengths['median']:g}):",
             "",
             *_table(
-                ["fraction of max_length", "budget (tokens)", "problems left"],
-                [(f"{float(f):.3g}", f"{float(f) * s['max_length']:g}", n) for f, n in erpo["kept_at"].items()],
+                ["fraction of max_length", "budget (tokens)", "problems left", "which"],
+                [
+                    (f"{r['fraction']:.3g}", f"{r['fraction'] * s['max_length']:g}", r["kept"], r["rule"])
+                    for r in erpo["kept_at"]
+                ],
             ),
         ]
     if tepo:

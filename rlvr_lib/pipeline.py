@@ -237,7 +237,13 @@ def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict
     kept, counts = filters.erpo_filter(rows, tokenizer, levels=cfg.levels, max_length=max_length, fraction=cfg.fraction)
     kept_uids = {r["uid"] for r in kept}
     lengths = token_lengths(tokenizer, [r["solution"] for r in rows if r.get("level") in set(cfg.levels)])
-    fractions = sorted({filters.ERPO_PAPER_FRACTION, cfg.fraction, max(lengths) / max_length})
+    candidates = {
+        "the paper's 10%": filters.ERPO_PAPER_FRACTION,
+        "applied (data_filters.erpo.fraction)": cfg.fraction,
+        "budget at the median solution": median(lengths) / max_length,
+        "the smallest keeping every solution": max(lengths) / max_length,
+    }
+    kept_at = filters.kept_at_fractions(lengths, max_length, list(candidates.values()))
     out = [r for r in records if r["uid"] in kept_uids]
     return out, {
         "settings": {
@@ -249,7 +255,7 @@ def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict
         "counts": counts,
         "by_level": {"input": _by_level(records), "kept": _by_level(out)},
         "solution_tokens": {"min": min(lengths), "median": median(lengths), "max": max(lengths)},
-        "kept_at": filters.kept_at_fractions(lengths, max_length, fractions),
+        "kept_at": [{"rule": rule, "fraction": f, "kept": kept_at[f]} for rule, f in candidates.items()],
     }
 
 
