@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 # one baseline changed below, methods with state or group statistics, and one run of each method whose own settings a
 # paper replication reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho)
 E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo")
+FILTERED_RUNS = {"erpo": "erpo", "tepo": "tepo"}  # run -> the filter_data set it trains on, as its paper's runs do
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
 VERDICTS = ("holds", "does not hold", "inconclusive", "not testable here")
 pytestmark = pytest.mark.slow
@@ -74,6 +75,8 @@ def smoke_repo(tmp_path_factory):
     # paper replications read the runs that remain (their stages regenerated for them) and must all be built.
     params["papers"] = reduced_papers(params["papers"], params["methods"], E2E_RUNS)
     params["methods"] = {run: params["methods"][run] for run in E2E_RUNS}
+    for run_name, train_data in FILTERED_RUNS.items():
+        params["methods"][run_name] = {**(params["methods"][run_name] or {}), "train_data": train_data}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = {
         **os.environ,
@@ -133,6 +136,27 @@ def test_every_report_file_appears_with_finite_metrics(smoke_repo):
 
 
 TARGET_NAMES = ("base_mean", "base_pass", "entropy_ratio", "mean_gain", "sharpening")
+
+
+def test_filter_stage_builds_each_set_and_runs_train_on_theirs(smoke_repo):
+    root, _, params = smoke_repo
+    train = [json.loads(line) for line in (root / "data/generated/train.jsonl").read_text().splitlines()]
+    index = json.loads((root / "data/filtered/index.json").read_text())
+    summary = json.loads((root / "reports/data_filters/filters.json").read_text())
+    assert set(index) == {"erpo", "tepo"} and summary["not_built"] == []
+    for name in index:
+        rows = [json.loads(line) for line in (root / f"data/filtered/{name}.jsonl").read_text().splitlines()]
+        assert 0 < len(rows) == index[name]["rows"] < len(train) and all(r in train for r in rows), name
+    erpo = summary["sets"]["erpo"]["counts"]
+    assert erpo["input"] == len(train) > erpo["levels"] >= erpo["solution_length"] == index["erpo"]["rows"]
+    tepo = summary["sets"]["tepo"]["counts"]
+    assert tepo["all_correct"] + tepo["all_wrong"] + tepo["kept"] == len(train)
+    assert "| levels [2, 3] |" in (root / "reports/data_filters/README.md").read_text()
+    assert "(data_filters/README.md)" in (root / "reports/README.md").read_text()
+    for run_name in params["methods"]:
+        for seed in params["seeds"]:
+            logged = yaml.safe_load((root / f"reports/training/{run_name}/seed{seed}/params.yaml").read_text())
+            assert logged["train_data"] == FILTERED_RUNS.get(run_name, "full"), (run_name, seed)
 
 
 def stages_run(output: str) -> set[str]:
