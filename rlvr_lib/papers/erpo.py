@@ -2,7 +2,8 @@
 and App. A.3's data filter counted on the real MATH files.
 
 The paper compares ERPO with Base, SFT and GRPO (no ablation section); SFT is the testbed base policy itself (the
-base is built by supervised warm-up), so table 1's rows are base / GRPO / ERPO.
+base is built by supervised warm-up), so table 1's rows are base / GRPO / ERPO. Every run trains on ERPO's training
+set (``train_data: erpo``: its level and solution-length filter on the testbed, the filter_data stage).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 token, beta sweep), D (aggregation) and E (KL-mask scope), table 4 (convergence step per seed), figs. 2-3.
 
 TEPO's update structure is the paper's: 8 policy updates per rollout batch (sec. 4.1), so its KL mask and its
-sequence-level ratio act (with one update both are inert). Table 1's baselines that TEPO shares with OPEFO run with
-8 updates too; those the other papers use only with the shared structure say so in the table's "updates" column.
+sequence-level ratio act (with one update both are inert). Table 1's GRPO/DAPO, Clip-Cov and KL-Cov run with 8 updates
+too; Ent-Adv and GSPO with the shared structure, as the table's "updates" column says. Every run trains on TEPO's
+training set (``train_data: tepo``: no prompt whose base-policy group is all correct or all wrong, sec. 4.1).
 """
 
 from __future__ import annotations
