@@ -296,6 +296,11 @@ class TrainConfig:
         """Micro-batches per rollout batch (TRL's ``steps_per_generation`` after its default)."""
         return self.steps_per_generation or self.gradient_accumulation_steps
 
+    @property
+    def rollout_prompts(self) -> int:
+        """Prompts per rollout batch: a training set with fewer gives TRL's sampler no batch at all."""
+        return self.prompts_per_step * self.rollout_micro_batches // self.gradient_accumulation_steps
+
 
 @dataclass
 class ErpoFilterConfig:

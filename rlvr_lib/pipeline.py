@@ -356,6 +356,12 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     training.grpo_config(cfg, work)  # TRL's own checks
     model_path = base_model_path(params)
     records = training_records(spec.train_data)
+    if len(records) < cfg.rollout_prompts:
+        raise ValueError(
+            f"methods.{run}: its training set '{spec.train_data}' ({training_data_file(spec.train_data)}) holds "
+            f"{len(records)} problems, fewer than one rollout batch of {cfg.rollout_prompts} prompts (prompts_per_step "
+            "x steps_per_generation / gradient_accumulation_steps), of which TRL would train no step"
+        )
     fingerprint = {
         "method": spec.method,
         "hparams": spec.hparams,

@@ -203,6 +203,12 @@ def test_bad_training_data_names_file_and_row(repo, content, message):
     train_stage_fails(repo, ValueError, message)
 
 
+def test_training_set_smaller_than_a_rollout_batch(repo, set_params):
+    corrupt_train_file(repo, b'{"prompt": "1+1", "answer": "2"}\n')
+    set_params(train={**TRAIN, "steps_per_generation": 2})
+    train_stage_fails(repo, ValueError, "holds 1 problems, fewer than one rollout batch of 4 prompts")
+
+
 def test_missing_training_data(repo):
     (repo / "data/generated/train.jsonl").unlink()
     train_stage_fails(repo, FileNotFoundError, "run the data stage first")
