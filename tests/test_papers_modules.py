@@ -219,3 +219,13 @@ def test_every_declared_run_has_reports_in_the_workspace(workspace):
     for name in ALL_PAPERS:
         for run in paper_runs(params.papers.paper(name)):
             assert (workspace / "reports/eval" / run / "seed0/results.json").is_file()
+
+
+def test_runs_on_different_training_sets_are_not_compared():
+    from rlvr_lib.papers.results import RunResults
+
+    results = RunResults(load_params(REPO / "params.yaml", check_methods=False), [])
+    results.check_same_training_set("grpo_erpo_data", "erpo_erpo_data")  # both on ERPO's set
+    results.check_same_training_set("base", "tepo_tepo_data")  # the base policy is not trained
+    with pytest.raises(NotTestable, match=r"runs 'grpo' and 'erpo_erpo_data' trained on different training sets"):
+        results.check_same_training_set("grpo", "erpo_erpo_data")

@@ -101,8 +101,20 @@ class RunResults:
         low, high = crossed_bootstrap_ci(table, n_boot=self.n_boot)
         return float(table.mean()), low, high
 
+    def check_same_training_set(self, a: str, b: str) -> None:
+        """NotTestable when trained runs ``a`` and ``b`` trained on different sets (``methods.<run>.train_data``):
+        their difference would mix the method's effect with the data's."""
+        sets = {run: self.params.runs[run].train_data for run in (a, b) if run != "base"}
+        if len(set(sets.values())) > 1:
+            raise NotTestable(
+                f"runs '{a}' and '{b}' trained on different training sets ({', '.join(map(repr, sets.values()))}), "
+                "so their difference mixes method and data"
+            )
+
     def compare(self, a: str, b: str, metric: str = ACCURACY):
-        """Paired difference of ``metric`` between runs ``a`` and ``b`` (same seeds, same problems)."""
+        """Paired difference of ``metric`` between runs ``a`` and ``b`` (same seeds, same problems, same training
+        set)."""
+        self.check_same_training_set(a, b)
         if self.uids(a) != self.uids(b):
             raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
         digits = 1 if metric == "response_length" else 3
@@ -130,7 +142,9 @@ class RunResults:
         return np.asarray([fn(h) for h in self.seed_histories(run)], dtype=float)
 
     def compare_history(self, a: str, b: str, fn: Callable[[pd.DataFrame], float], digits: int = 3):
-        """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b``."""
+        """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b`` (same training
+        set)."""
+        self.check_same_training_set(a, b)
         return paired_difference(
             self.per_seed(a, fn), self.per_seed(b, fn), n_boot=self.n_boot, labels=(a, b), digits=digits
         )
