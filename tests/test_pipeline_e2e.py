@@ -17,22 +17,27 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-# one baseline changed below, methods with state or group statistics, and one run of each method whose own settings a
-# paper replication reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho)
-E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo")
-FILTERED_RUNS = {"erpo": "erpo", "tepo": "tepo"}  # run -> the filter_data set it trains on, as its paper's runs do
+# one baseline changed below, methods with state or group statistics, one run of each method whose own settings a
+# paper replication reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho), and one paper run on
+# each filtered training set (params.yaml's own entries: train_data erpo and tepo)
+E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo", "erpo_erpo_data", "tepo_no_kl")
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
 VERDICTS = ("holds", "does not hold", "inconclusive", "not testable here")
 pytestmark = pytest.mark.slow
 
 
 def reduced_run(name: str, methods: dict, kept: tuple[str, ...]) -> str:
-    """The run of ``kept`` standing for ``name`` in the reduced smoke pipeline: itself, else the run of its method,
-    else grpo."""
+    """The run of ``kept`` standing for ``name`` in the reduced smoke pipeline, among those on its training set (a
+    paper compares runs on one set): itself, else one of its method, else the first."""
     if name == "base" or name in kept:
         return name
-    method = (methods.get(name) or {}).get("method", name)
-    return method if method in kept else "grpo"
+
+    def data_and_method(run: str) -> tuple[str, str]:
+        entry = methods.get(run) or {}
+        return entry.get("train_data", "full"), entry.get("method", run)
+
+    same_set = [r for r in kept if data_and_method(r)[0] == data_and_method(name)[0]]
+    return ([r for r in same_set if data_and_method(r) == data_and_method(name)] or same_set)[0]
 
 
 def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
@@ -71,12 +76,10 @@ def smoke_repo(tmp_path_factory):
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["profile"] = "smoke"
     params["seeds"] = [0, 1]  # two training seeds: every run trains and is evaluated twice
-    # six runs keep `make test` within its budget; every method trains for real in test_all_methods_train.py. The
+    # eight runs keep `make test` within its budget; every method trains for real in test_all_methods_train.py. The
     # paper replications read the runs that remain (their stages regenerated for them) and must all be built.
     params["papers"] = reduced_papers(params["papers"], params["methods"], E2E_RUNS)
     params["methods"] = {run: params["methods"][run] for run in E2E_RUNS}
-    for run_name, train_data in FILTERED_RUNS.items():
-        params["methods"][run_name] = {**(params["methods"][run_name] or {}), "train_data": train_data}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = {
         **os.environ,
@@ -156,7 +159,7 @@ def test_filter_stage_builds_each_set_and_runs_train_on_theirs(smoke_repo):
     for run_name in params["methods"]:
         for seed in params["seeds"]:
             logged = yaml.safe_load((root / f"reports/training/{run_name}/seed{seed}/params.yaml").read_text())
-            assert logged["train_data"] == FILTERED_RUNS.get(run_name, "full"), (run_name, seed)
+            assert logged["train_data"] == (params["methods"][run_name] or {}).get("train_data", "full"), run_name
 
 
 def stages_run(output: str) -> set[str]:
