@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import FULL_SET, DataConfig, Params, RunSpec, load_params
+from .config import FILTERED_SETS, FULL_SET, DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
 from .records import read_problems
 
@@ -192,7 +192,7 @@ def stage_filter_data(params: Params) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "input": {"rows": len(records), "by_level": _by_level(records)},
         "sets": {},
-        "not_built": [name for name in ("erpo", "tepo") if not getattr(cfg, name).enabled],
+        "not_built": [name for name in FILTERED_SETS if not getattr(cfg, name).enabled],
     }
     sets = {}
     if cfg.erpo.enabled or cfg.tepo.enabled:
@@ -235,8 +235,8 @@ def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict
     rows = records if params.data.source == "files" else filters.with_solutions(records, _testbed_solutions(params))
     max_length = cfg.max_length or params.train.max_completion_length
     kept, counts = filters.erpo_filter(rows, tokenizer, levels=cfg.levels, max_length=max_length, fraction=cfg.fraction)
-    kept_uids = {r["uid"] for r in kept}
-    lengths = token_lengths(tokenizer, [r["solution"] for r in rows if r.get("level") in set(cfg.levels)])
+    kept_uids, levels = {r["uid"] for r in kept}, set(cfg.levels)
+    lengths = token_lengths(tokenizer, [r["solution"] for r in rows if r["level"] in levels])
     candidates = {
         "the paper's 10%": filters.ERPO_PAPER_FRACTION,
         "applied (data_filters.erpo.fraction)": cfg.fraction,
