@@ -59,15 +59,16 @@ def test_clip_sides_and_kept_tokens_partition_the_flow():
 
 
 def test_on_policy_net_flow_is_opefos_unbalanced_flow():
-    """One update per batch: ratio 1, nothing clipped; the logged net flow is eq. 6's sum (OPEFO's flow_net)."""
+    """One update per batch: ratio 1, nothing clipped; the logged net flow is eq. 6's sum at the sampled tokens
+    (OPEFO's flow_net with ``delta_h="sampled"``)."""
     rb = rollout_batch(logit_scale=2.0, seed=12)
     _, _, _, _, m = run_method("grpo_onpolicy", rb, {"log_entropy_flow": True})
-    _, _, _, _, opefo = run_method("opefo", rb)
+    _, _, _, _, opefo = run_method("opefo", rb, {"delta_h": "sampled"})
     assert m["entropy_flow/net"] == pytest.approx(opefo["opefo/flow_net"], rel=1e-5)
     assert m["entropy_flow/pos"] == pytest.approx(opefo["opefo/flow_pos"], rel=1e-5)
     assert m["entropy_flow/clipped_high"] == m["entropy_flow/clipped_low"] == 0.0
     # OPEFO's own update (weights w_t * A_t) has eq. 8's zero net flow
-    _, _, _, _, balanced = run_method("opefo", rb, {"log_entropy_flow": True})
+    _, _, _, _, balanced = run_method("opefo", rb, {"delta_h": "sampled", "log_entropy_flow": True})
     assert balanced["entropy_flow/net"] == pytest.approx(0.0, abs=1e-5)
 
 

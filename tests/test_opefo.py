@@ -19,6 +19,9 @@ from rlvr_lib.methods.opefo import (
 )
 
 
+SAMPLED = {"delta_h": "sampled"}  # eq. 6 at the drawn token, the form fig. 3's code takes (the default is the expectation)
+
+
 def only_values(x, allowed):
     """Every entry of x is (close to) one of ``allowed``."""
     return bool(torch.stack([torch.isclose(x, torch.tensor(a)) for a in allowed]).any(0).all())
@@ -92,7 +95,7 @@ def test_lambda_limits_and_empty_flow():
 
 def test_matches_figure_3_code_on_an_unpadded_batch():
     rb = rollout_batch(logit_scale=2.0, mask=torch.ones(16, 10))
-    _, result, lb, loss, metrics = run_method("opefo", rb)
+    _, result, lb, loss, metrics = run_method("opefo", rb, SAMPLED)
     # opefo.txt fig. 3, transcribed: pg_terms = -log_prob * advantages; rescale S+ / S-; pg_terms.mean()
     adv = result.advantages
     delta_h = -adv * (1 - rb.logps.exp()) ** 2 * (rb.logps + rb.entropies)
@@ -109,7 +112,7 @@ def test_matches_figure_3_code_on_an_unpadded_batch():
 # ----------------------------------------------------------------------------- the method
 def test_rollout_metrics_and_balance():
     rb = rollout_batch(logit_scale=2.0, seed=2)
-    _, result, _, _, metrics = run_method("opefo", rb)
+    _, result, _, _, metrics = run_method("opefo", rb, SAMPLED)
     for key in ("lambda", "flow_pos", "flow_neg", "frac_pos", "frac_neg"):
         assert f"opefo/{key}" in metrics
     assert -1 <= metrics["opefo/lambda"] <= 1
@@ -121,7 +124,7 @@ def test_rollout_metrics_and_balance():
 
 def test_gradient_is_the_rescaled_policy_gradient():
     rb = rollout_batch(logit_scale=2.0, seed=3)
-    _, result, lb, _, _ = run_method("opefo", rb)
+    _, result, lb, _, _ = run_method("opefo", rb, SAMPLED)
     n = rb.mask.sum()
     # d/dlogp of token-mean(-A logp w) = -A w / N on valid tokens, 0 on padding
     assert torch.allclose(lb.logps.grad, -result.advantages * result.extras["opefo_weight"] * rb.mask / n, atol=1e-7)
@@ -130,7 +133,7 @@ def test_gradient_is_the_rescaled_policy_gradient():
 
 def test_static_lambda_zero_is_strict_on_policy_grpo():
     rb = rollout_batch(logit_scale=2.0, seed=4)
-    _, _, lb, loss, _ = run_method("opefo", rb, {"lambda_mode": "static", "static_lambda": 0.0})
+    _, _, lb, loss, _ = run_method("opefo", rb, {**SAMPLED, "lambda_mode": "static", "static_lambda": 0.0})
     base = build_method("grpo_onpolicy")
     lb0 = loss_batch(rb, base.rollout(rb))
     loss0, _ = base.loss(lb0)
@@ -141,12 +144,12 @@ def test_static_lambda_zero_is_strict_on_policy_grpo():
 
 def test_static_and_one_sided_ablations():
     rb = rollout_batch(logit_scale=2.0, seed=5)
-    _, result, _, _, metrics = run_method("opefo", rb, {"lambda_mode": "static"})
+    _, result, _, _, metrics = run_method("opefo", rb, {**SAMPLED, "lambda_mode": "static"})
     assert metrics["opefo/lambda"] == pytest.approx(0.001)  # table 2 "Static Scaling"
     assert only_values(result.extras["opefo_weight"], (1.001, 0.999, 1.0))
-    _, both, _, _, m = run_method("opefo", rb)
-    _, pos_only, _, _, _ = run_method("opefo", rb, {"balance_sides": "pos"})
-    _, neg_only, _, _, _ = run_method("opefo", rb, {"balance_sides": "neg"})
+    _, both, _, _, m = run_method("opefo", rb, SAMPLED)
+    _, pos_only, _, _, _ = run_method("opefo", rb, {**SAMPLED, "balance_sides": "pos"})
+    _, neg_only, _, _, _ = run_method("opefo", rb, {**SAMPLED, "balance_sides": "neg"})
     lam = m["opefo/lambda"]
     w_both, w_pos, w_neg = (r.extras["opefo_weight"] for r in (both, pos_only, neg_only))
     s_plus = w_pos != 1
@@ -161,11 +164,11 @@ def test_static_and_one_sided_ablations():
 
 def test_micro_batch_scope_equals_rollout_scope_on_the_whole_batch_and_differs_on_a_part():
     rb = rollout_batch(logit_scale=2.0, seed=6)
-    _, _, lb_r, loss_r, _ = run_method("opefo", rb)
-    _, _, lb_m, loss_m, m = run_method("opefo", rb, {"lambda_scope": "micro-batch"})
+    _, _, lb_r, loss_r, _ = run_method("opefo", rb, SAMPLED)
+    _, _, lb_m, loss_m, m = run_method("opefo", rb, {**SAMPLED, "lambda_scope": "micro-batch"})
     assert loss_r.item() == pytest.approx(loss_m.item(), rel=1e-6) and "opefo/lambda" in m
     # on half of the rows the micro-batch lambda* is that half's own balance
-    method = build_method("opefo", {"lambda_scope": "micro-batch"})
+    method = build_method("opefo", {**SAMPLED, "lambda_scope": "micro-batch"})
     result = method.rollout(rb)
     half = loss_batch(rb, result, rows=slice(0, 8))
     _, metrics = method.loss(half)
@@ -178,6 +181,7 @@ def test_strictly_on_policy_and_reference_free():
     method = build_method("opefo")
     assert method.updates_per_batch == "one" and not method.needs_reference
     assert method.cfg.loss_agg == "token-mean" and method.cfg.lambda_scope == "rollout-batch"
+    assert method.cfg.delta_h == "expectation" and method.needs_entropy_change_factor  # eq. 6 as written
 
 
 # ----------------------------------------------------------------------------- delta_h: expectation (eq. 6 as written)
@@ -194,14 +198,14 @@ def test_expected_entropy_change_hand_example():
 def test_expectation_mode_balances_the_expected_flow():
     rb = rollout_batch(logit_scale=2.0, seed=7)
     method, result, _, _, metrics = run_method("opefo", rb, {"delta_h": "expectation"})
-    assert method.needs_entropy_change_factor and not build_method("opefo").needs_entropy_change_factor
+    assert method.needs_entropy_change_factor and not build_method("opefo", SAMPLED).needs_entropy_change_factor
     dh = -result.advantages * rb.entropy_change_factors * rb.mask  # eq. 6: dH_t = -A_t e_t
     lam = balance_coefficient(*flow_sums(dh))
     assert metrics["opefo/lambda"] == pytest.approx(lam.item(), abs=1e-6)
     assert torch.allclose(result.extras["opefo_weight"], flow_weights(dh, lam))
     assert metrics["opefo/flow_net_rescaled"] == pytest.approx(0.0, abs=1e-5)
     # the sampled-token coefficient on the same batch, logged for comparison, is the 'sampled' mode's lambda*
-    _, _, _, _, sampled = run_method("opefo", rb)
+    _, _, _, _, sampled = run_method("opefo", rb, SAMPLED)
     assert metrics["opefo/lambda_sampled"] == pytest.approx(sampled["opefo/lambda"], abs=1e-7)
     assert "opefo/lambda_sampled" not in sampled
 

@@ -1,7 +1,7 @@
 """OPEFO: On-Policy Entropy Flow Optimization (opefo.txt sec. 5, eq. 6-9, fig. 3).
 
 Per token, the first-order entropy change of a strict on-policy update (eq. 6, eta dropped: it cancels in
-eq. 9), in one of two forms (``delta_h``):
+eq. 9), in one of two forms (``delta_h``, default ``expectation``):
 
     sampled:      dH_t = -A_t * (1 - p_t)^2 * (log p_t + H_t),   p_t = pi(y_t | s_t), H_t = entropy at s_t
                   (the sampled token y_t ~ pi: a one-sample estimate of eq. 6's expectation);
@@ -109,9 +109,9 @@ class OPEFO(GRPOOnPolicy):
         )
         lambda_eps: float = hparam(1e-12, "fig. 3 clamp_min(eps) of eq. 9's denominator")
         delta_h: DeltaH = hparam(
-            "sampled",
-            "eq. 6 at the sampled token (one-sample estimate) or 'expectation': E over the vocabulary (eq. 6 as "
-            "written; the trainer computes it from the logits)",
+            "expectation",
+            "eq. 6 as written: E over the vocabulary (the trainer computes it from the logits), or 'sampled': at the "
+            "sampled token (one-sample estimate)",
         )
 
         def __post_init__(self) -> None:

@@ -76,8 +76,8 @@ class Paper(PaperBase):
         "(|S- flow| + S+ flow) over the batch (eq. 7-9), so the scaled flows cancel. The paper reports that OPEFO "
         "beats GRPO (8 updates per batch), its strict on-policy variant and four entropy baselines (table 1), that "
         "the adaptive lambda* beats a static one and one-sided variants (table 2), the entropy dynamics of fig. 2 "
-        "and 4, and lambda* averaging about 0.001 (sec. 6.4). Our eq. 6 is the sampled-token estimate unless a "
-        "run sets `delta_h` (its rows in the lambda* table)."
+        "and 4, and lambda* averaging about 0.001 (sec. 6.4). Our eq. 6 is the expectation over the vocabulary, as "
+        "written; a run that sets `delta_h: sampled` estimates it at the drawn token (its rows in the lambda* table)."
     )
 
     def label(self, run: str) -> str:
@@ -244,7 +244,12 @@ class Paper(PaperBase):
             )
 
     def delta_h(self, run: str) -> str:
-        return str(self.params.runs[run].hparams.get("delta_h", "sampled-token (default)"))
+        """The eq. 6 form ``run`` trains with (``methods.<run>.delta_h`` or the method's default)."""
+        from ..methods import build_method
+
+        spec = self.params.runs[run]
+        value = build_method(spec.method, spec.hparams).cfg.delta_h
+        return value if "delta_h" in spec.hparams else f"{value} (default)"
 
     def _per_seed(self, run: str, fn) -> Estimate:
         values = self.results.per_seed(run, fn)
@@ -361,9 +366,9 @@ class Paper(PaperBase):
         )
         self.report.section(
             heading,
-            "lambda* statistics over the training steps, averaged over seeds. With the sampled-token estimate of eq. 6 "
-            "each token's dH carries the noise of one sample; eq. 6 as written is an expectation over the vocabulary "
-            "(`delta_h: expectation`, paper-analysis branch).",
+            "lambda* statistics over the training steps, averaged over seeds. Eq. 6 as written is an expectation over "
+            "the vocabulary (`delta_h: expectation`, the default); with the sampled-token estimate (`delta_h: "
+            "sampled`) each token's dH carries the noise of one sample.",
         )
         self.report.add_table(heading, "lambda_statistics", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         fig = self.curves(
