@@ -18,8 +18,7 @@ from rlvr_lib.methods.opefo import (
     opefo_loss,
 )
 
-
-SAMPLED = {"delta_h": "sampled"}  # eq. 6 at the drawn token, the form fig. 3's code takes (the default is the expectation)
+SAMPLED = {"delta_h": "sampled"}  # eq. 6 at the drawn token, as fig. 3 takes it (the default: the expectation)
 
 
 def only_values(x, allowed):
