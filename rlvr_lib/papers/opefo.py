@@ -70,14 +70,14 @@ class Paper(PaperBase):
     source = "../shared/papers/opefo.txt"
     intro = (
         "OPEFO trains strictly on-policy (one update per rollout batch, REINFORCE with group advantages, no ratio, "
-        "clip or reference) and balances the first-order entropy change of the update: each token's "
-        "dH_t = -A_t (1 - p_t)^2 (log p_t + H_t) (eq. 6) puts it in S+ (dH > 0) or S- (dH < 0); the policy-gradient "
-        "terms are scaled by 1 + lambda* on S+ and 1 - lambda* on S-, with lambda* = (|S- flow| - S+ flow) / "
-        "(|S- flow| + S+ flow) over the batch (eq. 7-9), so the scaled flows cancel. The paper reports that OPEFO "
-        "beats GRPO (8 updates per batch), its strict on-policy variant and four entropy baselines (table 1), that "
-        "the adaptive lambda* beats a static one and one-sided variants (table 2), the entropy dynamics of fig. 2 "
-        "and 4, and lambda* averaging about 0.001 (sec. 6.4). Our eq. 6 is the expectation over the vocabulary, as "
-        "written; a run that sets `delta_h: sampled` estimates it at the drawn token (its rows in the lambda* table)."
+        "clip or reference) and balances the first-order entropy change of the update: each token's dH_t = -A_t E_{a ~"
+        " pi}[(1 - pi(a))^2 (log pi(a) + H_t)] (eq. 6) puts it in S+ (dH > 0) or S- (dH < 0); the policy-gradient "
+        "terms are scaled by 1 + lambda* on S+ and 1 - lambda* on S-, with lambda* = (|S- flow| - S+ flow) / (|S- "
+        "flow| + S+ flow) over the batch (eq. 7-9), so the scaled flows cancel. The paper reports that OPEFO beats "
+        "GRPO (8 updates per batch), its strict on-policy variant and four entropy baselines (table 1), that the "
+        "adaptive lambda* beats a static one and one-sided variants (table 2), the entropy dynamics of fig. 2 and 4, "
+        "and lambda* averaging about 0.001 (sec. 6.4). Our eq. 6 is the expectation over the vocabulary, as written; a"
+        " run that sets `delta_h: sampled` estimates it at the drawn token (its rows in the lambda* table)."
     )
 
     def label(self, run: str) -> str:
