@@ -69,12 +69,6 @@ class Paper(PaperBase):
         ]
 
     # ------------------------------------------------------------------ helpers
-    def hparam(self, run: str, name: str) -> float:
-        from ..methods import build_method
-
-        spec = self.params.runs[run]
-        return getattr(build_method(spec.method, spec.hparams).cfg, name)
-
     def largest_k(self) -> int:
         n = min(self.results.samples(run) for _, run in self.table1_rows)
         return max(k for k in k_values(n) if k <= n)

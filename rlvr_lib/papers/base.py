@@ -189,6 +189,14 @@ class PaperBase:
         return self.report.write()
 
     # ------------------------------------------------------------------ helpers for the paper modules
+    def hparam(self, run: str, name: str) -> Any:
+        """The value of method setting ``name`` that ``run`` trains with: its ``methods.<run>`` entry or the
+        method's default."""
+        from ..methods import build_method
+
+        spec = self.params.runs[run]
+        return getattr(build_method(spec.method, spec.hparams).cfg, name)
+
     def compare(self, a: str, b: str, metric: str = ACCURACY) -> Estimate:
         return self.results.compare(a, b, metric)
 

@@ -244,12 +244,9 @@ class Paper(PaperBase):
             )
 
     def delta_h(self, run: str) -> str:
-        """The eq. 6 form ``run`` trains with (``methods.<run>.delta_h`` or the method's default)."""
-        from ..methods import build_method
-
-        spec = self.params.runs[run]
-        value = build_method(spec.method, spec.hparams).cfg.delta_h
-        return value if "delta_h" in spec.hparams else f"{value} (default)"
+        """The eq. 6 form ``run`` trains with, marked when it is the method's default."""
+        value = self.hparam(run, "delta_h")
+        return value if "delta_h" in self.params.runs[run].hparams else f"{value} (default)"
 
     def _per_seed(self, run: str, fn) -> Estimate:
         values = self.results.per_seed(run, fn)

@@ -60,12 +60,6 @@ class Paper(PaperBase):
         "72 steps instead of 132 (table 4)."
     )
 
-    def hparam(self, run: str, name: str):
-        from ..methods import build_method
-
-        spec = self.params.runs[run]
-        return getattr(build_method(spec.method, spec.hparams).cfg, name)
-
     def label(self, run: str) -> str:
         return LABELS.get(self.params.runs[run].method, run)
 
