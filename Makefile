@@ -10,9 +10,10 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DVC_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 
-# `make repro` runs the runs' train and eval stages in JOBS parallel `dvc repro -s` processes, each with an
-# equal share of the cores (DVC releases its repository lock while a stage's command runs; -s skips the upstream
-# checks, done once just before), then a final `dvc repro` (the report, and anything still missing).
+# `make repro` runs the runs' train and eval stages in JOBS parallel `dvc repro -s` processes, one per (run, seed)
+# pair (train then eval in one call), each with an equal share of the cores (DVC releases its repository lock while
+# a stage's command runs; -s skips the upstream checks, done once just before), then a final `dvc repro` (the
+# report, and anything still missing).
 # JOBS=1 runs the whole pipeline in one `dvc repro`.
 JOBS ?= 2
 NPROC := $(shell nproc 2>/dev/null || echo 1)
@@ -35,7 +36,7 @@ ifneq ($(JOBS),1)
 	$(BIN)/dvc repro base_model eval_base filter_data
 	@echo "$$(date +%T) make repro: the runs' train and eval stages, $(JOBS) at a time"
 	$(BIN)/dvc stage list --name-only | sed -n 's/^train@//p' | OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -I{} \
-		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} && $(BIN)/dvc --wait-for-lock repro -s eval@{} && echo "$$(date +%T) run {} done"'
+		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} eval@{} && echo "$$(date +%T) run {} done"'
 endif
 	@echo "$$(date +%T) make repro: the rest of the pipeline (properties, report, paper stages)"
 	$(BIN)/dvc repro
@@ -43,7 +44,7 @@ endif
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=15
 
 test-fast: $(STAMP)  # everything but the tests that train or run the pipeline (-m slow)
 	$(BIN)/python -m pytest -m "not slow"
