@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 from pathlib import Path
 
@@ -232,3 +233,17 @@ def test_compare_repros_agreement_needs_each_value_inside_the_others_interval():
     assert compare.agreement(table(0.50, 0.45, 0.55), table(0.52, 0.47, 0.57), ["mean@16"])["agree"].item()
     # 0.56 is outside A's interval although A's 0.50 lies inside B's
     assert not compare.agreement(table(0.50, 0.45, 0.55), table(0.56, 0.48, 0.62), ["mean@16"])["agree"].item()
+
+
+def test_repro_cost_sums_papermill_durations_of_a_runs_notebooks(tmp_path):
+    cost = _load_benchmark("repro_cost")
+    for kind, seed, seconds in [("train", 0, 60.0), ("eval", 0, 12.0), ("train", 1, 90.0), ("eval", 1, 18.0)]:
+        notebook = {"cells": [], "metadata": {"papermill": {"duration": seconds}}}
+        (tmp_path / f"{kind}_grpo_seed{seed}.ipynb").write_text(json.dumps(notebook))
+    assert cost.run_minutes(tmp_path, "grpo", [0, 1]) == pytest.approx(3.0)
+    assert cost.run_minutes(tmp_path, "grpo", [0]) == pytest.approx(1.2)
+    with pytest.raises(SystemExit, match="train_grpo_seed2.ipynb not found"):
+        cost.run_minutes(tmp_path, "grpo", [2])
+    (tmp_path / "report.ipynb").write_text(json.dumps({"cells": [], "metadata": {}}))
+    with pytest.raises(SystemExit, match="no metadata.papermill.duration"):
+        cost.notebook_minutes(tmp_path / "report.ipynb")
