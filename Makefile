@@ -40,6 +40,7 @@ ifneq ($(JOBS),1)
 endif
 	@echo "$$(date +%T) make repro: the rest of the pipeline (properties, report, paper stages)"
 	$(BIN)/dvc repro
+	$(BIN)/python -m rlvr_lib.dvc_lock  # entries of stages dvc.yaml no longer defines (DVC keeps them) slow every dvc call
 	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
