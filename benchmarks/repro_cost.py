@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
 from rlvr_lib.config import load_params
@@ -45,10 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     notebooks = args.root / "reports" / "notebooks"
     seeds = list(params.seeds)
     papers = {name: paper_runs(params.papers.paper(name), trained_only=True) for name in ALL_PAPERS}
-    readers: dict[str, int] = {}
-    for runs in papers.values():
-        for run in runs:
-            readers[run] = readers.get(run, 0) + 1
+    readers = Counter(run for runs in papers.values() for run in runs)  # how many papers read each run
 
     shared = {name: notebook_minutes(notebooks / f"{name}.ipynb") for name in SHARED}
     shared["eval_base"] = sum(notebook_minutes(notebooks / f"eval_base_seed{s}.ipynb") for s in seeds)
