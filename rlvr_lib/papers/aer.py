@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from .. import plots
-from ..eval.passk import crossed_bootstrap_ci, k_values, pass_at_k
+from ..eval.passk import k_values, pass_at_k
 from . import external
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
-from .claims import Estimate, NotTestable, estimate_of, paired_difference
+from .claims import Estimate, NotTestable, estimate_of, paired_difference, seed_values, t_interval
 from .results import ACCURACY, column, entropy_retained
 
 PAPER_TABLE1_8B = {  # aer.txt table 1, Qwen3-8B-Base, Avg. pass@1 / pass@32 (%)
@@ -211,7 +211,7 @@ class Paper(PaperBase):
 
     def results_per_seed_estimate(self, run: str, fn) -> Estimate:
         values = self.results.per_seed(run, fn)
-        return estimate_of(values, n_boot=self.results.n_boot, detail=f"{run}: per seed {np.round(values, 3)}")
+        return estimate_of(values, detail=f"{run}: per seed {np.round(values, 3)}")
 
     def _gap_to_target(self, history: pd.DataFrame) -> float:
         tail = self.settings.tail_steps
@@ -232,9 +232,7 @@ class Paper(PaperBase):
         return np.vectorize(lambda c: pass_at_k(n, int(c), k))(counts).astype(float)
 
     def _large_k_difference(self, a: str, b: str, k: int) -> Estimate:
-        return paired_difference(
-            self.large_k_table(a, k), self.large_k_table(b, k), n_boot=self.results.n_boot, labels=(a, b)
-        )
+        return paired_difference(self.large_k_table(a, k), self.large_k_table(b, k), labels=(a, b))
 
     def k50_per_seed(self, run: str) -> np.ndarray:
         """(seeds,) log2 k50 of ``run``; a seed that never reaches the threshold counts as log2(2n)."""
@@ -248,7 +246,7 @@ class Paper(PaperBase):
         return np.asarray(out)
 
     def _k50_difference(self, a: str, b: str) -> Estimate:
-        return paired_difference(self.k50_per_seed(a), self.k50_per_seed(b), n_boot=self.results.n_boot, labels=(a, b))
+        return paired_difference(self.k50_per_seed(a), self.k50_per_seed(b), labels=(a, b))
 
     # ------------------------------------------------------------------ experiments
     @experiment("Table 1: pass@1 and pass@K")
@@ -278,7 +276,7 @@ class Paper(PaperBase):
             row_raw, row_shown = {"run": run}, {"run": f"`{run}`"}
             for k in ks:
                 table = self.large_k_table(run, k)
-                low, high = crossed_bootstrap_ci(table, n_boot=self.results.n_boot)
+                _, low, high, _ = t_interval(seed_values(table))
                 row_raw.update({f"pass@{k}": table.mean(), f"pass@{k}_ci_low": low, f"pass@{k}_ci_high": high})
                 row_shown[f"pass@{k}"] = fmt(table.mean())
             try:

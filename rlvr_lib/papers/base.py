@@ -35,19 +35,22 @@ from .claims import (
     claims_table,
     declared_claims_table,
     judge,
+    judge_whole,
     not_testable,
 )
 from .config import BASE_RUN, paper_runs
+from .guard import METHOD
 from .output import PaperReport
 from .results import ACCURACY, RunResults
 
 MISSING = "—"
 SHARED_PROTOCOL = (
-    "Protocol: every run starts from the same testbed base policy, trains with the shared `train` settings of "
-    "params.yaml plus its own overrides (its `methods.<run>` entry), once per training seed, and is evaluated on "
-    "the same held-out problems with the same sampling settings; each seed's model is sampled with that seed. "
-    "Numbers are the mean over seeds and problems with a 95% two-way (seeds x problems) bootstrap interval; "
-    "differences are paired by seed and problem."
+    "Protocol: a training seed replicates the whole pipeline: seed s builds its own testbed base policy (SFT with "
+    "seed s), every run's seed s trains from it with the shared `train` settings of params.yaml plus the run's own "
+    "overrides (its `methods.<run>` entry) and is evaluated on the same held-out problems, sampled with seed s. "
+    "Numbers are the mean over seeds and problems with a 95% Student t interval over the per-seed means; "
+    "differences are paired by seed, and two compared runs differ only in what the claim is about "
+    "(rlvr_lib.papers.guard)."
 )
 
 
@@ -131,13 +134,33 @@ class PaperBase:
         direction: Direction,
         margin: float,
         compute: Callable[[], Estimate | ClaimResult],
-    ) -> None:
+        *,
+        reference: float = 0.0,
+        paper_effect: float | None = None,
+        part_of: str | None = None,
+    ) -> str:
+        """Declare a claim (or, with ``part_of``, a part of the conjunctive claim of that key); returns its key."""
+        if part_of is not None and part_of not in {c.key for c, compute in self._claims if compute is None}:
+            raise ValueError(f"claim {key}: part_of '{part_of}' is not a conjunctive claim declared before it")
+        claim = Claim(
+            self._unique_key(key), quote, source, paper_value, ours, direction, margin, reference, paper_effect, part_of
+        )
+        self._claims.append((claim, compute))
+        return claim.key
+
+    def conjunction(self, key: str, quote: str, source: str, paper_value: str, ours: str) -> str:
+        """Declare a conjunctive claim, judged whole from the parts declared with ``part_of=<its key>``."""
+        claim = Claim(self._unique_key(key), quote, source, paper_value, ours, None, 0.0)
+        self._claims.append((claim, None))
+        return claim.key
+
+    def _unique_key(self, key: str) -> str:
         keys = {c.key for c, _ in self._claims}
         unique, i = key, 1
         while unique in keys:  # two roles may name one run (e.g. a reduced test configuration)
             i += 1
             unique = f"{key}_{i}"
-        self._claims.append((Claim(unique, quote, source, paper_value, ours, direction, margin), compute))
+        return unique
 
     def declared_claims(self) -> pd.DataFrame:
         """The claims and how each will be judged, before any result."""
@@ -148,9 +171,14 @@ class PaperBase:
         return VERDICT_RULE
 
     def evaluate_claims(self) -> list[ClaimResult]:
+        """The claims' results in declaration order; a conjunctive claim's parts are nested under it."""
         if "_claims_done" not in self._done:
+            parts: dict[str, list[ClaimResult]] = {}
             out = []
             for claim, compute in self._claims:
+                if compute is None:
+                    out.append(claim)
+                    continue
                 try:
                     got = compute()
                 except NotTestable as reason:
@@ -159,7 +187,16 @@ class PaperBase:
                     result = got if isinstance(got, ClaimResult) else judge(claim, got)
                 result.claim = claim
                 result.paper = self.name
-                out.append(result)
+                if claim.parent is None:
+                    out.append(result)
+                else:
+                    parts.setdefault(claim.parent, []).append(result)
+            for i, item in enumerate(out):
+                if isinstance(item, Claim):
+                    if item.key not in parts:
+                        raise ValueError(f"conjunctive claim {item.key} has no parts")
+                    out[i] = judge_whole(item, parts[item.key])
+                    out[i].paper = self.name
             self._done["_claims_done"] = out
             self.report.set_claims(out)
         return self._done["_claims_done"]
@@ -197,8 +234,8 @@ class PaperBase:
         spec = self.params.runs[run]
         return getattr(build_method(spec.method, spec.hparams).cfg, name)
 
-    def compare(self, a: str, b: str, metric: str = ACCURACY) -> Estimate:
-        return self.results.compare(a, b, metric)
+    def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
+        return self.results.compare(a, b, metric, differs_in)
 
     def eval_cells(self, run: str, metrics: Sequence[str]) -> tuple[dict[str, float], dict[str, str]]:
         """Raw values (``<metric>``, ``<metric>_ci_low``, ``<metric>_ci_high``) and formatted cells of ``run``."""
@@ -227,7 +264,7 @@ class PaperBase:
             raw, shown = self.eval_cells(run, metrics)
             updates = self.results.updates_per_rollout(run)
             raw_rows.append({"row": label, "run": run, **raw, "updates_per_rollout": updates})
-            cells = {"row": label, "run": f"`{run}`", **shown}
+            cells = {"row": label, "run": f"`{self.results.label(run)}`", **shown}
             cells["updates / rollout"] = MISSING if updates is None else str(updates)
             if paper is not None:
                 raw_rows[-1][paper_column] = paper.get(label, "")

@@ -160,7 +160,7 @@ class Paper(PaperBase):
             row = table.loc[side]
             ratios.append(abs(row["top 1%"]) / abs(row["top 40%"]))
         ratios = np.asarray(ratios)
-        return estimate_of(ratios - HALF_NORMAL_RATIO, n_boot=self.results.n_boot, detail=f"ratio {ratios.mean():.2f}")
+        return estimate_of(ratios - HALF_NORMAL_RATIO, detail=f"ratio {ratios.mean():.2f}")
 
     # ------------------------------------------------------------------ experiments
     @experiment("Table 2: accuracy")

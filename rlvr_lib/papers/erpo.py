@@ -208,7 +208,6 @@ class Paper(PaperBase):
         b = self.results.per_seed(r.grpo, step_time)
         return estimate_of(
             a / b - 1,
-            n_boot=self.results.n_boot,
             detail=f"{r.erpo} {a.mean():.3f} s vs {r.grpo} {b.mean():.3f} s per step",
         )
 

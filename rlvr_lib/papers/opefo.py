@@ -250,7 +250,7 @@ class Paper(PaperBase):
 
     def _per_seed(self, run: str, fn) -> Estimate:
         values = self.results.per_seed(run, fn)
-        return estimate_of(values, n_boot=self.results.n_boot, detail=f"{run}: per seed {np.round(values, 4).tolist()}")
+        return estimate_of(values, detail=f"{run}: per seed {np.round(values, 4).tolist()}")
 
     # ------------------------------------------------------------------ experiments
     @experiment("Table 1: accuracy against the baselines")

@@ -4,6 +4,11 @@ Reads ``reports/eval/<run>/seed<N>/results.json`` (written by the ``eval`` / ``e
 ``reports/training/<run>/seed<N>/history.json`` (the ``train`` stage) for every seed of params' ``seeds``,
 refusing evaluations sampled with other settings than params.yaml's (``pipeline.check_eval_settings``).
 
+Comparisons of two runs go through the guard of ``rlvr_lib.papers.guard`` (the runs may differ only in what the claim
+is about) and are paired by seed: seed s of either run started from the seed-s base policy and was sampled with
+seed s. A run that ends below the base policy or whose rollout entropy grows past ``DIVERGENCE_ENTROPY_FACTOR`` times
+its first step's is marked diverged (``divergence``) wherever it is compared.
+
 Evaluation values come as (seeds, problems) tables, the problems of every evaluation set pooled in file order
 (on the testbed: its one held-out set), so two runs' tables pair by seed and problem.
 """
@@ -19,12 +24,22 @@ import numpy as np
 import pandas as pd
 
 from .. import pipeline
-from ..eval.passk import crossed_bootstrap_ci, pass_at_k
+from ..eval.passk import pass_at_k
 from ..report import load_histories
-from .claims import NotTestable, paired_difference
+from .claims import Estimate, NotTestable, paired_difference, seed_values, t_interval
+from .config import BASE_RUN
+from .guard import METHOD, check_comparison
 
 ACCURACY = "accuracy"  # mean@n: the mean accuracy over the n samples (= unbiased pass@1)
 EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"
+BOUNDED = ("accuracy", "format_rate")  # and pass@<k>: in [0, 1], so they can saturate
+DIVERGENCE_ENTROPY_FACTOR = 2.0  # rollout entropy at the end over its first step's: past this, a run has diverged
+TAIL_STEPS = 5  # the end of a run: its last 5 logged steps
+
+
+def metric_bounds(metric: str) -> tuple[float, float] | None:
+    """The range of a bounded metric (accuracy, format rate, pass@k: [0, 1]); None for an unbounded one."""
+    return (0.0, 1.0) if metric in BOUNDED or metric.startswith("pass@") else None
 
 
 class RunResults:
@@ -34,9 +49,9 @@ class RunResults:
         self.params = params
         self.seeds = list(params.seeds)
         self.runs = list(dict.fromkeys(runs))
-        self.n_boot = params.eval.n_boot
         self._eval: dict[str, list[dict]] = {}
         self._histories: dict[str, pd.DataFrame] = {}
+        self._divergence: dict[str, str] = {}
 
     # ------------------------------------------------------------------ evaluation
     def _check_known(self, run: str) -> None:
@@ -96,31 +111,49 @@ class RunResults:
         return [r["uid"] for r in self.problem_rows(run)[0]]
 
     def eval_summary(self, run: str, metric: str) -> tuple[float, float, float]:
-        """(mean over seeds and problems, 95% two-way bootstrap interval) of ``metric``."""
-        table = self.eval_table(run, metric)
-        low, high = crossed_bootstrap_ci(table, n_boot=self.n_boot)
-        return float(table.mean()), low, high
+        """(mean over seeds and problems, 95% t interval over the per-seed means) of ``metric``."""
+        mean, low, high, _ = t_interval(seed_values(self.eval_table(run, metric)))
+        return mean, low, high
 
-    def check_same_training_set(self, a: str, b: str) -> None:
-        """NotTestable when trained runs ``a`` and ``b`` trained on different sets (``methods.<run>.train_data``):
-        their difference would mix the method's effect with the data's."""
-        sets = {run: self.params.runs[run].train_data for run in (a, b) if run != "base"}
-        if len(set(sets.values())) > 1:
-            raise NotTestable(
-                f"runs '{a}' and '{b}' trained on different training sets ({', '.join(map(repr, sets.values()))}), "
-                "so their difference mixes method and data"
-            )
+    def label(self, run: str) -> str:
+        """The run's name, marked '(diverged)' when it diverged."""
+        return f"{run} (diverged)" if run != BASE_RUN and self.divergence(run) else run
 
-    def compare(self, a: str, b: str, metric: str = ACCURACY):
-        """Paired difference of ``metric`` between runs ``a`` and ``b`` (same seeds, same problems, same training
-        set)."""
-        self.check_same_training_set(a, b)
+    def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
+        """Paired difference of ``metric`` between runs ``a`` and ``b``: same seeds, same problems, and settings that
+        differ only in ``differs_in`` (``rlvr_lib.papers.guard``)."""
+        check_comparison(self.params, a, b, differs_in)
         if self.uids(a) != self.uids(b):
             raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
         digits = 1 if metric == "response_length" else 3
         return paired_difference(
-            self.eval_table(a, metric), self.eval_table(b, metric), n_boot=self.n_boot, labels=(a, b), digits=digits
+            self.eval_table(a, metric),
+            self.eval_table(b, metric),
+            labels=(self.label(a), self.label(b)),
+            digits=digits,
+            bounds=metric_bounds(metric),
         )
+
+    def divergence(self, run: str) -> str:
+        """Why ``run`` counts as diverged ('' when it does not): its mean@n accuracy ends below the base policy's
+        (the mean over seeds), or its rollout entropy over its last steps exceeds ``DIVERGENCE_ENTROPY_FACTOR``
+        times its first step's in the mean over seeds."""
+        if run in self._divergence:
+            return self._divergence[run]
+        reasons = []
+        if BASE_RUN in self.runs:
+            acc = self.eval_table(run, ACCURACY).mean()
+            base = self.eval_table(BASE_RUN, ACCURACY).mean()
+            if acc < base:
+                reasons.append(f"accuracy {acc:.3f} below the base policy's {base:.3f}")
+        try:
+            growth = float(self.per_seed(run, entropy_retained).mean())
+        except NotTestable:
+            growth = math.nan
+        if growth > DIVERGENCE_ENTROPY_FACTOR:
+            reasons.append(f"rollout entropy x{growth:.2f} of its first step (limit x{DIVERGENCE_ENTROPY_FACTOR:g})")
+        self._divergence[run] = "; ".join(reasons)
+        return self._divergence[run]
 
     # ------------------------------------------------------------------ training
     def history(self, run: str) -> pd.DataFrame:
@@ -141,12 +174,19 @@ class RunResults:
         """(seeds,) ``fn`` of each seed's history."""
         return np.asarray([fn(h) for h in self.seed_histories(run)], dtype=float)
 
-    def compare_history(self, a: str, b: str, fn: Callable[[pd.DataFrame], float], digits: int = 3):
-        """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b`` (same training
-        set)."""
-        self.check_same_training_set(a, b)
+    def compare_history(
+        self,
+        a: str,
+        b: str,
+        fn: Callable[[pd.DataFrame], float],
+        digits: int = 3,
+        differs_in: tuple[str, ...] = (METHOD,),
+    ) -> Estimate:
+        """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b``, whose settings
+        differ only in ``differs_in``."""
+        check_comparison(self.params, a, b, differs_in)
         return paired_difference(
-            self.per_seed(a, fn), self.per_seed(b, fn), n_boot=self.n_boot, labels=(a, b), digits=digits
+            self.per_seed(a, fn), self.per_seed(b, fn), labels=(self.label(a), self.label(b)), digits=digits
         )
 
     def max_steps(self, run: str) -> int:
@@ -172,7 +212,7 @@ def tail_mean(history: pd.DataFrame, key: str, tail_steps: int = 5) -> float:
     return float(column(history, key).tail(tail_steps).mean())
 
 
-def entropy_retained(history: pd.DataFrame, tail_steps: int = 5) -> float:
+def entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
     """Mean rollout entropy over the last ``tail_steps`` steps / its value at the first step (rlvr_lib.report's)."""
     series = column(history, "entropy/mean")
     return float(series.tail(tail_steps).mean() / series.iloc[0])

@@ -65,7 +65,7 @@ class Paper(PaperBase):
     def time_ratio(self, run: str) -> Estimate:
         a = self.results.per_seed(run, step_time)
         b = self.results.per_seed(self.runs.reference, step_time)
-        return estimate_of(a / b, n_boot=self.results.n_boot)
+        return estimate_of(a / b)
 
     # ------------------------------------------------------------------ experiments
     @experiment("All methods, one protocol")
@@ -118,7 +118,7 @@ class Paper(PaperBase):
         tables = np.stack([self.results.eval_table(run, ACCURACY) for run in runs])  # (M, S, P)
         means = tables.mean(axis=(1, 2))
         rng = np.random.default_rng(0)
-        n_boot = self.results.n_boot
+        n_boot = self.params.eval.n_boot
         _, n_seeds, n_problems = tables.shape
         ranks = np.empty((n_boot, len(runs)))
         for b in range(n_boot):
@@ -186,8 +186,9 @@ class Paper(PaperBase):
     @experiment("Which claims hold, paper by paper")
     def paper_claims(self, heading: str) -> pd.DataFrame:
         claims = self.gathered_claims()
+        whole = claims[claims["parent"].fillna("") == ""]  # a conjunctive claim counts once, its parts not at all
         counts = (
-            claims.groupby("paper_name")["verdict"]
+            whole.groupby("paper_name")["verdict"]
             .value_counts()
             .unstack(fill_value=0)
             .reindex(columns=VERDICTS, fill_value=0)
@@ -195,7 +196,13 @@ class Paper(PaperBase):
         counts = counts.reindex(self.settings.papers).reset_index().rename(columns={"paper_name": "paper"})
         counts["claims"] = counts[list(VERDICTS)].sum(axis=1)
         shown_counts = counts.assign(paper=[f"[{p}](../{p}/README.md)" for p in counts["paper"]])
-        self.report.add_table(heading, "verdicts_by_paper", counts, shown_counts, "Verdicts per paper.")
+        self.report.add_table(
+            heading,
+            "verdicts_by_paper",
+            counts,
+            shown_counts,
+            "Verdicts per paper (claims; the parts of a conjunctive claim are not counted).",
+        )
 
         def interval(row) -> str:
             if pd.isna(row["value"]):
