@@ -9,6 +9,7 @@ import torch
 from conftest import DEGENERATE_CASES, degenerate_batch, loss_batch, rollout_batch, run_method
 
 from rlvr_lib.methods import build_method
+from rlvr_lib.methods.core import expected_entropy_change_factor
 from rlvr_lib.methods.opefo import (
     balance_coefficient,
     entropy_change,
@@ -18,7 +19,7 @@ from rlvr_lib.methods.opefo import (
     opefo_loss,
 )
 
-SAMPLED = {"delta_h": "sampled"}  # eq. 6 at the drawn token, as fig. 3 takes it (the default: the expectation)
+SAMPLED = {"delta_h": "sampled"}  # eq. 6 at each generated token (sec. 5.1), the default
 
 
 def only_values(x, allowed):
@@ -180,7 +181,31 @@ def test_strictly_on_policy_and_reference_free():
     method = build_method("opefo")
     assert method.updates_per_batch == "one" and not method.needs_reference
     assert method.cfg.loss_agg == "token-mean" and method.cfg.lambda_scope == "rollout-batch"
-    assert method.cfg.delta_h == "expectation" and method.needs_entropy_change_factor  # eq. 6 as written
+    assert method.cfg.delta_h == "sampled" and not method.needs_entropy_change_factor  # sec. 5.1: per generated token
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_expected_entropy_change_factor_is_never_positive(seed):
+    """e_t = E_a[(1 - pi(a))^2 (log pi(a) + H)] <= 0 for every distribution (docs/assumptions.md, OPEFO delta_h:
+    Chebyshev's association inequality), on random distributions of every shape from flat to peaked."""
+    gen = torch.Generator().manual_seed(seed)
+    vocab = [2, 3, 10, 1000][seed % 4]
+    scale = torch.logspace(-2, 1.5, 64, dtype=torch.float64)[:, None]  # temperature-like spread of the logits
+    logits = torch.randn(64, vocab, generator=gen, dtype=torch.float64) * scale
+    logits[::7, 0] = float("-inf")  # zero-probability tokens (top-p) contribute 0
+    e = expected_entropy_change_factor(logits)
+    assert (e <= 1e-12).all(), e.max()  # float64 rounding
+    assert (e < 0).sum() > 50  # strictly negative away from the uniform case
+    assert expected_entropy_change_factor(torch.zeros(3, vocab, dtype=torch.float64)).abs().max() < 1e-12  # uniform
+
+
+def test_expectation_form_puts_exactly_the_positive_advantage_tokens_in_s_plus():
+    rb = rollout_batch(logit_scale=2.0, seed=11)
+    _, result, _, _, _ = run_method("opefo", rb, {"delta_h": "expectation"})
+    dh = -result.advantages * rb.entropy_change_factors * rb.mask
+    valid = rb.mask.bool() & (rb.entropy_change_factors < 0)
+    adv = result.advantages.expand_as(dh)
+    assert torch.equal((dh > 0)[valid], (adv > 0)[valid]) and torch.equal((dh < 0)[valid], (adv < 0)[valid])
 
 
 # ----------------------------------------------------------------------------- delta_h: expectation (eq. 6 as written)

@@ -186,6 +186,11 @@ def expected_entropy_change_factor(logits: Tensor) -> Tensor:
     logits: (..., V), any float dtype (computed in float32, or float64 if given). Returns (...). Tokens with
     pi(a) = 0 (logits -inf, e.g. removed by top-p) contribute 0. Since E[log pi(a) + H] = 0, e = 0 for a uniform
     or a one-hot distribution. No gradient is intended (a diagnostic weight, L181); callers run it under no_grad.
+
+    e <= 0 for every distribution: with X = pi(A), A ~ pi, g(X) = (1 - X)^2 is non-increasing and h(X) = log X + H
+    non-decreasing in X, and E[h(X)] = 0, so e = E[g(X) h(X)] = Cov(g(X), h(X)) <= 0 (Chebyshev's association
+    inequality: two functions of one variable, monotone in opposite directions, have non-positive covariance).
+    Hence sign(dH_t) = sign(A_t) in eq. 6 as written (docs/assumptions.md, OPEFO ``delta_h``).
     """
     logits = logits if logits.dtype == torch.float64 else logits.float()
     logp = torch.log_softmax(logits, dim=-1)

@@ -1,13 +1,15 @@
 """OPEFO: On-Policy Entropy Flow Optimization (opefo.txt sec. 5, eq. 6-9, fig. 3).
 
 Per token, the first-order entropy change of a strict on-policy update (eq. 6, eta dropped: it cancels in
-eq. 9), in one of two forms (``delta_h``, default ``expectation``):
+eq. 9), in one of two forms (``delta_h``, default ``sampled``: sec. 5.1 estimates it "for each generated token y_t"):
 
     sampled:      dH_t = -A_t * (1 - p_t)^2 * (log p_t + H_t),   p_t = pi(y_t | s_t), H_t = entropy at s_t
                   (the sampled token y_t ~ pi: a one-sample estimate of eq. 6's expectation);
     expectation:  dH_t = -A_t * e_t,   e_t = E_{a ~ pi(.|s_t)}[(1 - pi(a))^2 (log pi(a) + H_t)]
                   (eq. 6 as written: a sum over the vocabulary, which the trainer computes from the logits in its
                   behaviour pass, chunk by chunk, and passes as ``RolloutBatch.entropy_change_factors``).
+                  e_t <= 0 for every distribution (``core.expected_entropy_change_factor``), so this form puts
+                  exactly the positive-advantage tokens in S+: it reduces to reweighting by the sign of A_t.
 
 S+ = {dH > 0} (entropy-increasing), S- = {dH < 0} (sec. 5.1). The balancing coefficient (eq. 9)
 
@@ -109,9 +111,9 @@ class OPEFO(GRPOOnPolicy):
         )
         lambda_eps: float = hparam(1e-12, "fig. 3 clamp_min(eps) of eq. 9's denominator")
         delta_h: DeltaH = hparam(
-            "expectation",
-            "eq. 6 as written: E over the vocabulary (the trainer computes it from the logits), or 'sampled': at the "
-            "sampled token (one-sample estimate)",
+            "sampled",
+            "eq. 6 at each generated token y_t (sec. 5.1, L206), or 'expectation': the E over the vocabulary as eq. 6 "
+            "is written (then S+ is exactly the tokens with A > 0: e_t <= 0 always)",
         )
 
         def __post_init__(self) -> None:

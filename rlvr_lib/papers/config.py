@@ -202,7 +202,7 @@ class OpefoRuns:
     neg_only: str = setting("opefo_neg_only", "table 2 'One-side (S- only)'")
     delta_h_variants: list[str] = setting(
         help="OPEFO runs with another eq. 6 estimator (methods.<run>.delta_h), set beside `opefo`",
-        factory=lambda: ["opefo_delta_h_sampled"],
+        factory=lambda: ["opefo_delta_h_expectation"],
     )
 
 
