@@ -1,17 +1,23 @@
-"""rlvr_lib.papers.claims: the verdict rule (one hand-built case per branch), paired differences, the claims table."""
+"""rlvr_lib.papers.claims: the verdict rule (every branch, and the printed rule equals the code), seed-level t
+intervals, minimum seeds, saturation, sized and conjunctive claims, the claims table; the comparison guard
+(rlvr_lib.papers.guard) and the verbatim-quote check (rlvr_lib.papers.quotes)."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from rlvr_lib.eval.passk import crossed_bootstrap_ci
+from rlvr_lib.papers import guard, quotes
 from rlvr_lib.papers.claims import (
+    BRANCHES,
     DOES_NOT_HOLD,
     HOLDS,
     INCONCLUSIVE,
+    MIN_SEEDS,
     NOT_TESTABLE,
     VERDICT_RULE,
     Claim,
@@ -19,8 +25,12 @@ from rlvr_lib.papers.claims import (
     NotTestable,
     claims_frame,
     claims_table,
+    combine,
+    detectable_effect,
     estimate_of,
+    exact,
     judge,
+    judge_whole,
     not_testable,
     paired_difference,
     verdict,
@@ -30,100 +40,175 @@ from rlvr_lib.papers.claims import (
 MARGIN = 0.01
 
 
+# ----------------------------------------------------------------------------- the rule
+@pytest.mark.parametrize("branch", BRANCHES, ids=lambda b: b.name)
+def test_every_branch_of_the_printed_rule_is_the_code(branch):
+    """Each line of VERDICT_RULE is one branch; its example reaches exactly that branch and verdict."""
+    direction, value, low, high, margin = branch.example
+    assert verdict(direction, value, low, high, margin) == (branch.verdict, branch.name)
+    assert f"- {branch.text}." in VERDICT_RULE
+
+
+def test_every_branch_is_reachable_and_no_other_exists():
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(3000):
+        direction = rng.choice(["greater", "less", "equal"])
+        low, high = sorted(rng.normal(0, 0.05, 2))
+        value = rng.uniform(low, high)
+        seen.add(verdict(direction, value, low, high, MARGIN)[1])
+    assert seen == {b.name for b in BRANCHES}
+
+
 @pytest.mark.parametrize(
-    ("direction", "low", "high", "expected"),
+    ("direction", "value", "low", "high", "expected"),
     [
-        # claimed d > 0
-        ("greater", 0.02, 0.05, HOLDS),  # above 0
-        ("greater", 0.001, 0.005, HOLDS),  # above 0, even if smaller than the margin: a detected effect
-        ("greater", -0.05, -0.02, DOES_NOT_HOLD),  # below 0: the other direction
-        ("greater", -0.005, 0.008, DOES_NOT_HOLD),  # inside [-margin, margin]: too small to matter
-        ("greater", -0.01, 0.01, DOES_NOT_HOLD),  # the band's edges count as inside
-        ("greater", -0.02, 0.05, INCONCLUSIVE),  # straddles 0, wider than the margin
-        ("greater", -0.005, 0.05, INCONCLUSIVE),
-        ("greater", 0.0, 0.05, INCONCLUSIVE),  # touching 0 does not exclude it
-        # claimed d < 0: the mirror image
-        ("less", -0.05, -0.02, HOLDS),
-        ("less", 0.02, 0.05, DOES_NOT_HOLD),
-        ("less", -0.008, 0.005, DOES_NOT_HOLD),
-        ("less", -0.05, 0.02, INCONCLUSIVE),
-        # claimed d = 0 within the margin
-        ("equal", -0.005, 0.008, HOLDS),
-        ("equal", 0.02, 0.05, DOES_NOT_HOLD),  # wholly above +margin
-        ("equal", -0.05, -0.02, DOES_NOT_HOLD),  # wholly below -margin
-        ("equal", -0.005, 0.05, INCONCLUSIVE),  # overlaps the band and leaves it
-        ("equal", 0.005, 0.05, INCONCLUSIVE),  # excludes 0 but not the band
+        ("greater", 0.05, 0.02, 0.08, HOLDS),  # detected and material
+        ("greater", 0.004, 0.001, 0.007, DOES_NOT_HOLD),  # detected but the whole interval is below the margin
+        ("greater", 0.008, 0.001, 0.015, INCONCLUSIVE),  # detected, estimate below the margin, could still matter
+        ("greater", 0.015, 0.001, 0.03, HOLDS),
+        ("greater", -0.03, -0.05, -0.02, DOES_NOT_HOLD),  # the other direction
+        ("greater", 0.01, -0.02, 0.05, INCONCLUSIVE),  # straddles 0
+        ("greater", 0.02, 0.0, 0.05, INCONCLUSIVE),  # touching 0 does not exclude it
+        ("less", -0.05, -0.08, -0.02, HOLDS),
+        ("less", 0.03, 0.02, 0.05, DOES_NOT_HOLD),
+        ("less", -0.004, -0.008, 0.005, DOES_NOT_HOLD),  # a material decrease is excluded
+        ("less", -0.01, -0.05, 0.02, INCONCLUSIVE),
+        ("equal", 0.001, -0.005, 0.008, HOLDS),
+        ("equal", 0.03, 0.02, 0.05, DOES_NOT_HOLD),
+        ("equal", -0.03, -0.05, -0.02, DOES_NOT_HOLD),
+        ("equal", 0.02, -0.005, 0.05, INCONCLUSIVE),
     ],
 )
-def test_verdict_branches(direction, low, high, expected):
-    assert verdict(direction, low, high, MARGIN) == expected
+def test_verdict_cases(direction, value, low, high, expected):
+    assert verdict(direction, value, low, high, MARGIN)[0] == expected
 
 
-def test_verdict_with_zero_margin_needs_the_sign():
-    assert verdict("greater", 0.0, 0.0, 0.0) == DOES_NOT_HOLD  # a zero-width interval at 0 lies in [-0, 0]
-    assert verdict("greater", 1e-9, 1e-6, 0.0) == HOLDS
-    assert verdict("equal", 0.0, 0.0, 0.0) == HOLDS
+def test_a_stated_size_is_the_reference():
+    # "collapses to 0%": the run's accuracy d = acc - 0 within +-0.05 holds; an interval far from 0 excludes it
+    assert verdict("equal", 0.01, 0.0, 0.02, 0.05, reference=0.0)[0] == HOLDS
+    assert verdict("equal", 0.40, 0.35, 0.45, 0.05, reference=0.0)[0] == DOES_NOT_HOLD
+    # "a 2x speed-up": a ratio of 1.3 [1.2, 1.4] excludes 2 (and anything within 0.1 of it)
+    assert verdict("greater", 1.3, 1.2, 1.4, 0.1, reference=2.0)[0] == DOES_NOT_HOLD
+    assert verdict("greater", 2.5, 2.2, 2.8, 0.1, reference=2.0)[0] == HOLDS
 
 
 def test_verdict_rejects_bad_input():
     with pytest.raises(ValueError, match="direction"):
-        verdict("up", 0.0, 1.0, 0.1)
-    with pytest.raises(ValueError, match="not an interval"):
-        verdict("greater", 1.0, 0.0, 0.1)
-    with pytest.raises(ValueError, match="not an interval"):
-        verdict("greater", math.nan, 0.0, 0.1)
+        verdict("up", 0.5, 0.0, 1.0, 0.1)
+    with pytest.raises(ValueError, match="inside its interval"):
+        verdict("greater", 0.5, 1.0, 0.0, 0.1)
+    with pytest.raises(ValueError, match="inside its interval"):
+        verdict("greater", 2.0, 0.0, 1.0, 0.1)
+    with pytest.raises(ValueError, match="inside its interval"):
+        verdict("greater", math.nan, 0.0, 1.0, 0.1)
     with pytest.raises(ValueError, match="margin"):
         Claim("k", "q", "s", "p", "o", "greater", -1.0)
     with pytest.raises(ValueError, match="direction"):
         Claim("k", "q", "s", "p", "o", "sideways", 0.1)
 
 
-def test_verdict_rule_text_states_every_branch():
-    for word in ("HOLDS", "DOES NOT HOLD", "INCONCLUSIVE", "NOT TESTABLE HERE", "margin", "crossed_bootstrap_ci"):
-        assert word in VERDICT_RULE
-
-
-def test_paired_difference_uses_the_crossed_bootstrap_of_the_differences():
+# ----------------------------------------------------------------------------- intervals
+def test_the_interval_is_students_t_over_the_per_seed_paired_differences():
     rng = np.random.default_rng(0)
-    a = rng.random((3, 40))
-    b = a - 0.1 + 0.01 * rng.standard_normal((3, 40))
-    e = paired_difference(a, b, n_boot=200, labels=("x", "y"))
-    assert e.value == pytest.approx(float((a - b).mean()))
-    assert (e.ci_low, e.ci_high) == crossed_bootstrap_ci(a - b, n_boot=200, seed=0)
-    assert (e.n_seeds, e.n_problems) == (3, 40)
+    a = rng.random((5, 40))
+    b = a - 0.1 + 0.05 * rng.standard_normal((5, 40))
+    e = paired_difference(a, b, labels=("x", "y"))
+    per_seed = (a - b).mean(axis=1)
+    half = stats.t.ppf(0.975, 4) * per_seed.std(ddof=1) / math.sqrt(5)
+    assert e.value == pytest.approx(per_seed.mean())
+    assert (e.ci_low, e.ci_high) == pytest.approx((per_seed.mean() - half, per_seed.mean() + half))
+    assert (e.n_seeds, e.n_problems) == (5, 40) and e.arms == pytest.approx((a.mean(), b.mean()))
     assert e.detail.startswith("x 0.") and " vs y " in e.detail
-    assert verdict("greater", e.ci_low, e.ci_high, MARGIN) == HOLDS
+
+
+def test_three_seeds_give_more_than_their_min_and_max():
+    # the percentile bootstrap of 3 values is at most [min, max]; the t interval is wider: seed variance is real
+    e = estimate_of(np.array([0.1, 0.2, 0.3]))
+    assert e.ci_low < 0.1 and e.ci_high > 0.3
+    assert e.n_problems is None and e.n_seeds == 3
 
 
 def test_pairing_matters_a_shared_seed_effect_cancels():
-    # a large per-seed shift common to both runs is noise for unpaired means, nothing for the paired difference
     shift = np.array([[-0.3], [0.0], [0.3]])
     base = np.tile(np.linspace(0.2, 0.8, 50), (3, 1)) + shift
-    e = paired_difference(base + 0.02, base, n_boot=300)
+    e = paired_difference(base + 0.02, base)
     assert e.ci_low == pytest.approx(0.02) and e.ci_high == pytest.approx(0.02)
-
-
-def test_per_seed_values_resample_seeds_only():
-    e = estimate_of(np.array([0.1, 0.2, 0.3]), n_boot=500)
-    assert e.n_problems is None and e.n_seeds == 3
-    assert 0.1 <= e.ci_low <= e.value <= e.ci_high <= 0.3
 
 
 def test_missing_values_are_not_testable():
     with pytest.raises(NotTestable, match="missing"):
-        estimate_of(np.array([0.1, math.nan]), n_boot=10)
+        estimate_of(np.array([0.1, math.nan, 0.2]))
     with pytest.raises(ValueError, match="shapes"):
-        paired_difference(np.zeros((2, 3)), np.zeros((2, 4)), n_boot=10)
+        paired_difference(np.zeros((2, 3)), np.zeros((2, 4)))
 
 
-def _claim(key="c", direction="greater"):
-    return Claim(key, "X beats Y", "sec. 1, table 1", "50.1 vs 45.5", "mean@n of x minus y", direction, MARGIN)
+def test_detectable_effect_shrinks_with_seeds():
+    assert detectable_effect(0.01, 3) > detectable_effect(0.01, 5) > 0
+    assert detectable_effect(0.01, 1) == math.inf
+
+
+# ----------------------------------------------------------------------------- judging
+def _claim(key="c", direction="greater", **kw):
+    return Claim(key, "X beats Y", "sec. 1, table 1", "50.1 vs 45.5", "mean@n of x minus y", direction, MARGIN, **kw)
+
+
+def test_fewer_than_three_seeds_is_not_testable_whatever_the_interval():
+    one = estimate_of(np.array([[0.5, 0.6]]))  # one seed: an infinite interval, and no verdict
+    two = estimate_of(np.array([0.20, 0.21]))
+    for e in (one, two):
+        r = judge(_claim(), e)
+        assert r.verdict == NOT_TESTABLE and f"needs {MIN_SEEDS} per arm" in r.note
+    assert judge(_claim(), estimate_of(np.array([0.20, 0.21, 0.22]))).verdict == HOLDS
+
+
+def test_a_saturated_metric_is_not_testable():
+    at_ceiling = paired_difference(np.full((3, 4), 0.995), np.full((3, 4), 0.99), bounds=(0.0, 1.0))
+    r = judge(_claim(), at_ceiling)
+    assert r.verdict == NOT_TESTABLE and "ceiling" in r.note
+    at_floor = paired_difference(np.full((3, 4), 0.0), np.full((3, 4), 0.01), bounds=(0.0, 1.0))
+    assert "floor" in judge(_claim(), at_floor).note
+    one_high = paired_difference(np.full((3, 4), 0.995), np.full((3, 4), 0.5) + [[0.0], [0.01], [0.02]], bounds=(0, 1))
+    assert judge(_claim(), one_high).verdict == HOLDS  # only one arm at the ceiling: a real difference
+
+
+def test_inconclusive_states_the_detectable_effect_beside_the_papers():
+    e = estimate_of(np.array([-0.02, 0.03, 0.05]))
+    r = judge(_claim(paper_effect=0.046), e)
+    assert r.verdict == INCONCLUSIVE
+    assert "could detect |d - ref| >= +0." in r.note and "the paper's effect: +0.046" in r.note
+
+
+def test_an_exact_number_needs_no_seeds():
+    r = judge(_claim(direction="equal", reference=8441), exact(8441, "8,441 kept"))
+    assert r.verdict == HOLDS and r.branch == "equivalent"
+
+
+def test_conjunctive_claims_are_judged_whole_and_counted_once():
+    assert combine([HOLDS, HOLDS]) == HOLDS
+    assert combine([HOLDS, DOES_NOT_HOLD, NOT_TESTABLE]) == DOES_NOT_HOLD
+    assert combine([HOLDS, NOT_TESTABLE, INCONCLUSIVE]) == NOT_TESTABLE
+    assert combine([HOLDS, INCONCLUSIVE]) == INCONCLUSIVE
+    whole = Claim("both", "higher accuracy while maintaining shorter lengths", "s", "p", "o", None, 0.0)
+    parts = [
+        judge(_claim("acc", parent="both"), estimate_of(np.array([-0.4, -0.38, -0.39]))),
+        judge(_claim("len", "less", parent="both"), estimate_of(np.array([-3.0, -2.5, -2.8]))),
+    ]
+    r = judge_whole(whole, parts)
+    assert [p.verdict for p in parts] == [DOES_NOT_HOLD, HOLDS] and r.verdict == DOES_NOT_HOLD
+    assert verdict_counts([r]) == {HOLDS: 0, DOES_NOT_HOLD: 1, INCONCLUSIVE: 0, NOT_TESTABLE: 0}
+    table = claims_table([r])
+    assert len(table) == 3 and table["claim"].iloc[1].startswith("↳ ")
+    assert table["claimed"].iloc[0] == "every part holds"
+    assert claims_frame([r])["parent"].tolist() == ["", "both", "both"]
+    with pytest.raises(ValueError, match="judged from its parts"):
+        judge(whole, parts[0].estimate)
 
 
 def test_claims_table_has_a_verdict_in_every_row_and_the_reason_when_not_testable():
     results = [
-        judge(_claim("a"), Estimate(0.03, 0.02, 0.04, 3, 128, "x 0.53 vs y 0.50")),
-        judge(_claim("b", "less"), Estimate(0.03, 0.02, 0.04, 3, None)),
+        judge(_claim("a"), Estimate(0.03, 0.02, 0.04, 3, 128, "x 0.53 vs y 0.50", 0.002)),
+        judge(_claim("b", "less"), Estimate(0.03, 0.02, 0.04, 3, None, "", 0.002)),
         not_testable(_claim("c"), "GPG is not implemented"),
     ]
     table = claims_table(results)
@@ -135,3 +220,49 @@ def test_claims_table_has_a_verdict_in_every_row_and_the_reason_when_not_testabl
     assert frame["verdict"].tolist() == [HOLDS, DOES_NOT_HOLD, NOT_TESTABLE]
     assert math.isnan(frame["value"].iloc[2]) and frame["note"].iloc[2] == "GPG is not implemented"
     assert verdict_counts(results) == {HOLDS: 1, DOES_NOT_HOLD: 1, INCONCLUSIVE: 0, NOT_TESTABLE: 1}
+
+
+# ----------------------------------------------------------------------------- the comparison guard
+@pytest.fixture(scope="module")
+def params():
+    from rlvr_lib import config
+
+    return config.load_params(Path(__file__).resolve().parents[1] / "params.yaml")
+
+
+def test_the_guard_names_every_extra_setting(params):
+    # grpo_8updates differs from grpo in its update count: a method claim between them is refused
+    with pytest.raises(guard.ComparisonRefused, match=r"train\.steps_per_generation \(2 vs 8\)|\(8 vs 2\)"):
+        guard.check_comparison(params, "grpo_8updates", "grpo", ["method"])
+    guard.check_comparison(params, "grpo_8updates", "grpo", ["train.steps_per_generation"])  # declared: allowed
+
+
+def test_the_guard_requires_shared_hyperparameters_to_be_equal(params):
+    # ERPO's KL coefficient (0.001) and aggregation (token-mean) are GRPO hyperparameters too: a baseline with
+    # GRPO's defaults differs in them, which "method" does not cover; ERPO's own switches are its method
+    diff = guard.undeclared(params, "erpo", "grpo", ["method"])
+    assert {"method.beta", "method.loss_agg"} <= set(diff)
+    assert not any(k.startswith("method.use_") for k in diff)  # ERPO-only hyperparameters are the method
+    assert "method.log_percentiles" not in guard.settings_difference(params, "grpo", "dapo")  # logging only
+
+
+def test_the_guard_refuses_a_different_training_set(params):
+    with pytest.raises(guard.ComparisonRefused, match="train_data"):
+        guard.check_comparison(params, "grpo_erpo_data", "dapo", ["method"])
+    guard.check_comparison(params, "base", "grpo_8updates", ["method"])  # the base policy is not a run's setting
+
+
+# ----------------------------------------------------------------------------- verbatim quotes
+PAPER = "We find that  ERPO\nconsistently improves accuracy. It also keeps the entropy (Fig. 4) stable."
+
+
+def test_a_verbatim_quote_matches_across_line_breaks_and_elisions():
+    assert quotes.find_quote("ERPO consistently improves accuracy", PAPER) == []
+    assert quotes.find_quote("ERPO consistently ... keeps the entropy ... stable", PAPER) == []
+    assert quotes.find_quote("ERPO consistently improves accuracy…stable.", PAPER) == []
+
+
+def test_a_paraphrase_or_a_wrong_order_is_caught():
+    assert quotes.find_quote("ERPO always improves accuracy", PAPER) == ["ERPO always improves accuracy"]
+    assert quotes.find_quote("stable ... ERPO consistently", PAPER) == ["ERPO consistently"]
+    assert quotes.find_quote("...", PAPER) == ["..."]

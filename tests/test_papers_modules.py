@@ -175,7 +175,7 @@ def test_claims_pair_runs_and_use_the_declared_runs(built):
     assert results["pass_at_n_vs_grpo"].estimate.n_seeds == 1  # the first seed only (papers.aer.pass_at_k.n_seeds)
     assert results["k50_vs_grpo"].verdict == "not testable here" or results["k50_vs_grpo"].estimate is not None
     erpo_results = {r.claim.key: r for r in out["erpo"][0].evaluate_claims()}
-    assert erpo_results["perturbation"].verdict == "holds"  # the stand-in study: 0.9 vs 0.5
+    assert erpo_results["perturbation"].verdict == "not testable here"  # one policy's study: fewer than 3 seeds
     assert erpo_results["filter_count"].verdict == "not testable here"
     assert "real files" in erpo_results["filter_count"].note
     tepo_results = {r.claim.key: r for r in out["tepo"][0].evaluate_claims()}
@@ -219,13 +219,3 @@ def test_every_declared_run_has_reports_in_the_workspace(workspace):
     for name in ALL_PAPERS:
         for run in paper_runs(params.papers.paper(name)):
             assert (workspace / "reports/eval" / run / "seed0/results.json").is_file()
-
-
-def test_runs_on_different_training_sets_are_not_compared():
-    from rlvr_lib.papers.results import RunResults
-
-    results = RunResults(load_params(REPO / "params.yaml", check_methods=False), [])
-    results.check_same_training_set("grpo_erpo_data", "erpo_erpo_data")  # both on ERPO's set
-    results.check_same_training_set("base", "tepo_tepo_data")  # the base policy is not trained
-    with pytest.raises(NotTestable, match=r"runs 'grpo' and 'erpo_erpo_data' trained on different training sets"):
-        results.check_same_training_set("grpo", "erpo_erpo_data")

@@ -186,7 +186,7 @@ class Paper(PaperBase):
     @experiment("Which claims hold, paper by paper")
     def paper_claims(self, heading: str) -> pd.DataFrame:
         claims = self.gathered_claims()
-        whole = claims[claims["parent"].fillna("") == ""]  # a conjunctive claim counts once, its parts not at all
+        whole = claims[claims["parent"].isna() | (claims["parent"] == "")]  # a conjunctive claim counts once
         counts = (
             whole.groupby("paper_name")["verdict"]
             .value_counts()
