@@ -266,3 +266,14 @@ def test_a_paraphrase_or_a_wrong_order_is_caught():
     assert quotes.find_quote("ERPO always improves accuracy", PAPER) == ["ERPO always improves accuracy"]
     assert quotes.find_quote("stable ... ERPO consistently", PAPER) == ["ERPO consistently"]
     assert quotes.find_quote("...", PAPER) == ["..."]
+
+
+def test_a_methods_defining_hyperparameters_are_the_method(params):
+    import copy
+    import dataclasses
+
+    # DAPO's clip-higher eps_high and token-level loss define it: DAPO vs GRPO differs in the method only
+    assert guard.undeclared(params, "dapo", "grpo", ["method"]) == {}
+    planted = copy.copy(params)
+    planted.runs = {**params.runs, "dapo_kl": dataclasses.replace(params.runs["dapo"], hparams={"beta": 0.01})}
+    assert set(guard.undeclared(planted, "dapo_kl", "grpo", ["method"])) == {"method.beta"}  # a KL term is not DAPO

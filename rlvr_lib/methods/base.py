@@ -109,6 +109,10 @@ class Method:
     # False in the body of a class whose ``rollout`` reads neither ``batch.logps`` nor ``batch.entropies``
     # (see ``rollout_needs_behaviour``)
     rollout_reads_behaviour: ClassVar[bool] = True
+    # hyperparameters this method shares in name with others (GRPO's clip range, aggregation, KL coefficient) but whose
+    # value is part of its definition (DAPO's clip-higher eps_high): a comparison of methods may differ in them
+    # (rlvr_lib.papers.guard); every other shared hyperparameter must be equal in a comparison
+    defining_hparams: ClassVar[tuple[str, ...]] = ()
 
     @dataclass
     class Config:

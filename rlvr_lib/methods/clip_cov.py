@@ -103,6 +103,7 @@ class RolloutCovarianceMeans:
 class ClipCov(RolloutCovarianceMeans, GRPO):
     name = "clip_cov"
     paper = "Cui et al. 2025 (Clip-Cov), verl semantics: baselines.md"
+    defining_hparams = ("eps_low", "eps_high")  # the recipe's ratio clip, under its covariance clip
 
     @dataclass
     class Config(GRPO.Config):

@@ -160,6 +160,7 @@ class GRPO(Method):
 class DAPO(GRPO):
     name = "dapo"
     paper = "Yu et al. 2025 (DAPO), clip-higher + token-mean; semantics: baselines.md"
+    defining_hparams = ("eps_high", "loss_agg")  # clip-higher and the token-level loss (DAPO sec. 3.1, 3.3)
 
     @dataclass
     class Config(GRPO.Config):

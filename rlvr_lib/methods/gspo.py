@@ -38,6 +38,7 @@ def gspo_token_log_ratio(logps: Tensor, old_logps: Tensor, mask: Tensor, max_log
 class GSPO(GRPO):
     name = "gspo"
     paper = "Zheng et al. 2025 (GSPO), verl's token form: baselines.md"
+    defining_hparams = ("eps_low", "eps_high")  # the sequence-ratio clip range
     updates_per_batch = "several"
 
     @dataclass

@@ -114,6 +114,7 @@ def entropy_kl_mask(advantages: Tensor, entropy_change: Tensor, scope: MaskScope
 class TEPO(Method):
     name = "tepo"
     paper = "Lin et al., TEPO (token-level policy optimization via sequence-level likelihood), eq. 4, Alg. 1, App. D"
+    defining_hparams = ("beta", "loss_agg")  # its masked KL coefficient and its aggregation (table 3 panels A, D)
     updates_per_batch = "several"
 
     @dataclass

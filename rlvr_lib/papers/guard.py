@@ -7,9 +7,10 @@ overrides (``train.seed`` is set per seed and left out), and ``train_data``.
 
 A claim declares what its two runs may differ in (``differs_in``):
 
-- ``"method"``: the method name and the hyperparameters only one of the two methods has. A hyperparameter both
-  methods have (a KL coefficient, the loss aggregation, a clip range) must be equal: that is what "the baseline
-  shares the method's settings" means;
+- ``"method"``: the method name, the hyperparameters only one of the two methods has, and those either method
+  declares as part of its definition (``Method.defining_hparams``: DAPO's clip-higher ``eps_high``). Any other
+  hyperparameter both methods have (a KL coefficient, the loss aggregation, a clip range) must be equal: that is
+  what "the baseline shares the method's settings" means;
 - ``"method.<hparam>"``, ``"train.<key>"``, ``"train_data"``: that one key.
 
 ``check_comparison`` raises ``ComparisonRefused`` (a ``NotTestable``: the claim is reported as not testable, with
@@ -61,19 +62,21 @@ def settings_difference(params, a: str, b: str) -> dict[str, tuple[Any, Any]]:
     return diff
 
 
+def defining(params, run: str) -> set[str]:
+    """``method.<hparam>`` keys of the hyperparameters that define ``run``'s method (``Method.defining_hparams``)."""
+    from ..methods import method_class
+
+    return {f"method.{h}" for h in method_class(params.runs[run].method).defining_hparams}
+
+
 def undeclared(params, a: str, b: str, differs_in: Iterable[str]) -> dict[str, tuple[Any, Any]]:
     """The part of ``settings_difference`` that ``differs_in`` does not allow (module docstring)."""
     allowed = set(differs_in)
-    sa, sb = resolved_settings(params, a), resolved_settings(params, b)
-    out = {}
-    for key, values in settings_difference(params, a, b).items():
-        if key in allowed:
-            continue
-        one_sided = key.startswith("method.") and (key not in sa or key not in sb)
-        if METHOD in allowed and (key == METHOD or one_sided):
-            continue
-        out[key] = values
-    return out
+    if METHOD in allowed:
+        sa, sb = resolved_settings(params, a), resolved_settings(params, b)
+        one_sided = {k for k in sa.keys() ^ sb.keys() if k.startswith("method.")}
+        allowed |= {METHOD} | one_sided | defining(params, a) | defining(params, b)
+    return {k: v for k, v in settings_difference(params, a, b).items() if k not in allowed}
 
 
 def check_comparison(params, a: str, b: str, differs_in: Iterable[str]) -> None:
