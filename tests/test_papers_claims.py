@@ -196,6 +196,7 @@ def test_conjunctive_claims_are_judged_whole_and_counted_once():
     ]
     r = judge_whole(whole, parts)
     assert [p.verdict for p in parts] == [DOES_NOT_HOLD, HOLDS] and r.verdict == DOES_NOT_HOLD
+    assert r.note == "does not hold: acc"  # the part that decided it
     assert verdict_counts([r]) == {HOLDS: 0, DOES_NOT_HOLD: 1, INCONCLUSIVE: 0, NOT_TESTABLE: 0}
     table = claims_table([r])
     assert len(table) == 3 and table["claim"].iloc[1].startswith("↳ ")

@@ -370,8 +370,13 @@ def not_testable(claim: Claim, reason: str) -> ClaimResult:
 
 
 def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> ClaimResult:
-    """A conjunctive claim's result from its parts' results (``combine``), the parts nested under it."""
-    return ClaimResult(claim, combine([p.verdict for p in parts]), None, note, branch="whole", parts=list(parts))
+    """A conjunctive claim's result from its parts' results (``combine``), the parts nested under it; its note names
+    the parts that decided it (those with the whole's verdict, unless every part holds)."""
+    got = combine([p.verdict for p in parts])
+    if got != HOLDS:
+        deciding = ", ".join(p.claim.key for p in parts if p.verdict == got)
+        note = _join(f"{got}: {deciding}", note)
+    return ClaimResult(claim, got, None, note, branch="whole", parts=list(parts))
 
 
 def _join(*texts: str) -> str:
