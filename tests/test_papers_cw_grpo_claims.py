@@ -13,7 +13,7 @@ from rlvr_lib.papers import quotes
 from rlvr_lib.papers.cw_grpo import Paper
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER_TEXT = REPO.parent / "shared" / "papers" / "cw_grpo.txt"
+PAPER_TEXT = REPO / Paper.source  # ../shared/papers/cw_grpo.txt
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
     "heavy_tail": {"heavy_tail_share", "heavy_tail_entropy"},
     "entropy": {"entropy_reasonable", "entropy_grpo_unstable"},

@@ -12,7 +12,7 @@ from rlvr_lib.papers import quotes
 from rlvr_lib.papers.erpo import Paper
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER_TEXT = REPO.parent / "shared" / "papers" / "erpo.txt"
+PAPER_TEXT = REPO / Paper.source  # ../shared/papers/erpo.txt
 WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
     "perturbation": {"perturbation_top_drop", "perturbation_bottom_robust"},
     "average_metrics": {"average_acc", "average_fmt"},
