@@ -1,0 +1,69 @@
+"""ERPO's claims (rlvr_lib/papers/erpo.py): every quote verbatim in erpo.txt, and the conjunctive claims' parts."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from rlvr_lib.config import load_params
+from rlvr_lib.papers import quotes
+from rlvr_lib.papers.erpo import Paper
+
+REPO = Path(__file__).resolve().parents[1]
+PAPER_TEXT = REPO / Paper.source  # ../shared/papers/erpo.txt
+WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
+    "perturbation": {"perturbation_top_drop", "perturbation_bottom_robust"},
+    "average_metrics": {"average_acc", "average_fmt"},
+    "rl_pass_growth": {"rl_pass_growth_grpo", "rl_pass_growth_erpo"},
+    "reward_trajectory": {"reward_early_lower", "reward_late_higher"},
+    "entropy_band": {"entropy_erpo_healthy", "entropy_grpo_collapse"},
+    "kl": {"kl_higher", "kl_no_spikes"},
+    "shorter": {"shorter_acc", "shorter_length"},
+    "length_trend": {"length_early_higher", "length_late_lower", "length_trend_acc"},
+    "outperforms_grpo_sft": {"outperforms_grpo", "outperforms_sft"},
+}
+
+
+@pytest.fixture(scope="module")
+def claims():
+    paper = Paper(load_params(REPO / "params.yaml", check_methods=False))
+    return [claim for claim, _ in paper._claims]
+
+
+def paper_text() -> str:
+    if not PAPER_TEXT.is_file():
+        pytest.skip(f"the paper's text is not here: {PAPER_TEXT}")
+    return PAPER_TEXT.read_text(encoding="utf-8")
+
+
+def test_every_quote_is_verbatim_in_the_paper(claims):
+    text = paper_text()
+    assert {c.key: quotes.find_quote(c.quote, text) for c in claims if quotes.find_quote(c.quote, text)} == {}
+
+
+def test_a_planted_paraphrase_is_caught(claims):
+    text = paper_text()
+    planted = dataclasses.replace(claims[0], quote=claims[0].quote.replace("stark", "sharp"))
+    assert planted.quote != claims[0].quote
+    assert quotes.find_quote(planted.quote, text) == [planted.quote]
+
+
+def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):
+    parts: dict[str, set[str]] = {}
+    for c in claims:
+        if c.parent is not None:
+            parts.setdefault(c.parent, set()).add(c.key)
+    wholes = {c.key for c in claims if c.direction is None}
+    assert parts == WHOLES
+    assert wholes == set(WHOLES)
+    assert len({c.key for c in claims}) == len(claims)
+
+
+def test_sized_claims_are_tested_on_the_papers_size(claims):
+    by_key = {c.key: c for c in claims}
+    top = by_key["perturbation_top_drop"]
+    assert (top.direction, top.reference, top.paper_effect) == ("equal", 0.352, 0.352)
+    band = by_key["entropy_erpo_healthy"]  # a diverging run (entropy x2 or more) falls outside the band
+    assert band.direction == "equal" and band.reference + band.margin == pytest.approx(2.0)
