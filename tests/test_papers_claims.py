@@ -254,13 +254,16 @@ def test_the_guard_refuses_a_different_training_set(params):
 
 
 # ----------------------------------------------------------------------------- verbatim quotes
-PAPER = "We find that  ERPO\nconsistently improves accuracy. It also keeps the entropy (Fig. 4) stable."
+PAPER = (
+    "We find that  ERPO\nconsistently improves accuracy. It also keeps the entropy (Fig. 4) stable, by \\+2\\.7 points."
+)
 
 
 def test_a_verbatim_quote_matches_across_line_breaks_and_elisions():
     assert quotes.find_quote("ERPO consistently improves accuracy", PAPER) == []
     assert quotes.find_quote("ERPO consistently ... keeps the entropy ... stable", PAPER) == []
-    assert quotes.find_quote("ERPO consistently improves accuracy…stable.", PAPER) == []
+    assert quotes.find_quote("ERPO consistently improves accuracy…stable,", PAPER) == []
+    assert quotes.find_quote("by +2.7 points", PAPER) == [] == quotes.find_quote("by \\+2\\.7 points", PAPER)
 
 
 def test_a_paraphrase_or_a_wrong_order_is_caught():

@@ -826,11 +826,12 @@ def spike_ratio(history: pd.DataFrame, key: str) -> float:
 
 
 def response_estimate(values: np.ndarray, detail: str) -> Estimate:
-    """Mean of (R,) per-response values of one policy with its t interval over the responses (the study's
-    replications: fig. 1(b) is a claim about one model, sampled by question)."""
+    """Mean of (R,) per-response values of one policy with its t interval over the responses. The study samples
+    one base policy (one training seed's), so the estimate counts one seed: the verdict rule asks for the study on
+    three seeds' base policies before it judges (a response-level interval leaves out the policy's own variance)."""
     values = np.asarray(values, dtype=float)
     mean, low, high, se = t_interval(values)
-    return Estimate(mean, low, high, len(values), None, f"{detail}; one policy, {len(values)} responses", se)
+    return Estimate(mean, low, high, 1, len(values), f"{detail}; one policy, {len(values)} responses", se)
 
 
 def per_response_accuracy(trials, n_responses: int, which: str, perturbed: bool) -> list[float]:

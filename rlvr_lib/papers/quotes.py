@@ -1,7 +1,8 @@
-"""Verbatim quotes: a claim's words must be the paper's own, found in ``../shared/papers/<paper>.txt``.
+r"""Verbatim quotes: a claim's words must be the paper's own, found in ``../shared/papers/<paper>.txt``.
 
-Matching ignores whitespace differences (line breaks of the text file, runs of spaces) and nothing else; "..." (or
-"…") marks an elision: the pieces between elisions must all appear in the paper, in order.
+Matching ignores whitespace differences (line breaks of the text file, runs of spaces) and Markdown's backslash
+escapes of punctuation (the text files write "large\-magnitude", "\+2\.7"), and nothing else; "..." (or "…") marks
+an elision: the pieces between elisions must all appear in the paper, in order.
 """
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+ELLIPSIS = re.compile(r"\s*(?:(?<!\\)\.\.\.|…)\s*")
+ESCAPE = re.compile(r"\\([^\w\s])")
 
 
 def normalise(text: str) -> str:
-    """``text`` with every run of whitespace as one space, stripped."""
-    return " ".join(text.split())
+    """``text`` without Markdown's backslash escapes of punctuation, every run of whitespace one space, stripped."""
+    return " ".join(ESCAPE.sub(r"\1", text).split())
 
 
 def find_quote(quote: str, paper_text: str) -> list[str]:
