@@ -185,7 +185,7 @@ def test_claims_pair_runs_and_use_the_declared_runs(built):
     erpo_results = {r.claim.key: r for r in out["erpo"][0].evaluate_claims()}
     assert erpo_results["perturbation_hubs"].verdict == "not testable here"  # one base policy: one seed
     assert erpo_results["perturbation_hubs"].estimate.value == pytest.approx(0.4)
-    tepo_results = {r.claim.key: r for r in out["tepo"][0].evaluate_claims()}
+    tepo_results = {r.claim.key: r for r in flatten(out["tepo"][0].evaluate_claims())}
     assert tepo_results["acc_vs_gpg"].verdict == "not testable here"
 
 
