@@ -163,7 +163,8 @@ def test_every_paper_writes_a_complete_report_with_a_verdict_per_claim(built):
         readme = (folder / "README.md").read_text()
         assert readme.index("Verdict rule") < readme.index("## Claims") + 200 < len(readme)
         claims = list(csv.DictReader((folder / "claims.csv").open()))
-        assert len(claims) == len(paper.declared_claims()) > 0, name
+        assert len(claims) == len(paper.declared_claims()), name
+        assert (len(claims) == 0) == (name == "summary"), name  # the summary gathers the papers' claims, makes none
         assert all(row["verdict"] in VERDICTS for row in claims), name
         assert all(row["note"] for row in claims if row["verdict"] == "not testable here"), name
         links = re.findall(r"\]\(((?:tables|figures)/[^)]+)\)", readme)
@@ -179,9 +180,9 @@ def test_claims_pair_runs_and_use_the_declared_runs(built):
     results = {r.claim.key: r for r in flatten(aer_paper.evaluate_claims())}
     e = results["pass1_vs_grpo"].estimate
     assert e.n_seeds == len(SEEDS) and e.n_problems == N_PROBLEMS
-    assert results["passk_32_vs_grpo"].estimate.n_seeds == 1  # the first seed only (papers.aer.pass_at_k.n_seeds)
-    assert results["passk_32_vs_grpo"].verdict == "not testable here"  # fewer than MIN_SEEDS
-    assert results["k50_aime24"].verdict == "not testable here"
+    assert results["passk_32_vs_grpo"].estimate.n_seeds == 3  # papers.aer.pass_at_k.n_seeds
+    assert results["passk_32_vs_grpo"].verdict == "not testable here"  # the stand-in pass@32 is 1.0: saturated
+    assert results["k50_aime24"].verdict in VERDICTS and results["k50_aime24"].parts  # judged whole from its parts
     erpo_results = {r.claim.key: r for r in out["erpo"][0].evaluate_claims()}
     assert erpo_results["perturbation_hubs"].verdict == "not testable here"  # one base policy: one seed
     assert erpo_results["perturbation_hubs"].estimate.value == pytest.approx(0.4)

@@ -652,23 +652,32 @@ class Paper(PaperBase):
             part_of=stable,
         )
 
+    def tuned_fixed_coeff(self) -> str:
+        """Table 2's "tuned fixed coefficient": the run of ``fixed_coeff_grid`` with the highest training reward over
+        its last steps (mean over seeds), never chosen on the evaluation set. The grid and the rule are declared in
+        params.yaml before any run; selecting on the seeds that are then compared favours the selected run a little
+        (the winner of three), which docs/assumptions.md states."""
+        tail = self.settings.tail_steps
+        rewards = {
+            run: float(self.results.per_seed(run, lambda h: tail_mean(h, "reward", tail)).mean())
+            for run in self.runs.fixed_coeff_grid
+        }
+        return max(rewards, key=rewards.get)
+
     def _component_claims(self) -> None:
         r = self.runs
-        untuned = (
-            f"the paper's fixed coefficient is tuned; {r.fixed_coeff} uses alpha "
-            f"{self.hparam(r.fixed_coeff, 'alpha_init'):g} untuned (params.yaml declares no grid to select it on "
-            "training reward)"
-        )
+        grid = ", ".join(f"{self.hparam(run, 'alpha_init'):g}" for run in r.fixed_coeff_grid)
+        tuned = f"the tuned fixed coefficient (alpha in {{{grid}}} with the highest training reward)"
         self.claim(
             "fixed_vs_grpo",
             "introducing entropy regularization with a tuned fixed coefficient improves performance",
             "sec. 5.3, table 2",
             f"Avg. {PAPER_TABLE2_AVG['w/ Fixed Coeff.']} vs {PAPER_TABLE2_AVG['GRPO']} (Qwen3-8B, our mean of the four "
             "sets)",
-            f"mean@n of the tuned fixed coefficient minus {r.grpo}",
+            f"mean@n of {tuned} minus {r.grpo}",
             "greater",
             ACCURACY_MARGIN,
-            lambda: unavailable(untuned),
+            lambda: self.compare(self.tuned_fixed_coeff(), r.grpo, ACCURACY),
             paper_effect=0.028,
         )
         self.claim(
@@ -677,10 +686,10 @@ class Paper(PaperBase):
             "sec. 5.3, table 2",
             f"Avg. {PAPER_TABLE2_AVG['w/ Adaptive Coeff. (C2&C3)']} vs {PAPER_TABLE2_AVG['w/ Fixed Coeff.']}; "
             "table 2's C2&C3 row (29.4 / 21.4 / 73.8 / 89.4) is table 9's rho = 1.0 row, a different configuration",
-            f"mean@n of {r.c2_c3} minus the tuned fixed coefficient",
+            f"mean@n of {r.c2_c3} minus {tuned}",
             "greater",
             ACCURACY_MARGIN,
-            lambda: unavailable(untuned),
+            lambda: self.compare(r.c2_c3, self.tuned_fixed_coeff(), ACCURACY, ADAPTIVE_COEFFICIENT),
             paper_effect=0.047,
         )
         best = self.conjunction(
@@ -715,10 +724,12 @@ class Paper(PaperBase):
             "the full AER framework achieves the best performance",
             "sec. 5.3, table 2",
             f"Avg. 55.4 vs {PAPER_TABLE2_AVG['w/ Fixed Coeff.']} (w/ Fixed Coeff.)",
-            f"mean@n of {r.aer} minus the tuned fixed coefficient",
+            f"mean@n of {r.aer} minus {tuned}",
             "greater",
             ACCURACY_MARGIN,
-            lambda: unavailable(untuned),
+            lambda: self.compare(
+                r.aer, self.tuned_fixed_coeff(), ACCURACY, ("method.difficulty_aware", *ADAPTIVE_COEFFICIENT)
+            ),
             paper_effect=0.066,
             part_of=best,
         )
@@ -1081,7 +1092,7 @@ class Paper(PaperBase):
         r = self.runs
         rows = [
             ("GRPO", r.grpo),
-            ("w/ Fixed Coeff.", r.fixed_coeff),
+            ("w/ Fixed Coeff.", self.tuned_fixed_coeff()),
             ("w/ Difficulty-Aware (C1)", r.c1_only),
             ("w/ Adaptive Coeff. (C2&C3)", r.c2_c3),
             ("w/ AER (C1&C2&C3)", r.aer),
@@ -1091,9 +1102,13 @@ class Paper(PaperBase):
         shown = shown.rename(columns={ACCURACY: "pass@1 (mean@n)"})
         retained = [fmt(self.results.per_seed(run, entropy_retained).mean()) for _, run in rows]
         shown.insert(3, "entropy retained", retained)
+        tuned = self.tuned_fixed_coeff()
+        grid = ", ".join(f"{self.hparam(run, 'alpha_init'):g}" for run in r.fixed_coeff_grid)
         text = (
-            "Fixed coefficient and C1-only keep alpha at `alpha_init` (no tuned value is given; ours is "
-            f"{self.hparam(r.fixed_coeff, 'alpha_init'):g}, OPEFO's Entropy-Reg coefficient, not tuned)."
+            "Fixed coefficient and C1-only keep alpha at `alpha_init`. The paper's fixed coefficient is tuned and its "
+            f"value not given: ours is the best of the grid {{{grid}}} by training reward over the last "
+            f"{self.settings.tail_steps} steps (`{tuned}`, alpha {self.hparam(tuned, 'alpha_init'):g}); C1-only keeps "
+            f"{self.hparam(r.c1_only, 'alpha_init'):g}."
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "table2_components", raw, shown)
@@ -1186,6 +1201,11 @@ class Paper(PaperBase):
         ax.set_title(f"{run}: H_t against H* (mean over seeds; band: min-max)")
         self.report.add_figure(heading, "entropy_target_alpha", fig)
         return fig
+
+    @experiment("Sensitivity: eta scaled to the run's length")
+    def sensitivity(self, heading: str) -> pd.DataFrame:
+        """AER with eq. 11's step size scaled from the paper's ~500 updates to our run's (docs/assumptions.md)."""
+        return self.sensitivity_table(heading, self.runs.aer, self.runs.grpo, self.runs.sensitivity)
 
 
 # ----------------------------------------------------------------------------- sampling

@@ -50,6 +50,10 @@ class ErpoRuns:
             "erpo_no_outcome_anchor",
         ],
     )
+    sensitivity: list[str] = setting(
+        help="ERPO with another value of an open choice (sigma_target, not given): shown beside the verdicts",
+        factory=lambda: ["erpo_sigma_0_25", "erpo_sigma_4"],
+    )
 
 
 @dataclass
@@ -105,16 +109,20 @@ class CwGrpoRuns:
     """cw_grpo.txt table 2 (GRPO, Clip-Cov, CW-GRPO), fig. 1, table 1 and table 3's checkpoints."""
 
     base: str = setting(BASE_RUN, "table 2's Base Model")
-    grpo: str = setting("grpo", "vanilla GRPO")
-    clip_cov: str = setting("clip_cov", "Clip-Cov (Cui et al.)")
-    cw_grpo: str = setting("cw_grpo", "GRPO + Gaussian reweight")
+    grpo: str = setting("grpo_cw", "vanilla GRPO with CW-GRPO's KL term, 1 update per rollout, G 12, T 0.7")
+    clip_cov: str = setting("clip_cov_cw", "Clip-Cov (Cui et al.) at the same settings")
+    cw_grpo: str = setting("cw_grpo_1update", "GRPO + Gaussian reweight, 1 update per rollout (TRL's default)")
     grpo_checkpoints: list[str] = setting(
         help="table 3: GRPO runs stopped at each checkpoint (their train.max_steps is the step), last = grpo",
-        factory=lambda: ["grpo_90steps", "grpo_135steps", "grpo"],
+        factory=lambda: ["grpo_cw_90steps", "grpo_cw_135steps", "grpo_cw"],
     )
     cw_grpo_checkpoints: list[str] = setting(
         help="table 3: CW-GRPO runs stopped at each checkpoint, last = cw_grpo",
-        factory=lambda: ["cw_grpo_90steps", "cw_grpo_135steps", "cw_grpo"],
+        factory=lambda: ["cw_grpo_1update_90steps", "cw_grpo_1update_135steps", "cw_grpo_1update"],
+    )
+    sensitivity: list[str] = setting(
+        help="CW-GRPO with another value of an open choice (beta; update count and clip): beside the verdicts",
+        factory=lambda: ["cw_grpo_1update_beta_0", "cw_grpo_2updates", "cw_grpo_2updates_clip"],
     )
 
 
@@ -159,10 +167,17 @@ class TepoRuns:
     no_kl: str = setting("tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
     global_kl: list[str] = setting(
         help="panel A: TEPO with the KL on every token (mask_scope all), one run per beta",
-        factory=lambda: ["tepo_global_kl_beta_1", "tepo_global_kl_beta_0_001"],
+        factory=lambda: [
+            "tepo_global_kl_beta_1",
+            "tepo_global_kl_beta_0_1",
+            "tepo_global_kl_beta_0_01",
+            "tepo_global_kl_beta_0_001",
+            "tepo_global_kl_beta_0_0001",
+        ],
     )
     aggregation: list[str] = setting(
-        help="panel D: TEPO-w/o. KL with another loss aggregation", factory=lambda: ["tepo_no_kl_seq_mean_token_mean"]
+        help="panel D: TEPO-w/o. KL with another loss aggregation",
+        factory=lambda: ["tepo_no_kl_seq_mean_token_mean", "tepo_no_kl_seq_mean_token_sum"],
     )
     kl_scope: list[str] = setting(
         help="panel E: TEPO with the KL mask on another token set",
@@ -173,9 +188,11 @@ class TepoRuns:
 @dataclass
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
-    convergence_metric: str = setting("accuracy", "training-history key whose peak step is table 4's convergence")
-    ema_alpha: float = setting(0.3, "EMA weight of the newest value before locating the peak")
-    paper_steps: list[int] = setting(help="table 4: TEPO's and GRPO/DAPO's peak steps", factory=lambda: [72, 132])
+    ema_alpha: float = setting(0.3, "EMA weight of the newest value in the training-curve figures")
+    paper_steps: list[int] = setting(
+        help="table 4: the steps compared (TEPO at the first, GRPO/DAPO at both), of the paper's whole run",
+        factory=lambda: [72, 132],
+    )
 
     def __post_init__(self) -> None:
         require_between(self, "ema_alpha", 0.0, 1.0, low_open=True)
@@ -193,7 +210,7 @@ class OpefoRuns:
     grpo_onpolicy: str = setting("grpo_onpolicy", "GRPO (Strict on-policy), 1 update")
     baselines: list[str] = setting(
         help="table 1's Entropy-Reg, Clip-higher, Clip-Cov, KL-Cov",
-        factory=lambda: ["entropy_reg", "dapo_8updates", "clip_cov_8updates", "kl_cov_8updates"],
+        factory=lambda: ["entropy_reg_8updates", "dapo_8updates", "clip_cov_8updates", "kl_cov_8updates"],
     )
     clip_higher: str = setting("dapo_8updates", "fig. 2(c): the clip-higher run")
     opefo: str = setting("opefo", "OPEFO")
@@ -226,12 +243,15 @@ class AerRuns:
     base: str = setting(BASE_RUN, "table 1's Base")
     grpo: str = setting("grpo", "GRPO")
     baselines: list[str] = setting(
-        help="table 1's w/ Clip-Higher, w/ Ent-Adv, w/ KL-Cov, w/ Clip-Cov",
-        factory=lambda: ["dapo", "ent_adv", "kl_cov", "clip_cov"],
+        help="table 1's w/ Clip-Higher, w/ Ent-Adv, w/ KL-Cov, w/ Clip-Cov, each with GRPO's loss (eq. 2)",
+        factory=lambda: ["aer_clip_higher", "ent_adv", "aer_kl_cov", "aer_clip_cov"],
     )
-    clip_higher: str = setting("dapo", "tables 6-7's w/Clip-Higher")
+    clip_higher: str = setting("aer_clip_higher", "tables 6-7's w/Clip-Higher")
     aer: str = setting("aer", "AER (C1 & C2 & C3)")
-    fixed_coeff: str = setting("aer_fixed_coeff", "table 2 'w/ Fixed Coeff.'")
+    fixed_coeff_grid: list[str] = setting(
+        help="table 2 'w/ Fixed Coeff.': one run per fixed coefficient; the tuned one is the highest training reward",
+        factory=lambda: ["aer_fixed_coeff_0_001", "aer_fixed_coeff_0_01", "aer_fixed_coeff_0_1"],
+    )
     c1_only: str = setting("aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
     c2_c3: str = setting("aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
     tau_sweep: list[str] = setting(
@@ -241,6 +261,10 @@ class AerRuns:
     rho_sweep: list[str] = setting(
         help="table 9: AER with other rho (the aer run is rho's default)", factory=lambda: ["aer_rho_0", "aer_rho_1"]
     )
+    sensitivity: list[str] = setting(
+        help="AER with eta scaled to the run's length (docs/assumptions.md): beside the verdicts",
+        factory=lambda: ["aer_eta_scaled"],
+    )
 
 
 @dataclass
@@ -249,11 +273,11 @@ class PassAtLargeK:
 
     runs: list[str] = setting(
         help="runs sampled (tables 6-7: Base, GRPO, w/Clip-Higher, w/AER)",
-        factory=lambda: [BASE_RUN, "grpo", "dapo", "aer"],
+        factory=lambda: [BASE_RUN, "grpo", "aer_clip_higher", "aer"],
     )
     n: int = setting(256, "samples per problem (k up to n)")
     max_problems: int | None = setting(16, "first problems of the evaluation sets, pooled (null: all)")
-    n_seeds: int = setting(1, "training seeds sampled (the first of `seeds`): each costs n x max_problems samples")
+    n_seeds: int = setting(3, "training seeds sampled (the first of `seeds`): each costs n x max_problems samples")
     batch_size: int = setting(512, "sequences per generate call")
 
     def __post_init__(self) -> None:

@@ -390,3 +390,8 @@ class Paper(PaperBase):
         self.report.section(heading, text)
         self.report.add_table(heading, "table3_checkpoints", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         return pd.DataFrame(shown_rows)
+
+    @experiment("Sensitivity: the KL term, the update count and the clip")
+    def sensitivity(self, heading: str) -> pd.DataFrame:
+        """CW-GRPO without the KL term, and at 2 updates per rollout batch unclipped (as written) and clipped."""
+        return self.sensitivity_table(heading, self.runs.cw_grpo, self.runs.grpo, self.runs.sensitivity)

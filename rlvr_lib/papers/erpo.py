@@ -812,6 +812,11 @@ class Paper(PaperBase):
         self.report.add_table(heading, "real_data_filter", raw, shown)
         return shown
 
+    @experiment("Sensitivity: sigma_target")
+    def sensitivity(self, heading: str) -> pd.DataFrame:
+        """ERPO with sigma_target (eq. 10's target std of Psi, not given in the paper) at 1/4 and 4 times ours."""
+        return self.sensitivity_table(heading, self.runs.erpo, self.runs.grpo, self.runs.sensitivity)
+
 
 def early_mean(history: pd.DataFrame, key: str, fraction: float = EARLY_FRACTION) -> float:
     """Mean of one seed's ``key`` over the first ``fraction`` of its logged steps (at least one step)."""

@@ -43,13 +43,6 @@ def covariance_percentile_table(
         ) from None
 
 
-def convergence_step(steps: Sequence[int], values: Sequence[float], ema_alpha: float) -> int:
-    """tepo.txt table 4: the first step at which the EMA-smoothed ``values`` peak
-    (``rlvr_lib.analysis.convergence.peak_step``)."""
-    step, _ = _function(".convergence", "peak_step")(list(steps), list(values), ema_alpha)
-    return int(step)
-
-
 def k50(ks: Sequence[int], pass_at_k: Sequence[float], threshold: float = 0.5) -> int | None:
     """aer.txt App. C.3: the smallest k with pass@k >= threshold, None when no k reaches it
     (``rlvr_lib.analysis.k50.k50``)."""

@@ -1,32 +1,25 @@
-"""Every method under one protocol: accuracy, pass@k, entropy retained, wall time per step relative to GRPO, a
-ranking with intervals, the claims about the shared baselines that several papers' tables make, and the verdicts of
-every paper's claims side by side."""
+"""Every method at the shared testbed settings: accuracy, pass@k, entropy retained and wall time per step against
+GRPO; rankings by protocol group with tie groups (no strict order the intervals do not support); and every paper's
+verdicts, counted as claims, side by side.
+
+The summary makes no claim of its own: the papers' claims are judged in their reports, under each paper's protocol.
+Here every method runs with its own hyperparameters (its paper's, ``methods:``) at the shared `train` settings; runs
+whose training settings differ (the strictly on-policy methods at 1 update per rollout batch) form their own protocol
+group, and only runs of one group are compared or ranked together (``rlvr_lib.papers.guard``)."""
 
 from __future__ import annotations
 
-import numpy as np
+import dataclasses
+
 import pandas as pd
 
 from .. import plots
 from ..eval.passk import k_values
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import VERDICTS, Estimate, estimate_of
+from .guard import METHOD, settings_difference
 from .output import PAPERS_DIR
 from .results import ACCURACY, entropy_retained, step_time
-
-# Claims about the shared baselines that several papers' tables make (method -> what each paper reports, avg. %)
-BASELINE_CLAIMS = {
-    "clip_cov": (
-        "Clip-Cov",
-        "CW-GRPO t.2 53.6 vs 52.6; AER t.1 55.0 vs 46.0; OPEFO t.1 50.7 vs 45.5; TEPO t.1 31.64 vs 30.85 (GRPO/DAPO)",
-    ),
-    "kl_cov": ("KL-Cov", "AER t.1 48.4 vs 46.0; OPEFO t.1 50.5 vs 45.5; TEPO t.1 31.60 vs 30.85 (GRPO/DAPO)"),
-    "dapo": ("Clip-higher", "AER t.1 51.3 vs 46.0; OPEFO t.1 49.8 vs 45.5"),
-    "entropy_reg": ("Entropy-Reg", "OPEFO t.1 47.8 vs 45.5"),
-    "ent_adv": ("Ent-Adv", "AER t.1 46.3 vs 46.0 (8B), 40.7 vs 43.9 (4B); TEPO t.1 31.62 vs 30.85 (GRPO/DAPO)"),
-    "gspo": ("GSPO", "TEPO t.1 31.33 vs 30.85 (GRPO/DAPO)"),
-    "grpo_onpolicy": ("GRPO strict on-policy", "OPEFO t.1 50.1 vs 45.5"),
-}
 
 
 class Paper(PaperBase):
@@ -34,10 +27,11 @@ class Paper(PaperBase):
     title = "Every method under one protocol — summary of the five replications"
     source = "../shared/papers/"
     intro = (
-        "All methods trained from the same base policy with the same budget, data and evaluation (each with its "
-        "own settings from `methods:`), compared on accuracy, pass@k, entropy retained and wall time per step "
-        "relative to GRPO; then a ranking with bootstrap intervals, the claims about the shared baselines that "
-        "several papers' tables make, and every paper's claims with their verdicts."
+        "Every method at the shared testbed settings, each with its own paper's hyperparameters: seed s of every run "
+        "starts from the seed-s base policy and is evaluated on the same held-out problems. Runs are compared and "
+        "ranked only within a protocol group (the same training settings); rankings show tie groups, not an order "
+        "the intervals do not support. The papers' claims are judged in their own reports; this one gathers their "
+        "verdicts."
     )
 
     def methods(self) -> list[str]:
@@ -45,22 +39,51 @@ class Paper(PaperBase):
 
     # ------------------------------------------------------------------ claims
     def declare_claims(self) -> None:
-        ref = self.runs.reference
+        """None: the summary gathers the papers' verdicts (``paper_claims``) and makes no claim of its own."""
+
+    # ------------------------------------------------------------------ protocol groups
+    def protocol(self, run: str) -> str:
+        """The run's training protocol: its resolved `train` settings and training set, as text."""
+        spec = self.params.runs[run]
+        train = {k: v for k, v in dataclasses.asdict(spec.train).items() if k != "seed"}
+        shared = {k: v for k, v in dataclasses.asdict(self.params.train).items() if k != "seed"}
+        changed = {k: v for k, v in train.items() if shared.get(k) != v}
+        text = ", ".join(f"{k}={v}" for k, v in sorted(changed.items())) or "the shared `train` settings"
+        return text + ("" if spec.train_data == "full" else f"; training set {spec.train_data}")
+
+    def protocol_groups(self) -> dict[str, list[str]]:
+        """{protocol: runs} of the summary's methods, in the order of ``methods``."""
+        groups: dict[str, list[str]] = {}
         for run in self.methods():
-            method = self.params.runs[run].method
-            if method not in BASELINE_CLAIMS or run == ref:
-                continue
-            label, papers = BASELINE_CLAIMS[method]
-            self.claim(
-                f"{run}_vs_{ref}",
-                f"{label} improves on GRPO (the tables of the papers that run it)",
-                "several papers' tables",
-                papers,
-                f"mean@n of {run} minus {ref} (the shared protocol)",
-                "greater",
-                0.01,
-                lambda run=run: self.compare(run, ref, ACCURACY),
-            )
+            groups.setdefault(self.protocol(run), []).append(run)
+        return groups
+
+    def method_difference(self, a: str, b: str) -> tuple[str, ...]:
+        """What two runs of one protocol group may differ in: the method and any of its hyperparameters (each method
+        keeps its own paper's)."""
+        return (METHOD, *[k for k in settings_difference(self.params, a, b) if k.startswith("method.")])
+
+    def _paired(self, a: str, b: str, quantity: str) -> Estimate:
+        if quantity == "entropy retained":
+            return self.results.compare_history(a, b, entropy_retained, differs_in=self.method_difference(a, b))
+        return self.compare(a, b, quantity, self.method_difference(a, b))
+
+    def tie_groups(self, runs: list[str], quantity: str) -> list[tuple[str, float, int]]:
+        """(run, mean, tie group) best first: a group starts at the best run not yet placed and holds every run whose
+        paired difference to that leader has a 95% t interval reaching 0 (not distinguishable from it)."""
+        means = {run: self._mean(run, quantity) for run in runs}
+        order = sorted(runs, key=lambda r: -means[r])
+        out, group, leader = [], 0, None
+        for run in order:
+            if leader is None or self._paired(leader, run, quantity).ci_low > 0:
+                group, leader = group + 1, run
+            out.append((run, means[run], group))
+        return out
+
+    def _mean(self, run: str, quantity: str) -> float:
+        if quantity == "entropy retained":
+            return float(self.results.per_seed(run, entropy_retained).mean())
+        return self.results.eval_summary(run, quantity)[0]
 
     def time_ratio(self, run: str) -> Estimate:
         a = self.results.per_seed(run, step_time)
@@ -80,21 +103,25 @@ class Paper(PaperBase):
             if run == "base":
                 shown.update({"minus " + ref: MISSING, "entropy retained": MISSING, "time / step vs " + ref: MISSING})
             else:
-                d = self.compare(run, ref) if run != ref else None
+                same_group = self.protocol(run) == self.protocol(ref)
+                d = self._paired(run, ref, ACCURACY) if run != ref and same_group else None
                 retained = self.results.per_seed(run, entropy_retained)
                 t = self.time_ratio(run)
                 row.update(
                     {
-                        "minus_ref": d.value if d else 0.0,
-                        "minus_ref_ci_low": d.ci_low if d else 0.0,
-                        "minus_ref_ci_high": d.ci_high if d else 0.0,
+                        "minus_ref": d.value if d else float("nan"),
+                        "minus_ref_ci_low": d.ci_low if d else float("nan"),
+                        "minus_ref_ci_high": d.ci_high if d else float("nan"),
                         "entropy_retained": retained.mean(),
                         "time_ratio": t.value,
                         "time_ratio_ci_low": t.ci_low,
                         "time_ratio_ci_high": t.ci_high,
                     }
                 )
-                shown["minus " + ref] = MISSING if d is None else fmt_ci(d.value, d.ci_low, d.ci_high)
+                if d is not None:
+                    shown["minus " + ref] = fmt_ci(d.value, d.ci_low, d.ci_high)
+                else:
+                    shown["minus " + ref] = MISSING if run == ref else "another protocol"
                 shown["entropy retained"] = fmt(retained.mean())
                 shown["time / step vs " + ref] = fmt_ci(t.value, t.ci_low, t.ci_high, 2)
             shown["length"] = cells["response_length"]
@@ -103,8 +130,9 @@ class Paper(PaperBase):
             raw_rows.append(row)
             shown_rows.append(shown)
         text = (
-            f"mean@n and pass@{k}: mean over seeds and problems [95% two-way interval]; 'minus {ref}': paired "
-            "difference; entropy retained: rollout entropy of the last 5 steps / step 1, mean over seeds; time per "
+            f"mean@n and pass@{k}: mean over seeds and problems [95% t interval over seeds]; 'minus {ref}': paired "
+            "difference, for runs of its protocol group only; entropy retained: rollout entropy of the last 5 steps / "
+            "step 1, mean over seeds; time per "
             f"step: each seed's mean wall time per optimizer step / {ref}'s, mean [interval over seeds] (runs share "
             "a 2-core machine, so times carry its load)."
         )
@@ -112,45 +140,45 @@ class Paper(PaperBase):
         self.report.add_table(heading, "overview", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         return pd.DataFrame(shown_rows)
 
-    @experiment("Ranking by accuracy, with intervals")
+    @experiment("Rankings by protocol group, with tie groups")
     def ranking(self, heading: str) -> pd.DataFrame:
-        runs = [self.runs.base, *self.methods()]
-        tables = np.stack([self.results.eval_table(run, ACCURACY) for run in runs])  # (M, S, P)
-        means = tables.mean(axis=(1, 2))
-        rng = np.random.default_rng(0)
-        n_boot = self.params.eval.n_boot
-        _, n_seeds, n_problems = tables.shape
-        ranks = np.empty((n_boot, len(runs)))
-        for b in range(n_boot):
-            s = rng.integers(0, n_seeds, n_seeds)
-            p = rng.integers(0, n_problems, n_problems)
-            boot = tables[:, s][:, :, p].mean(axis=(1, 2))
-            ranks[b] = (-boot).argsort().argsort() + 1
-        low, high = np.quantile(ranks, [0.025, 0.975], axis=0)
-        order = np.argsort(-means)
-        raw = pd.DataFrame(
-            {
-                "run": [runs[i] for i in order],
-                "accuracy": means[order],
-                "rank": np.arange(1, len(runs) + 1),
-                "rank_ci_low": low[order],
-                "rank_ci_high": high[order],
-            }
-        )
-        shown = pd.DataFrame(
-            {
-                "rank": raw["rank"],
-                "run": [f"`{r}`" for r in raw["run"]],
-                "mean@n": [fmt(v) for v in raw["accuracy"]],
-                "rank, 95% interval": [
-                    f"{int(a)}-{int(b)}" for a, b in zip(raw["rank_ci_low"], raw["rank_ci_high"], strict=True)
-                ],
-            }
-        )
+        ref = self.runs.reference
+        k = max(x for x in k_values(self.results.samples(ref)))
+        quantities = (ACCURACY, f"pass@{k}", "entropy retained")
+        raw_rows, shown_rows = [], []
+        for protocol, runs in self.protocol_groups().items():
+            for quantity in quantities:
+                for rank, (run, mean, group) in enumerate(self.tie_groups(runs, quantity), start=1):
+                    raw_rows.append(
+                        {
+                            "protocol": protocol,
+                            "quantity": quantity,
+                            "order": rank,
+                            "run": run,
+                            "mean": mean,
+                            "tie_group": group,
+                        }
+                    )
+        raw = pd.DataFrame(raw_rows)
+        for (protocol, quantity), rows in raw.groupby(["protocol", "quantity"], sort=False):
+            groups = rows.groupby("tie_group", sort=True)["run"].apply(lambda r: ", ".join(f"`{x}`" for x in r))
+            shown_rows.append(
+                {
+                    "protocol": protocol,
+                    "ranked by": quantity,
+                    "tie groups, best first (within a group: not distinguishable from its best run)": " > ".join(
+                        f"{{{g}}}" for g in groups
+                    ),
+                }
+            )
+        shown = pd.DataFrame(shown_rows)
         self.report.section(
             heading,
-            "Rank intervals: the 2.5-97.5% percentiles of each run's rank over bootstrap replicates that resample "
-            "seeds and problems jointly for all runs (the pairing kept).",
+            "Within each protocol group, runs are ordered by their mean over seeds (and problems); a tie group starts "
+            "at the best run not yet placed and holds every run whose paired difference to that run has a 95% t "
+            "interval over seeds reaching 0. A higher group is distinguishable from the next; the order inside a "
+            "group is not a finding. Entropy retained: the rollout entropy of the last 5 steps over step 1's (higher "
+            "is not better by itself).",
         )
         self.report.add_table(heading, "ranking", raw, shown)
         return shown
