@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import FILTERED_SETS, FULL_SET, DataConfig, Params, RunSpec, load_params
+from .config import FILTERED_SETS, FULL_SET, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
 from .records import read_problems
 
@@ -29,7 +29,6 @@ REPORTS_DIR = Path("reports")
 TRAINING_LOGS_DIR = REPORTS_DIR / "training"
 EVAL_DIR = REPORTS_DIR / "eval"
 METRICS_DIR = REPORTS_DIR / "metrics"
-TESTBED_BENCHMARK = "testbed"
 EXTERNAL_MODEL_FILE = "external_model.json"
 PARAMS_CHECK_FILE = REPORTS_DIR / "params_check.txt"
 DATA_REPORT_FILE = "data_report.json"  # files source: filter counts and contamination
@@ -80,16 +79,18 @@ def seed_folder(seed: int) -> str:
 
 
 # ----------------------------------------------------------------------------- stage: check_params
-def stage_check_params(params_path: str = "params.yaml") -> Path:
-    """Validate the whole params file (unknown top-level keys included) and record that it passed.
+def stage_check_params(params_path: str = "params.yaml", record: Path | None = PARAMS_CHECK_FILE) -> Path | None:
+    """Validate the whole params file (unknown top-level keys included) and record that it passed in ``record``
+    (None: no record, for a file other than the pipeline's).
 
     dvc.yaml makes every other stage depend on the record, and this stage on every key of params.yaml, so
     ``dvc repro`` stops here on any bad or misspelled key. The record's content does not depend on the values,
     so a valid change reruns only the stages that use it.
     """
     load_params(params_path)
-    write_atomic(PARAMS_CHECK_FILE, f"{params_path}: valid\n")
-    return PARAMS_CHECK_FILE
+    if record is not None:
+        write_atomic(record, f"{params_path}: valid\n")
+    return record
 
 
 # ----------------------------------------------------------------------------- stage: data

@@ -37,7 +37,11 @@ def test_parse_defaults_and_seed_propagation():
 
 def test_run_entries_name_ablations_and_override_training():
     p = parse_params(
-        {**BASE, "methods": {"dapo_wide": {"method": "dapo", "eps_high": 0.4, "train": {"num_iterations": 2}}}}
+        {
+            **BASE,
+            "methods": {"dapo_wide": {"method": "dapo", "eps_high": 0.4, "train": {"num_iterations": 2}}},
+            "testbed_properties": {"run": "dapo_wide"},
+        }
     )
     run = p.runs["dapo_wide"]
     assert run.method == "dapo" and run.hparams == {"eps_high": 0.4}
@@ -116,7 +120,13 @@ def test_eval_per_benchmark_overrides_and_new_data_keys():
         {
             **BASE,
             "eval": {"n": 4, "per_benchmark": {"aime24": {"n": 32, "temperature": 0.6}}},
-            "data": {"eval_limits": {"minerva": 40}, "dedupe": True, "max_solution_tokens": 204.8},
+            "data": {
+                "source": "files",
+                "benchmarks": ["math500", "aime24"],
+                "eval_limits": {"minerva": 40},
+                "dedupe": True,
+                "max_solution_tokens": 204.8,
+            },
         }
     )
     assert p.eval.for_benchmark("aime24") == {

@@ -13,11 +13,11 @@ runs a paper reads, which is what its DVC stage depends on (``rlvr_lib.papers.dv
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..schema import SettingError, build, require, require_at_least, require_between, setting
+from ..schema import SampleCount, Seed, SettingError, build, require, require_at_least, require_between, setting
 
 BASE_RUN = "base"
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer")  # the five replications; `summary` reads them all
@@ -32,6 +32,19 @@ PAPER_TITLES = {  # the report links (reports/README.md, written by the report s
 }
 
 
+def role(method: str, default: Any = None, help: str = "", *, factory: Any = None) -> Any:
+    """A field of a ``*Runs`` dataclass whose run(s) must train registered method ``method`` (a ``setting`` field
+    names runs of any method)."""
+    spec = setting(default, help, factory=factory)
+    return dataclasses.field(
+        default=spec.default, default_factory=spec.default_factory, metadata={**spec.metadata, "method": method}
+    )
+
+
+# History keys logged on every rollout step by every method: where a training curve can peak (TEPO's table 4).
+ConvergenceMetric = Literal["accuracy", "reward", "rewards/accuracy/mean", "rewards/format/mean"]
+
+
 # ----------------------------------------------------------------------------- ERPO
 @dataclass
 class ErpoRuns:
@@ -39,9 +52,10 @@ class ErpoRuns:
     ERPO's training set (``train_data: erpo``, sec. 5.1 and App. A.3)."""
 
     base: str = setting(BASE_RUN, "table 1's Base: the untrained policy")
-    grpo: str = setting("grpo_erpo_data", "GRPO with the shared settings (sec. 5.2)")
-    erpo: str = setting("erpo_erpo_data", "ERPO")
-    ablations: list[str] = setting(
+    grpo: str = role("grpo", "grpo_erpo_data", "GRPO with the shared settings (sec. 5.2)")
+    erpo: str = role("erpo", "erpo_erpo_data", "ERPO")
+    ablations: list[str] = role(
+        "erpo",
         help="ERPO runs with one use_* switch off each (the paper has no ablation section)",
         factory=lambda: [
             "erpo_no_entropy_gate",
@@ -61,9 +75,9 @@ class PerturbationSettings:
     replacement: Literal["uniform", "policy"] = setting(
         "uniform", "uniform: a random vocabulary token (the paper's 'random replacement'); policy: the policy's own"
     )
-    samples: int = setting(16, "samples per problem to find one correct response")
+    samples: SampleCount = setting(16, "samples per problem to find one correct response")
     max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
-    seed: int = setting(0, "seed of sampling, replacement and regeneration")
+    seed: Seed = setting(0, "seed of sampling, replacement and regeneration")
 
     def __post_init__(self) -> None:
         require_between(self, "frac", 0.0, 1.0, low_open=True)
@@ -105,14 +119,16 @@ class CwGrpoRuns:
     """cw_grpo.txt table 2 (GRPO, Clip-Cov, CW-GRPO), fig. 1, table 1 and table 3's checkpoints."""
 
     base: str = setting(BASE_RUN, "table 2's Base Model")
-    grpo: str = setting("grpo", "vanilla GRPO")
-    clip_cov: str = setting("clip_cov", "Clip-Cov (Cui et al.)")
-    cw_grpo: str = setting("cw_grpo", "GRPO + Gaussian reweight")
-    grpo_checkpoints: list[str] = setting(
+    grpo: str = role("grpo", "grpo", "vanilla GRPO")
+    clip_cov: str = role("clip_cov", "clip_cov", "Clip-Cov (Cui et al.)")
+    cw_grpo: str = role("cw_grpo", "cw_grpo", "GRPO + Gaussian reweight")
+    grpo_checkpoints: list[str] = role(
+        "grpo",
         help="table 3: GRPO runs stopped at each checkpoint (their train.max_steps is the step), last = grpo",
         factory=lambda: ["grpo_90steps", "grpo_135steps", "grpo"],
     )
-    cw_grpo_checkpoints: list[str] = setting(
+    cw_grpo_checkpoints: list[str] = role(
+        "cw_grpo",
         help="table 3: CW-GRPO runs stopped at each checkpoint, last = cw_grpo",
         factory=lambda: ["cw_grpo_90steps", "cw_grpo_135steps", "cw_grpo"],
     )
@@ -143,8 +159,8 @@ class TepoRuns:
     trained runs on TEPO's training set (``train_data: tepo``, sec. 4.1: no all-correct or all-wrong group)."""
 
     base: str = setting(BASE_RUN, "table 1's untrained model")
-    grpo_dapo: str = setting(
-        "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
+    grpo_dapo: str = role(
+        "dapo", "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
     )
     baselines: list[str] = setting(
         help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is not implemented",
@@ -155,16 +171,20 @@ class TepoRuns:
             "gspo_tepo_data",
         ],
     )
-    tepo: str = setting("tepo_tepo_data", "TEPO (eq. 4)")
-    no_kl: str = setting("tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
-    global_kl: list[str] = setting(
+    tepo: str = role("tepo", "tepo_tepo_data", "TEPO (eq. 4)")
+    no_kl: str = role("tepo", "tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
+    global_kl: list[str] = role(
+        "tepo",
         help="panel A: TEPO with the KL on every token (mask_scope all), one run per beta",
         factory=lambda: ["tepo_global_kl_beta_1", "tepo_global_kl_beta_0_001"],
     )
-    aggregation: list[str] = setting(
-        help="panel D: TEPO-w/o. KL with another loss aggregation", factory=lambda: ["tepo_no_kl_seq_mean_token_mean"]
+    aggregation: list[str] = role(
+        "tepo",
+        help="panel D: TEPO-w/o. KL with another loss aggregation",
+        factory=lambda: ["tepo_no_kl_seq_mean_token_mean"],
     )
-    kl_scope: list[str] = setting(
+    kl_scope: list[str] = role(
+        "tepo",
         help="panel E: TEPO with the KL mask on another token set",
         factory=lambda: ["tepo_kl_neg_adv_entropy_up", "tepo_kl_either"],
     )
@@ -173,7 +193,9 @@ class TepoRuns:
 @dataclass
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
-    convergence_metric: str = setting("accuracy", "training-history key whose peak step is table 4's convergence")
+    convergence_metric: ConvergenceMetric = setting(
+        "accuracy", "training-history key whose peak step is table 4's convergence"
+    )
     ema_alpha: float = setting(0.3, "EMA weight of the newest value before locating the peak")
     paper_steps: list[int] = setting(help="table 4: TEPO's and GRPO/DAPO's peak steps", factory=lambda: [72, 132])
 
@@ -189,18 +211,19 @@ class OpefoRuns:
     figs. 2, 4, 5."""
 
     base: str = setting(BASE_RUN, "table 1's untrained model")
-    grpo: str = setting("grpo_8updates", "GRPO, 8 updates per rollout batch (sec. 6.1)")
-    grpo_onpolicy: str = setting("grpo_onpolicy", "GRPO (Strict on-policy), 1 update")
+    grpo: str = role("grpo", "grpo_8updates", "GRPO, 8 updates per rollout batch (sec. 6.1)")
+    grpo_onpolicy: str = role("grpo_onpolicy", "grpo_onpolicy", "GRPO (Strict on-policy), 1 update")
     baselines: list[str] = setting(
         help="table 1's Entropy-Reg, Clip-higher, Clip-Cov, KL-Cov",
         factory=lambda: ["entropy_reg", "dapo_8updates", "clip_cov_8updates", "kl_cov_8updates"],
     )
-    clip_higher: str = setting("dapo_8updates", "fig. 2(c): the clip-higher run")
-    opefo: str = setting("opefo", "OPEFO")
-    static_lambda: str = setting("opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
-    pos_only: str = setting("opefo_pos_only", "table 2 'One-side (S+ only)'")
-    neg_only: str = setting("opefo_neg_only", "table 2 'One-side (S- only)'")
-    delta_h_variants: list[str] = setting(
+    clip_higher: str = role("dapo", "dapo_8updates", "fig. 2(c): the clip-higher run")
+    opefo: str = role("opefo", "opefo", "OPEFO")
+    static_lambda: str = role("opefo", "opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
+    pos_only: str = role("opefo", "opefo_pos_only", "table 2 'One-side (S+ only)'")
+    neg_only: str = role("opefo", "opefo_neg_only", "table 2 'One-side (S- only)'")
+    delta_h_variants: list[str] = role(
+        "opefo",
         help="OPEFO runs with another eq. 6 estimator (methods.<run>.delta_h), set beside `opefo`",
         factory=lambda: ["opefo_delta_h_sampled"],
     )
@@ -224,22 +247,25 @@ class AerRuns:
     """aer.txt table 1, fig. 3, tables 6-7 (pass@k), table 2 (components), tables 8-9 (tau and rho sweeps)."""
 
     base: str = setting(BASE_RUN, "table 1's Base")
-    grpo: str = setting("grpo", "GRPO")
+    grpo: str = role("grpo", "grpo", "GRPO")
     baselines: list[str] = setting(
         help="table 1's w/ Clip-Higher, w/ Ent-Adv, w/ KL-Cov, w/ Clip-Cov",
         factory=lambda: ["dapo", "ent_adv", "kl_cov", "clip_cov"],
     )
-    clip_higher: str = setting("dapo", "tables 6-7's w/Clip-Higher")
-    aer: str = setting("aer", "AER (C1 & C2 & C3)")
-    fixed_coeff: str = setting("aer_fixed_coeff", "table 2 'w/ Fixed Coeff.'")
-    c1_only: str = setting("aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
-    c2_c3: str = setting("aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
-    tau_sweep: list[str] = setting(
+    clip_higher: str = role("dapo", "dapo", "tables 6-7's w/Clip-Higher")
+    aer: str = role("aer", "aer", "AER (C1 & C2 & C3)")
+    fixed_coeff: str = role("aer", "aer_fixed_coeff", "table 2 'w/ Fixed Coeff.'")
+    c1_only: str = role("aer", "aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
+    c2_c3: str = role("aer", "aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
+    tau_sweep: list[str] = role(
+        "aer",
         help="table 8: AER with other tau (the aer run is tau's default)",
         factory=lambda: ["aer_tau_0_2", "aer_tau_0_8"],
     )
-    rho_sweep: list[str] = setting(
-        help="table 9: AER with other rho (the aer run is rho's default)", factory=lambda: ["aer_rho_0", "aer_rho_1"]
+    rho_sweep: list[str] = role(
+        "aer",
+        help="table 9: AER with other rho (the aer run is rho's default)",
+        factory=lambda: ["aer_rho_0", "aer_rho_1"],
     )
 
 
@@ -251,7 +277,7 @@ class PassAtLargeK:
         help="runs sampled (tables 6-7: Base, GRPO, w/Clip-Higher, w/AER)",
         factory=lambda: [BASE_RUN, "grpo", "dapo", "aer"],
     )
-    n: int = setting(256, "samples per problem (k up to n)")
+    n: SampleCount = setting(256, "samples per problem (k up to n)")
     max_problems: int | None = setting(16, "first problems of the evaluation sets, pooled (null: all)")
     n_seeds: int = setting(1, "training seeds sampled (the first of `seeds`): each costs n x max_problems samples")
     batch_size: int = setting(512, "sequences per generate call")
@@ -355,15 +381,28 @@ def sampled_policies(settings: Any) -> list[str]:
     return []
 
 
-def check_runs(papers: PapersConfig, run_names: Iterable[str], path: str = "papers") -> None:
-    """Raise ValueError naming ``papers.<paper>.runs.<role>`` for a run that is not in ``methods`` (nor base)."""
-    known = set(run_names)
+def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path: str = "papers") -> None:
+    """Raise ValueError naming ``papers.<paper>.runs.<role>`` for a run that is not in ``methods`` (nor base), or
+    that trains another method than its role's (``run_methods``: run -> its method, None where unknown)."""
+    known = set(run_methods)
     valid = f"valid: 'base' or a key of params.yaml 'methods' ({', '.join(sorted(known))})"
     for paper in ALL_PAPERS:
         settings = papers.paper(paper)
         for where, name in _run_fields(settings.runs):
             if name != BASE_RUN and name not in known:
                 raise ValueError(f"{path}.{paper}.runs.{where}: unknown run '{name}'; {valid}")
+            wanted = _role_method(settings.runs, where)
+            got = run_methods.get(name)
+            if wanted is not None and got is not None and got != wanted:
+                raise ValueError(
+                    f"{path}.{paper}.runs.{where}: run '{name}' trains method '{got}', but this role needs a run of "
+                    f"method '{wanted}'"
+                )
+            if wanted is not None and name == BASE_RUN:
+                raise ValueError(
+                    f"{path}.{paper}.runs.{where}: the untrained 'base' policy cannot fill this role, which needs a "
+                    f"run of method '{wanted}'"
+                )
         if isinstance(settings, ErpoPaper):
             policy = settings.perturbation.policy
             if policy != BASE_RUN and policy not in known:
@@ -378,11 +417,19 @@ def check_runs(papers: PapersConfig, run_names: Iterable[str], path: str = "pape
                     )
 
 
-def parse_papers(raw: Any, run_names: Iterable[str], path: str = "papers") -> PapersConfig:
-    """The typed ``papers`` section from its mapping, every run name checked against ``run_names``."""
+def _role_method(runs: Any, where: str) -> str | None:
+    """The method a role (``grpo`` or ``ablations[2]``) of a ``*Runs`` dataclass requires, None for any."""
+    field = next(f for f in dataclasses.fields(runs) if f.name == where.split("[")[0])
+    return field.metadata.get("method")
+
+
+def parse_papers(raw: Any, runs: Iterable[str] | Mapping[str, str], path: str = "papers") -> PapersConfig:
+    """The typed ``papers`` section from its mapping, every run name checked against ``runs`` (names, or a
+    mapping run -> method, which also checks that each role's run trains the role's method)."""
     try:
         papers = build(PapersConfig, raw, path)
     except SettingError as err:  # raised by a nested __post_init__ outside build's own handling
         raise ValueError(f"{path}.{err.field} {err.message}") from None
-    check_runs(papers, run_names, path)
+    run_methods = dict(runs) if isinstance(runs, Mapping) else dict.fromkeys(runs)
+    check_runs(papers, run_methods, path)
     return papers
