@@ -51,6 +51,9 @@ SchedulerName = Literal[
 ]
 TestbedTask = Literal["v2", "v3"]  # rlvr_lib.testbed.generator.TASKS (tests/test_config.py checks they agree)
 TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/test_config.py checks the two agree)
+# rlvr_lib.testbed.tokenizer's BPE starts from the 256 byte-level symbols and the end-of-text token, so a smaller
+# vocabulary is never reached (tests/test_config.py checks the count)
+MIN_TESTBED_VOCAB = 257
 RESERVED_RUN_KEYS = ("method", "train", "train_data")
 TESTBED_BENCHMARK = "testbed"  # the eval set of data.source: testbed (data/generated/eval_testbed.jsonl)
 FULL_SET = "full"  # data/generated/train.jsonl, the data stage's training set
@@ -126,6 +129,12 @@ class TestbedModelConfig:
         for name in ("precedence_rate", "guess_rate"):
             require_between(self, name, 0.0, 1.0)
         require_at_least(self, 1, "guess_offset_min")
+        require(
+            self.vocab_size >= MIN_TESTBED_VOCAB,
+            "vocab_size",
+            f"must be >= {MIN_TESTBED_VOCAB}, got {self.vocab_size}: the byte-level BPE starts from 256 byte symbols "
+            "and the end-of-text token, so the tokenizer always holds at least that many",
+        )
         require(
             self.hidden_size % self.num_heads == 0,
             "hidden_size",

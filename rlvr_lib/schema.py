@@ -203,9 +203,10 @@ def check_keys(values: Mapping[Any, Any], where: str) -> None:
     """Every key of ``values`` must be a string: YAML reads unquoted ``123`` or ``no`` as a number or boolean."""
     for key in values:
         if not isinstance(key, str):
+            kind = "boolean" if isinstance(key, bool) else "number" if isinstance(key, (int, float)) else "value"
             raise ValueError(
-                f"{_join(where, str(key))}: the key {key!r} is a {type(key).__name__}, not a name: YAML reads an "
-                "unquoted number or yes/no/on/off/true/false as a number or boolean; write the key in quotes"
+                f"{_join(where, str(key))}: YAML read this key as the {kind} {key!r}, not a name (an unquoted "
+                "number or yes/no/on/off/true/false is read so): write the key in quotes"
             )
 
 

@@ -7,6 +7,7 @@ import typing
 import pytest
 
 from rlvr_lib.config import (
+    MIN_TESTBED_VOCAB,
     TESTBED_LEVELS,
     FormatReward,
     SchedulerName,
@@ -15,6 +16,7 @@ from rlvr_lib.config import (
     deep_merge,
     load_params,
     parse_params,
+    read_yaml,
 )
 
 BASE = {
@@ -96,6 +98,35 @@ def test_choices_written_out_in_config_agree_with_their_sources():
     assert set(typing.get_args(FormatReward)) == set(FORMAT_REWARDS)
     assert TESTBED_LEVELS == tuple(sorted(LEVELS))
     assert typing.get_args(TestbedTask) == TASKS
+
+
+def test_smallest_testbed_vocabulary_is_what_the_tokenizer_always_holds():
+    from rlvr_lib.testbed.tokenizer import train_bpe
+
+    assert train_bpe(["Answer Answer"], vocab_size=2).get_vocab_size() == MIN_TESTBED_VOCAB
+    assert train_bpe(["Answer Answer"], vocab_size=MIN_TESTBED_VOCAB + 1).get_vocab_size() == MIN_TESTBED_VOCAB + 1
+
+
+def test_both_profiles_are_checked_whatever_profile_selects():
+    """Issue 21 D and K: a bad smoke override fails under profile default too, named smoke.<key>."""
+    bad_smoke = {**BASE, "smoke": {"train": {"max_steps": 0}}}
+    for profile in ("default", "smoke"):
+        with pytest.raises(ValueError, match=r"^smoke\.train\.max_steps must be > 0"):
+            parse_params({**bad_smoke, "profile": profile})
+    with pytest.raises(ValueError, match=r"^train\.max_steps must be > 0"):  # the file as written: no prefix
+        parse_params({**BASE, "profile": "smoke", "train": {"max_steps": 0}, "smoke": {"train": {"max_steps": 2}}})
+    for key, value in (("profile", "default"), ("smoke", {})):
+        with pytest.raises(ValueError, match=rf"smoke\.{key}: the smoke profile cannot set '{key}'"):
+            parse_params({**BASE, "smoke": {key: value}})
+
+
+def test_duplicate_keys_are_named_with_both_lines_but_merge_keys_may_be_overridden(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("methods:\n  grpo: {}\neval:\n  n: 4\n  top_p: 1.0\n  n: 8\n")
+    with pytest.raises(ValueError, match=r"params\.yaml: duplicate key 'n' at lines 4 and 6$"):
+        read_yaml(path)
+    path.write_text("shared: &s {n: 4, top_p: 1.0}\nmerged:\n  <<: *s\n  n: 8\n")
+    assert read_yaml(path)["merged"] == {"n": 8, "top_p": 1.0}
 
 
 def test_yaml_numbers_without_a_dot_are_floats(tmp_path):
