@@ -78,7 +78,7 @@ def test_a_bad_papers_entry_stops_check_params_with_its_path():
     [
         ("erpo", "erpo", "grpo", "papers.erpo.runs.erpo: run 'grpo' trains method 'grpo', but this role needs a run"),
         ("aer", "tau_sweep", ["aer_tau_0_2", "dapo"], "papers.aer.runs.tau_sweep[1]: run 'dapo' trains method 'dapo'"),
-        ("opefo", "clip_higher", "base", "papers.opefo.runs.clip_higher: the untrained 'base' policy cannot fill"),
+        ("opefo", "static_lambda", "base", "papers.opefo.runs.static_lambda: the untrained 'base' policy cannot"),
     ],
 )
 def test_a_role_bound_to_a_run_of_another_method_is_named(paper, role, run, message):

@@ -33,8 +33,9 @@ PAPER_TITLES = {  # the report links (reports/README.md, written by the report s
 
 
 def role(method: str, default: Any = None, help: str = "", *, factory: Any = None) -> Any:
-    """A field of a ``*Runs`` dataclass whose run(s) must train registered method ``method`` (a ``setting`` field
-    names runs of any method)."""
+    """A field of a ``*Runs`` dataclass whose run(s) must train registered method ``method``: the paper reads their
+    own settings or logs (TEPO's mask and KL, OPEFO's lambda*, AER's tau and rho, ERPO's switches). A ``setting``
+    field (a baseline, a reference) may name a run of any method: the paper reads only its results."""
     spec = setting(default, help, factory=factory)
     return dataclasses.field(
         default=spec.default, default_factory=spec.default_factory, metadata={**spec.metadata, "method": method}
@@ -52,7 +53,7 @@ class ErpoRuns:
     ERPO's training set (``train_data: erpo``, sec. 5.1 and App. A.3)."""
 
     base: str = setting(BASE_RUN, "table 1's Base: the untrained policy")
-    grpo: str = role("grpo", "grpo_erpo_data", "GRPO with the shared settings (sec. 5.2)")
+    grpo: str = setting("grpo_erpo_data", "GRPO with the shared settings (sec. 5.2)")
     erpo: str = role("erpo", "erpo_erpo_data", "ERPO")
     ablations: list[str] = role(
         "erpo",
@@ -119,16 +120,14 @@ class CwGrpoRuns:
     """cw_grpo.txt table 2 (GRPO, Clip-Cov, CW-GRPO), fig. 1, table 1 and table 3's checkpoints."""
 
     base: str = setting(BASE_RUN, "table 2's Base Model")
-    grpo: str = role("grpo", "grpo", "vanilla GRPO")
-    clip_cov: str = role("clip_cov", "clip_cov", "Clip-Cov (Cui et al.)")
-    cw_grpo: str = role("cw_grpo", "cw_grpo", "GRPO + Gaussian reweight")
-    grpo_checkpoints: list[str] = role(
-        "grpo",
+    grpo: str = setting("grpo", "vanilla GRPO")
+    clip_cov: str = setting("clip_cov", "Clip-Cov (Cui et al.)")
+    cw_grpo: str = setting("cw_grpo", "GRPO + Gaussian reweight")
+    grpo_checkpoints: list[str] = setting(
         help="table 3: GRPO runs stopped at each checkpoint (their train.max_steps is the step), last = grpo",
         factory=lambda: ["grpo_90steps", "grpo_135steps", "grpo"],
     )
-    cw_grpo_checkpoints: list[str] = role(
-        "cw_grpo",
+    cw_grpo_checkpoints: list[str] = setting(
         help="table 3: CW-GRPO runs stopped at each checkpoint, last = cw_grpo",
         factory=lambda: ["cw_grpo_90steps", "cw_grpo_135steps", "cw_grpo"],
     )
@@ -159,8 +158,8 @@ class TepoRuns:
     trained runs on TEPO's training set (``train_data: tepo``, sec. 4.1: no all-correct or all-wrong group)."""
 
     base: str = setting(BASE_RUN, "table 1's untrained model")
-    grpo_dapo: str = role(
-        "dapo", "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
+    grpo_dapo: str = setting(
+        "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
     )
     baselines: list[str] = setting(
         help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is not implemented",
@@ -211,13 +210,13 @@ class OpefoRuns:
     figs. 2, 4, 5."""
 
     base: str = setting(BASE_RUN, "table 1's untrained model")
-    grpo: str = role("grpo", "grpo_8updates", "GRPO, 8 updates per rollout batch (sec. 6.1)")
-    grpo_onpolicy: str = role("grpo_onpolicy", "grpo_onpolicy", "GRPO (Strict on-policy), 1 update")
+    grpo: str = setting("grpo_8updates", "GRPO, 8 updates per rollout batch (sec. 6.1)")
+    grpo_onpolicy: str = setting("grpo_onpolicy", "GRPO (Strict on-policy), 1 update")
     baselines: list[str] = setting(
         help="table 1's Entropy-Reg, Clip-higher, Clip-Cov, KL-Cov",
         factory=lambda: ["entropy_reg", "dapo_8updates", "clip_cov_8updates", "kl_cov_8updates"],
     )
-    clip_higher: str = role("dapo", "dapo_8updates", "fig. 2(c): the clip-higher run")
+    clip_higher: str = setting("dapo_8updates", "fig. 2(c): the clip-higher run")
     opefo: str = role("opefo", "opefo", "OPEFO")
     static_lambda: str = role("opefo", "opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
     pos_only: str = role("opefo", "opefo_pos_only", "table 2 'One-side (S+ only)'")
@@ -247,12 +246,12 @@ class AerRuns:
     """aer.txt table 1, fig. 3, tables 6-7 (pass@k), table 2 (components), tables 8-9 (tau and rho sweeps)."""
 
     base: str = setting(BASE_RUN, "table 1's Base")
-    grpo: str = role("grpo", "grpo", "GRPO")
+    grpo: str = setting("grpo", "GRPO")
     baselines: list[str] = setting(
         help="table 1's w/ Clip-Higher, w/ Ent-Adv, w/ KL-Cov, w/ Clip-Cov",
         factory=lambda: ["dapo", "ent_adv", "kl_cov", "clip_cov"],
     )
-    clip_higher: str = role("dapo", "dapo", "tables 6-7's w/Clip-Higher")
+    clip_higher: str = setting("dapo", "tables 6-7's w/Clip-Higher")
     aer: str = role("aer", "aer", "AER (C1 & C2 & C3)")
     fixed_coeff: str = role("aer", "aer_fixed_coeff", "table 2 'w/ Fixed Coeff.'")
     c1_only: str = role("aer", "aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
