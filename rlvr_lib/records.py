@@ -65,10 +65,10 @@ def problem_error(row: dict[str, Any]) -> str | None:
     return None if why is None else f"field 'answer' {why}"
 
 
-def check_problems(rows: Iterable[dict[str, Any]], where: str, check: RowCheck | None = None) -> None:
-    """``problem_error`` (and ``check``) of rows not read from a file; errors name ``where`` and the row's uid."""
+def check_problems(rows: Iterable[dict[str, Any]], where: str) -> None:
+    """``problem_error`` of rows not read from a file (the data stage's); errors name ``where`` and the row's uid."""
     for i, row in enumerate(rows, start=1):
-        if (problem := problem_error(row) or (check(row) if check else None)) is not None:
+        if (problem := problem_error(row)) is not None:
             raise ValueError(f"{where}, problem {row.get('uid', i)}: {problem}")
 
 
