@@ -31,6 +31,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 repro: $(STAMP)
+	@# first, as DVC fills dvc.yaml's $${methods} and $${seeds} from params.yaml before any stage runs: an empty or
+	@# misshapen file would stop DVC with an interpolation error, where this names the key (and the line)
+	$(BIN)/python -m rlvr_lib check-params
 ifneq ($(JOBS),1)
 	@echo "$$(date +%T) make repro: base model, its evaluation and the filtered training sets"
 	$(BIN)/dvc repro base_model eval_base filter_data

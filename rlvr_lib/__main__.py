@@ -2,7 +2,8 @@
 
 ``python -m rlvr_lib methods`` lists every registered method with its paper and its hyperparameters (default,
 choices, help text citing the paper);
-``python -m rlvr_lib check-params`` validates params.yaml (the pipeline's first stage);
+``python -m rlvr_lib check-params`` validates params.yaml (the pipeline's first stage; ``--params FILE`` another
+file, which leaves the pipeline's record reports/params_check.txt alone);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
 ``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``.
@@ -14,6 +15,7 @@ import argparse
 import dataclasses
 import sys
 import typing
+from pathlib import Path
 
 from .methods import REGISTRY
 from .schema import choices
@@ -38,8 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("methods", help="list registered methods with their paper and hyperparameters")
-    check = sub.add_parser("check-params", help="validate params.yaml and write reports/params_check.txt")
+    check = sub.add_parser(
+        "check-params",
+        help="validate a params file; for params.yaml (the default) write the pipeline's record "
+        "reports/params_check.txt, for another file only with --out",
+    )
     check.add_argument("--params", default="params.yaml")
+    check.add_argument(
+        "--out", default=None, help="write the record here (default: reports/params_check.txt for params.yaml)"
+    )
     for stage in ("train", "eval"):
         stage_parser = sub.add_parser(stage, help=f"run the {stage} stage for one entry of params.yaml 'methods'")
         stage_parser.add_argument("run", help="an entry of params.yaml 'methods' (or 'base' for eval)")
@@ -66,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "check-params":
-            pipeline.stage_check_params(args.params)
+            pipelines_file = Path(args.params) == Path("params.yaml")
+            record = Path(args.out) if args.out else pipeline.PARAMS_CHECK_FILE if pipelines_file else None
+            pipeline.stage_check_params(args.params, record)
+            print(f"{args.params}: valid" + (f" (recorded in {record})" if record else ""))
             return 0
         params = pipeline.enter_repo(args.params)
         stage = pipeline.stage_train if args.command == "train" else pipeline.stage_eval

@@ -13,11 +13,21 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 
-from .schema import SettingError, build, require, require_at_least, require_between, setting
+from .schema import (
+    Bounds,
+    SampleCount,
+    Seed,
+    SettingError,
+    build,
+    require,
+    require_at_least,
+    require_between,
+    setting,
+)
 
 Profile = Literal["default", "smoke"]
 DataSource = Literal["testbed", "files"]
@@ -41,7 +51,11 @@ SchedulerName = Literal[
 ]
 TestbedTask = Literal["v2", "v3"]  # rlvr_lib.testbed.generator.TASKS (tests/test_config.py checks they agree)
 TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/test_config.py checks the two agree)
+# rlvr_lib.testbed.tokenizer's BPE starts from the 256 byte-level symbols and the end-of-text token, so a smaller
+# vocabulary is never reached (tests/test_config.py checks the count)
+MIN_TESTBED_VOCAB = 257
 RESERVED_RUN_KEYS = ("method", "train", "train_data")
+TESTBED_BENCHMARK = "testbed"  # the eval set of data.source: testbed (data/generated/eval_testbed.jsonl)
 FULL_SET = "full"  # data/generated/train.jsonl, the data stage's training set
 FILTERED_SETS = ("erpo", "tepo")  # the filter_data stage's sets, data/filtered/<name>.jsonl (rlvr_lib.data_filters)
 
@@ -58,7 +72,7 @@ class TestbedDataConfig:
     levels: list[int] = setting(
         help="difficulty levels in the mix (rlvr_lib.testbed.generator.LEVELS)", factory=lambda: [1, 2, 3]
     )
-    seed: int | None = setting(None, "seed of the splits; null: params.yaml's top-level seed")
+    seed: Seed | None = setting(None, "seed of the splits; null: params.yaml's top-level seed")
     task: TestbedTask = setting(
         "v3",
         "v2: sums of one-digit numbers; v3: sums with a multiplication trap and "
@@ -116,6 +130,12 @@ class TestbedModelConfig:
             require_between(self, name, 0.0, 1.0)
         require_at_least(self, 1, "guess_offset_min")
         require(
+            self.vocab_size >= MIN_TESTBED_VOCAB,
+            "vocab_size",
+            f"must be >= {MIN_TESTBED_VOCAB}, got {self.vocab_size}: the byte-level BPE starts from 256 byte symbols "
+            "and the end-of-text token, so the tokenizer always holds at least that many",
+        )
+        require(
             self.hidden_size % self.num_heads == 0,
             "hidden_size",
             f"({self.hidden_size}) must be divisible by num_heads ({self.num_heads})",
@@ -128,7 +148,7 @@ class TestbedConfig(TestbedModelConfig):
 
     __test__ = False
 
-    seed: int = setting(0, "seed of the task, tokenizer, model initialisation and SFT")
+    seed: Seed = setting(0, "seed of the task, tokenizer, model initialisation and SFT")
     n_eval: int = setting(256, "held-out evaluation problems")
     levels: tuple[int, ...] = setting((1, 2, 3), "difficulty levels")
     task: TestbedTask = setting("v3", "the task (data.testbed.task)")
@@ -197,7 +217,7 @@ class TrainConfig:
 
     max_steps: int = setting(200, "optimizer steps")
     prompts_per_step: int = setting(8, "prompts per optimizer step")
-    num_generations: int = setting(8, "responses per prompt (the group size G)")
+    num_generations: SampleCount = setting(8, "responses per prompt (the group size G)")
     max_completion_length: int = setting(64, "completion tokens at most")
     learning_rate: float = setting(1e-4, "AdamW learning rate")
     lr_scheduler_type: SchedulerName = setting("constant", "transformers scheduler name")
@@ -240,7 +260,7 @@ class TrainConfig:
         "the reference in its update gets it on every batch",
     )
     save_steps: int = setting(0, "checkpoint every N optimizer steps (0: none; a rerun resumes from the last one)")
-    seed: int = setting(0, "seed of RL sampling and initialisation")
+    seed: Seed = setting(0, "seed of RL sampling and initialisation")
 
     def __post_init__(self) -> None:
         require_at_least(
@@ -329,11 +349,13 @@ class TepoFilterConfig:
     training. Null settings take the shared ``train`` values (the paper's rollout settings)."""
 
     enabled: bool = setting(False, "build data/filtered/tepo.jsonl (a run trains on it with `train_data: tepo`)")
-    num_generations: int | None = setting(None, "responses per prompt (null: train.num_generations; tepo.txt: 8)")
+    num_generations: SampleCount | None = setting(
+        None, "responses per prompt (null: train.num_generations; tepo.txt: 8)"
+    )
     temperature: float | None = setting(None, "sampling temperature (null: train.temperature; tepo.txt: 1.0)")
     top_p: float | None = setting(None, "nucleus sampling (null: train.top_p)")
     max_new_tokens: int | None = setting(None, "completion tokens at most (null: train.max_completion_length)")
-    seed: int | None = setting(None, "sampling seed (null: params.yaml's top-level seed); one set for every run seed")
+    seed: Seed | None = setting(None, "sampling seed (null: params.yaml's top-level seed); one set for every run seed")
     batch_size: int = setting(256, "sequences per generate call")
 
     def __post_init__(self) -> None:
@@ -375,13 +397,15 @@ class DataFiltersConfig:
 class EvalConfig:
     """params.yaml ``eval``: sampling settings of the pass@k evaluation."""
 
-    n: int = setting(16, "samples per problem")
+    n: SampleCount = setting(16, "samples per problem")
     ks: list[int] | None = setting(None, "pass@k for these k (null: 1, 2, 4, ..., n)")
     temperature: float = setting(1.0, "sampling temperature")
     top_p: float = setting(1.0, "nucleus sampling")
     max_new_tokens: int = setting(64, "completion tokens at most")
     batch_size: int = setting(256, "sequences per generate call")
-    n_boot: int = setting(1000, "bootstrap resamples of the 95% intervals")
+    n_boot: Annotated[int, Bounds(None, 10**6, "bootstrap resamples; 1000 to 10000 are usual")] = setting(
+        1000, "bootstrap resamples of the 95% intervals"
+    )
     per_benchmark: dict[str, dict[str, Any]] = setting(
         help="overrides of n / ks / temperature / top_p / max_new_tokens per benchmark (OPEFO: avg@32 on AIME)",
         factory=dict,
@@ -419,10 +443,10 @@ class PropertiesConfig:
     and one run's seeds, sampled more densely than the shared evaluation)."""
 
     run: str = setting("grpo", "the plain-GRPO run whose seeds are measured (an entry of `methods`)")
-    n: int = setting(64, "samples per eval problem (pass@k for every k = 1..n)")
+    n: SampleCount = setting(64, "samples per eval problem (pass@k for every k = 1..n)")
     entropy_last: int = setting(5, "rollout entropy ratio: mean of the last this many rollout batches / the first")
-    route_samples: int = setting(8, "v3: samples per eval problem for the route shares")
-    perturb_samples: int = setting(16, "perturbation study: samples per problem to find one correct response")
+    route_samples: SampleCount = setting(8, "v3: samples per eval problem for the route shares")
+    perturb_samples: SampleCount = setting(16, "perturbation study: samples per problem to find one correct response")
     perturb_frac: float = setting(0.05, "perturbation study: share of a response's tokens perturbed (top / bottom)")
 
     def __post_init__(self) -> None:
@@ -484,8 +508,8 @@ class _TopLevel:
     """The top-level keys of params.yaml (``methods`` and ``smoke`` are checked on their own)."""
 
     profile: Profile = "default"
-    seed: int = 0
-    seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
+    seed: Seed = 0
+    seeds: list[Seed] = dataclasses.field(default_factory=lambda: [0])
     data: dict[str, Any] | None = None
     data_filters: dict[str, Any] | None = None
     model: dict[str, Any] | None = None
@@ -509,62 +533,118 @@ def deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any
     return out
 
 
+SEED_KEY_MESSAGE = (
+    "training seeds come from the top-level `seeds` (every run trains once per seed) and the data and base-policy "
+    "seed from the top-level `seed`: remove this key"
+)
+
+
 def parse_params(raw: dict[str, Any], *, check_methods: bool = True) -> Params:
     """Validate a params mapping (as read from params.yaml) and return typed sections.
 
+    Both profiles are checked whatever ``profile`` selects: the settings as written and the settings with the
+    ``smoke`` overrides applied (whose errors name ``smoke.<key>``); the selected one is returned.
     ``check_methods=False`` skips building each run's method (which imports torch) for tools that only need the
     other sections.
     """
     top = build(_TopLevel, raw, "")
-    stage_keys = sorted({"seeds", "methods"} & set(top.smoke or {}))
-    if stage_keys:
-        raise ValueError(
-            f"smoke.{stage_keys[0]}: {stage_keys[0]} define dvc.yaml's stages, which a profile cannot "
-            "change: set the top-level key instead"
-        )
-    if top.profile == "smoke":
-        raw = deep_merge(raw, top.smoke or {})
-        top = build(_TopLevel, raw, "")
+    smoke = smoke_overrides(top.smoke)
+    written = parse_profile(raw, "", check_methods=check_methods)
+    smoked = parse_profile(deep_merge(raw, smoke), "smoke", check_methods=False)  # smoke cannot change `methods`
+    return smoked if top.profile == "smoke" else written
+
+
+def smoke_overrides(smoke: dict[str, Any] | None) -> dict[str, Any]:
+    """The ``smoke`` section, its keys checked: the top-level sections except those a profile cannot change."""
+    smoke = smoke or {}
+    build(_TopLevel, smoke, "smoke")  # unknown keys and sections of the wrong type, named smoke.<key>
+    for key in ("seeds", "methods"):
+        if key in smoke:
+            raise ValueError(
+                f"smoke.{key}: {key} define dvc.yaml's stages, which a profile cannot change: set the top-level key "
+                "instead"
+            )
+    for key in ("profile", "smoke"):
+        if key in smoke:
+            raise ValueError(f"smoke.{key}: the smoke profile cannot set '{key}': set the top-level key instead")
+    return smoke
+
+
+def parse_profile(raw: dict[str, Any], prefix: str, *, check_methods: bool) -> Params:
+    """Typed sections of one profile's settings; key paths in errors start with ``prefix`` (``smoke`` or none)."""
+
+    def at(key: str) -> str:
+        return f"{prefix}.{key}" if prefix else key
+
+    top = build(_TopLevel, raw, prefix)
+    if "seed" in (top.train or {}):
+        raise ValueError(f"{at('train.seed')}: {SEED_KEY_MESSAGE}")
     shared_train = {"seed": top.seed, **(top.train or {})}
-    train = build(TrainConfig, shared_train, "train")
+    train = build(TrainConfig, shared_train, at("train"))
     if not top.methods:
         raise ValueError(
             "params 'methods' must map run names to method settings (python -m rlvr_lib methods lists them)"
         )
     if not top.seeds or len(set(top.seeds)) != len(top.seeds):
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
-    properties = build(PropertiesConfig, top.testbed_properties, "testbed_properties")
-    runs = {name: parse_run(name, entry, shared_train, check_methods) for name, entry in top.methods.items()}
-    data_filters = build(DataFiltersConfig, top.data_filters, "data_filters")
+    properties = build(PropertiesConfig, top.testbed_properties, at("testbed_properties"))
+    runs = {}
+    for name, entry in top.methods.items():
+        try:
+            runs[name] = parse_run(name, entry, shared_train, check_methods)
+        except ValueError as err:
+            if not prefix:
+                raise
+            raise ValueError(f"{err} (with the shared train settings of the {prefix} profile: {at('train')})") from None
+    data_filters = build(DataFiltersConfig, top.data_filters, at("data_filters"))
     for name, spec in runs.items():
         if spec.train_data != FULL_SET and not getattr(data_filters, spec.train_data).enabled:
             raise ValueError(
                 f"methods.{name}.train_data: the '{spec.train_data}' set is not built; set "
-                f"data_filters.{spec.train_data}.enabled: true in params.yaml"
+                f"{at('data_filters')}.{spec.train_data}.enabled: true in params.yaml"
+            )
+    data = build(DataConfig, top.data, at("data"))
+    if data.source == "testbed" and properties.run not in runs:  # measured on the testbed only
+        raise ValueError(
+            f"{at('testbed_properties.run')}: unknown run '{properties.run}'; valid: a key of params.yaml "
+            f"'methods' ({', '.join(runs)})"
+        )
+    evaluation = build(EvalConfig, top.eval, at("eval"))
+    benchmarks = evaluated_benchmarks(data)
+    for bench in evaluation.per_benchmark:
+        if bench not in benchmarks:
+            raise ValueError(
+                f"{at('eval.per_benchmark')}.{bench}: '{bench}' is not an evaluated benchmark; evaluated: "
+                f"{list(benchmarks)} (data.benchmarks with data.source: files, else '{TESTBED_BENCHMARK}')"
             )
     papers = None
     if top.papers is not None:
         from .papers.config import parse_papers  # torch-free
 
-        papers = parse_papers(top.papers, runs)
+        papers = parse_papers(top.papers, {name: spec.method for name, spec in runs.items()}, at("papers"))
     return Params(
         profile=top.profile,
         seed=top.seed,
         seeds=top.seeds,
-        data=build(DataConfig, top.data, "data"),
-        model=build(ModelConfig, top.model, "model"),
+        data=data,
+        model=build(ModelConfig, top.model, at("model")),
         train=train,
         runs=runs,
-        eval=build(EvalConfig, top.eval, "eval"),
+        eval=evaluation,
         testbed_properties=properties,
         data_filters=data_filters,
         papers=papers,
     )
 
 
+def evaluated_benchmarks(data: DataConfig) -> tuple[str, ...]:
+    """The benchmarks the eval stage samples: ``data.benchmarks`` of real files, else the testbed's held-out split."""
+    return tuple(data.benchmarks) if data.source == "files" else (TESTBED_BENCHMARK,)
+
+
 def parse_run(name: str, entry: Any, shared_train: dict[str, Any], check_method: bool = True) -> RunSpec:
     path = f"methods.{name}"
-    if not re.fullmatch(r"[A-Za-z0-9_]+", str(name)):
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name):
         raise ValueError(f"{path}: a run name uses letters, digits and '_' only (it names folders and DVC stages)")
     if entry is None:
         entry = {}
@@ -577,6 +657,8 @@ def parse_run(name: str, entry: Any, shared_train: dict[str, Any], check_method:
     overrides = entry.get("train") or {}
     if not isinstance(overrides, dict):
         raise ValueError(f"{path}.train must be a mapping of train overrides, got {overrides!r}")
+    if "seed" in overrides:
+        raise ValueError(f"{path}.train.seed: {SEED_KEY_MESSAGE}")
     train = build(TrainConfig, {**shared_train, **overrides}, f"{path}.train")
     train_data = entry.get("train_data", FULL_SET)
     if train_data not in (FULL_SET, *FILTERED_SETS):
@@ -591,8 +673,28 @@ def parse_run(name: str, entry: Any, shared_train: dict[str, Any], check_method:
     return RunSpec(name=name, method=method, hparams=hparams, train=train, train_data=train_data)
 
 
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping of a YAML file names one key twice (PyYAML would keep the last silently; DVC rejects the file)."""
+
+
 class _ParamsLoader(yaml.SafeLoader):
-    """YAML 1.1's float rule misses ``1e-4`` (no dot), which PyYAML then reads as a string; YAML 1.2 accepts it."""
+    """PyYAML's safe loader with two fixes: ``1e-4`` (no dot) is a float, as in YAML 1.2 (YAML 1.1's float rule
+    misses it and PyYAML reads a string), and a key repeated in one mapping is an error naming both lines."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first_line: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: its keys may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                earlier = first_line.setdefault(key, line)
+            except TypeError:  # an unhashable key: the base constructor names it
+                continue
+            if earlier != line:
+                raise DuplicateKeyError(f"duplicate key {key!r} at lines {earlier} and {line}")
+        return super().construct_mapping(node, deep=deep)
 
 
 _ParamsLoader.add_implicit_resolver(
@@ -603,10 +705,12 @@ _ParamsLoader.add_implicit_resolver(
 
 
 def read_yaml(path: str | Path) -> Any:
-    """A YAML file read with ``1e-4``-style numbers as floats; errors name the file."""
+    """A YAML file read with ``1e-4``-style numbers as floats and duplicate keys rejected; errors name the file."""
     path = Path(path)
     try:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_ParamsLoader)  # noqa: S506 (a SafeLoader)
+    except DuplicateKeyError as err:
+        raise ValueError(f"{path}: {err}") from None
     except yaml.YAMLError as err:
         raise ValueError(f"{path}: not valid YAML: {err}") from None
     except UnicodeDecodeError as err:
@@ -617,9 +721,14 @@ def load_params(path: str | Path = "params.yaml", *, check_methods: bool = True)
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"params file {path} not found (run from the repository root or pass params_path)")
-    raw = read_yaml(path) or {}
+    raw = read_yaml(path)
+    if raw is None:
+        raise ValueError(
+            f"{path}: the file is empty; it must map the settings' sections (seeds, data, model, train, methods, "
+            "eval, ...): see the committed params.yaml"
+        )
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
+        raise ValueError(f"{path}: expected a mapping of settings at the top level, got a {type(raw).__name__}")
     try:
         return parse_params(raw, check_methods=check_methods)
     except SettingError as err:  # raised outside a build() (should not happen): still name the file

@@ -10,14 +10,15 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import FILTERED_SETS, FULL_SET, DataConfig, Params, RunSpec, load_params
+from .config import FILTERED_SETS, FULL_SET, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
-from .records import read_problems
+from .records import RowCheck, check_problems, prompt_fits, read_problems
 
 DATA_DIR = Path("data/generated")
 FILTERED_DIR = Path("data/filtered")  # the filter_data stage's training sets, <name>.jsonl
@@ -29,7 +30,6 @@ REPORTS_DIR = Path("reports")
 TRAINING_LOGS_DIR = REPORTS_DIR / "training"
 EVAL_DIR = REPORTS_DIR / "eval"
 METRICS_DIR = REPORTS_DIR / "metrics"
-TESTBED_BENCHMARK = "testbed"
 EXTERNAL_MODEL_FILE = "external_model.json"
 PARAMS_CHECK_FILE = REPORTS_DIR / "params_check.txt"
 DATA_REPORT_FILE = "data_report.json"  # files source: filter counts and contamination
@@ -80,16 +80,18 @@ def seed_folder(seed: int) -> str:
 
 
 # ----------------------------------------------------------------------------- stage: check_params
-def stage_check_params(params_path: str = "params.yaml") -> Path:
-    """Validate the whole params file (unknown top-level keys included) and record that it passed.
+def stage_check_params(params_path: str = "params.yaml", record: Path | None = PARAMS_CHECK_FILE) -> Path | None:
+    """Validate the whole params file (unknown top-level keys included) and record that it passed in ``record``
+    (None: no record, for a file other than the pipeline's).
 
     dvc.yaml makes every other stage depend on the record, and this stage on every key of params.yaml, so
     ``dvc repro`` stops here on any bad or misspelled key. The record's content does not depend on the values,
     so a valid change reruns only the stages that use it.
     """
     load_params(params_path)
-    write_atomic(PARAMS_CHECK_FILE, f"{params_path}: valid\n")
-    return PARAMS_CHECK_FILE
+    if record is not None:
+        write_atomic(record, f"{params_path}: valid\n")
+    return record
 
 
 # ----------------------------------------------------------------------------- stage: data
@@ -113,6 +115,8 @@ def stage_data(params: Params) -> dict[str, Any]:
     for name, count in counts.items():
         if not count:
             raise ValueError(f"data stage: the '{name}' set is empty (data settings in params.yaml)")
+    for name, rows in {"train": train_rows, **{f"eval_{k}": v for k, v in benchmarks.items()}}.items():
+        check_problems(rows, f"data stage: the '{name}' set")
     with staging_dir(".", "data") as staged:
         write_jsonl_atomic(staged / "train.jsonl", train_rows)
         for name, rows in benchmarks.items():
@@ -163,17 +167,24 @@ def training_data_file(train_data: str = FULL_SET) -> Path:
     return DATA_DIR / "train.jsonl" if train_data == FULL_SET else FILTERED_DIR / f"{train_data}.jsonl"
 
 
-def training_records(train_data: str = FULL_SET) -> list[dict[str, Any]]:
-    """The problems of training set ``train_data`` (``training_data_file``)."""
+def training_records(train_data: str = FULL_SET, check: RowCheck | None = None) -> list[dict[str, Any]]:
+    """The problems of training set ``train_data`` (``training_data_file``), each also passing ``check``."""
     stage = "data" if train_data == FULL_SET else "filter_data"
-    return read_problems(training_data_file(train_data), hint=f"run the {stage} stage first (`dvc repro {stage}`)")
+    hint = f"run the {stage} stage first (`dvc repro {stage}`)"
+    return read_problems(training_data_file(train_data), hint=hint, check=check)
 
 
-def eval_sets() -> dict[str, list[dict[str, Any]]]:
+def eval_sets(check_for: Callable[[str], RowCheck | None] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The evaluation sets by benchmark name; ``check_for(name)``: a further check of that set's rows."""
     files = sorted(DATA_DIR.glob("eval_*.jsonl"))
     if not files:
         raise FileNotFoundError(f"no {DATA_DIR}/eval_*.jsonl: run the data stage first (`dvc repro data`)")
-    return {f.stem[len("eval_") :]: read_problems(f, hint="rerun the data stage (`dvc repro -f data`)") for f in files}
+    sets = {}
+    for f in files:
+        name = f.stem[len("eval_") :]
+        check = check_for(name) if check_for else None
+        sets[name] = read_problems(f, hint="rerun the data stage (`dvc repro -f data`)", check=check)
+    return sets
 
 
 # ----------------------------------------------------------------------------- stage: filter_data
@@ -355,7 +366,9 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     work = PARTIAL_RUNS_DIR / folder
     training.grpo_config(cfg, work)  # TRL's own checks
     model_path = base_model_path(params)
-    records = training_records(spec.train_data)
+    records = training_records(
+        spec.train_data, prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length")
+    )
     if len(records) < cfg.rollout_prompts:
         raise ValueError(
             f"methods.{run}: its training set '{spec.train_data}' ({training_data_file(spec.train_data)}) holds "
@@ -438,7 +451,9 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
 
     seed = training_seed(params, seed)
     path = model_for_run(params, run, seed)
-    problems_by_set = eval_sets()
+    problems_by_set = eval_sets(
+        lambda name: prompt_fits(path, params.eval.for_benchmark(name)["max_new_tokens"], "eval.max_new_tokens")
+    )
     tokenizer = AutoTokenizer.from_pretrained(path)
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(path)

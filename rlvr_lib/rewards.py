@@ -270,6 +270,32 @@ def grade(completion: str, gold: str) -> GradeResult:
     return GradeResult(float(same), 1.0, "math-verify match" if same else "math-verify mismatch")
 
 
+def gold_answer_error(gold: object) -> str | None:
+    """Why ``grade`` can never score a response correct against gold answer ``gold``, or None when it can.
+
+    The gold must be a non-empty string with balanced braces that ``grade`` does not reject as pathological and
+    math-verify parses (parsed as ``grade`` parses it). Plain numbers need no math-verify; any other answer costs
+    one parse (about 7 ms; bounded by ``GRADE_TIMEOUT_S`` in the main thread).
+    """
+    if not isinstance(gold, str):
+        return f"must be a string, got {gold!r} ({type(gold).__name__}); the grader compares one answer text"
+    text = _normalise(gold)
+    if not text:
+        return "is empty"
+    shown = repr(gold[:80]) + ("..." if len(gold) > 80 else "")
+    if _brace_group(text + "}", 0) != text:
+        return f"{shown} has unbalanced braces: no response can box it, every response would score 0"
+    if _plain_number(text) is not None:
+        return None
+    if (why := pathology(text)) is not None:
+        return f"{shown} is rejected by the grader ({why}): every response would score 0"
+    try:
+        parsed = parse(f"${text}$", parsing_timeout=GRADE_TIMEOUT_S)
+    except Exception as exc:  # math-verify / sympy crash on odd input
+        return f"{shown} makes math-verify fail ({type(exc).__name__}): every response would score 0"
+    return None if parsed else f"{shown} cannot be parsed by math-verify: every response would score 0"
+
+
 # ----------------------------------------------------------------------------- TRL reward functions
 def _completion_text(completion) -> str:
     """Text of a TRL completion: a string, or a conversation (list of messages) whose last message is used."""

@@ -3,8 +3,10 @@
 ``build(cls, values, path)`` is how every settings dataclass of the project (params.yaml sections, method
 hyperparameters) is made from user input. It rejects unknown keys, checks each value against the field's
 annotation (``int``, ``float``, ``bool``, ``str``, ``Literal[...]``, ``X | None``, ``list[X]``, ``tuple[X, ...]``,
-``dict[str, X]``, nested dataclasses) and runs the class's own range checks, and every error names the key path
-(``train.learning_rate``, ``methods.aer.tau``). No torch import: loading params stays cheap.
+``dict[str, X]``, nested dataclasses, ``Annotated[int, Bounds(...)]``) and runs the class's own range checks, and every
+error names the key path (``train.learning_rate``, ``methods.aer.tau``). Every float must be finite (YAML reads
+``1e400`` and ``.inf`` as infinity), every mapping key a string (YAML reads ``123:`` and ``no:`` as a number and a
+boolean). No torch import: loading params stays cheap.
 
 Range checks live in the dataclass (``__post_init__``) and raise ``SettingError(field, message)`` so the path is
 added here, once.
@@ -13,10 +15,12 @@ added here, once.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, Union
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
 
 
 class SettingError(ValueError):
@@ -26,6 +30,38 @@ class SettingError(ValueError):
         super().__init__(f"{field} {message}")
         self.field = field
         self.message = message
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Range of an ``Annotated[int, Bounds(...)]`` field, checked by ``check_value``; ``why`` ends the message."""
+
+    low: int | None = None
+    high: int | None = None
+    why: str = ""
+
+    def check(self, value: int, where: str) -> None:
+        if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
+            return
+        if self.low is None:
+            allowed = f"be <= {self.high}"
+        elif self.high is None:
+            allowed = f"be >= {self.low}"
+        else:
+            allowed = f"lie in [{self.low}, {self.high}]"
+        raise ValueError(f"{where} must {allowed} ({self.why}), got {value}")
+
+
+MAX_SAMPLES = 2**16
+Seed = Annotated[int, Bounds(0, 2**32 - 1, "numpy's seed range")]
+SampleCount = Annotated[
+    int,
+    Bounds(
+        None,
+        MAX_SAMPLES,
+        "samples per problem: every problem is sampled that many times; pass@k papers stop at k = 1024",
+    ),
+]
 
 
 def require(condition: bool, field: str, message: str) -> None:
@@ -80,11 +116,12 @@ def build(cls: type, values: Mapping[str, Any] | None, path: str) -> Any:
         values = {}
     if not isinstance(values, Mapping):
         raise ValueError(f"{path} must be a mapping of settings, got {_describe(values)}")
+    check_keys(values, path)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(set(values) - set(fields))
     if unknown:
         raise ValueError(f"unknown key(s) {[_join(path, k) for k in unknown]}; valid: {sorted(fields)}")
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
     checked = {key: check_value(value, hints[key], _join(path, key)) for key, value in values.items()}
     try:
         return cls(**checked)
@@ -95,6 +132,13 @@ def build(cls: type, values: Mapping[str, Any] | None, path: str) -> Any:
 def check_value(value: Any, hint: Any, where: str) -> Any:
     """``value`` checked (and normalised: int -> float, list -> tuple) against annotation ``hint``."""
     if hint is Any:
+        return value
+    if typing.get_origin(hint) is Annotated:
+        base, *extras = typing.get_args(hint)
+        value = check_value(value, base, where)
+        for extra in extras:
+            if isinstance(extra, Bounds):
+                extra.check(value, where)
         return value
     if dataclasses.is_dataclass(hint):
         return build(hint, value, where)
@@ -124,9 +168,18 @@ def check_value(value: Any, hint: Any, where: str) -> Any:
             return value
         raise ValueError(f"{where} must be an integer, got {_describe(value)}")
     if hint is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        raise ValueError(f"{where} must be a number, got {_describe(value)}")
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ValueError(f"{where} must be a number, got {_describe(value)}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the float range
+            number = math.inf
+        if not math.isfinite(number):
+            raise ValueError(
+                f"{where} must be a finite number, got {value!r} (YAML reads .inf, .nan and numbers beyond 1.8e308 "
+                "as not finite)"
+            )
+        return number
     if hint is str:
         if isinstance(value, str):
             return value
@@ -140,9 +193,21 @@ def check_value(value: Any, hint: Any, where: str) -> Any:
     if origin is dict:
         if not isinstance(value, Mapping):
             raise ValueError(f"{where} must be a mapping, got {_describe(value)}")
+        check_keys(value, where)
         item = args[1] if len(args) == 2 else Any
         return {k: check_value(v, item, _join(where, str(k))) for k, v in value.items()}
     raise TypeError(f"{where}: unsupported annotation {hint!r} (rlvr_lib.schema.check_value)")
+
+
+def check_keys(values: Mapping[Any, Any], where: str) -> None:
+    """Every key of ``values`` must be a string: YAML reads unquoted ``123`` or ``no`` as a number or boolean."""
+    for key in values:
+        if not isinstance(key, str):
+            kind = "boolean" if isinstance(key, bool) else "number" if isinstance(key, (int, float)) else "value"
+            raise ValueError(
+                f"{_join(where, str(key))}: YAML read this key as the {kind} {key!r}, not a name (an unquoted "
+                "number or yes/no/on/off/true/false is read so): write the key in quotes"
+            )
 
 
 def _is_union(hint: Any) -> bool:

@@ -119,6 +119,54 @@ PARAMS_CASES = {
         "methods.grpo.train_data: the 'erpo' set is not built; set data_filters.erpo.enabled: true",
     ),
     "filter group of one": ({"data_filters": {"tepo": {"num_generations": 1}}}, "data_filters.tepo.num_generations"),
+    # issue 21 B: no non-finite or out-of-range number reaches a run
+    "learning rate infinite": (
+        {"train": {**TRAIN, "learning_rate": float("inf")}},
+        "train.learning_rate must be a finite number, got inf",
+    ),
+    "learning rate beyond the float range": (
+        {"train": {**TRAIN, "learning_rate": 10**400}},
+        "train.learning_rate must be a finite number",
+    ),
+    "eval temperature infinite": ({"eval": {"temperature": float("inf")}}, "eval.temperature must be a finite number"),
+    "method hyperparameter not a number": (
+        {"methods": {"grpo": {"eps_high": float("nan")}}},
+        "methods.grpo.eps_high must be a finite number, got nan",
+    ),
+    "seed beyond numpy's range": ({"seeds": [0, 2**32]}, "seeds[1] must lie in [0, 4294967295] (numpy's seed range)"),
+    "negative seed": ({"seed": -1}, "seed must lie in [0, 4294967295] (numpy's seed range), got -1"),
+    "absurd eval n": ({"eval": {"n": 10**9}}, "eval.n must be <= 65536 (samples per problem"),
+    "absurd bootstrap": ({"eval": {"n_boot": 10**9}}, "eval.n_boot must be <= 1000000 (bootstrap resamples"),
+    # D: every section checked by check_params, with its key path
+    "measured run unknown": ({"testbed_properties": {"run": "grpoo"}}, "testbed_properties.run: unknown run 'grpoo'"),
+    "per-run seed": (
+        {"methods": {"grpo": {"train": {"seed": 3}}}},
+        "methods.grpo.train.seed: training seeds come from the top-level `seeds`",
+    ),
+    "shared train seed": ({"train": {**TRAIN, "seed": 3}}, "train.seed: training seeds come from the top-level"),
+    "per-benchmark override of no benchmark": (
+        {"eval": {"per_benchmark": {"aime24": {"n": 4}}}},
+        "eval.per_benchmark.aime24: 'aime24' is not an evaluated benchmark; evaluated: ['testbed']",
+    ),
+    "smoke section bad under the default profile": (
+        {"smoke": {"train": {"learning_rate": -1.0}}},
+        "smoke.train.learning_rate must be > 0",
+    ),
+    "smoke section misspelled": ({"smoke": {"trian": {"max_steps": 2}}}, "unknown key(s) ['smoke.trian']"),
+    "vocabulary below the tokenizer's": (
+        {"model": {"testbed": {"vocab_size": 100}}},
+        "model.testbed.vocab_size must be >= 257, got 100",
+    ),
+    # J-M: keys YAML reads as numbers or booleans, errors of the smoke profile
+    "run name read as a number": ({"methods": {"grpo": {}, 123: {}}}, "methods.123: YAML read this key as the number"),
+    "run name read as a boolean": (
+        {"methods": {"grpo": {}, False: {}}},
+        "methods.False: YAML read this key as the boolean False",
+    ),
+    "smoke error under the smoke profile": (
+        {"profile": "smoke", "smoke": {"eval": {"n": 0}}},
+        "smoke.eval.n must be > 0",
+    ),
 }
 
 
@@ -137,6 +185,72 @@ def test_hand_written_exponent_is_a_float_not_an_error(repo):
         (repo / "params.yaml").read_text().replace("learning_rate: 0.001", "learning_rate: 1e-4")
     )
     assert load_params().train.learning_rate == 1e-4
+
+
+def params_text_fails(repo, text: str, message: str) -> None:
+    """params.yaml written as ``text`` stops the train stage with ``message``, outputs untouched."""
+    (repo / "params.yaml").write_text(text)
+    before = snapshot(repo)
+    with pytest.raises(ValueError) as err:
+        pipeline.stage_train(pipeline.enter_repo(), "grpo", 0)
+    assert message in str(err.value)
+    assert snapshot(repo) == before
+
+
+def test_duplicate_section_named_with_both_lines(repo):
+    """Issue 21 C: PyYAML keeps the last of two `train:` sections (DVC rejects the file); we name both lines."""
+    lines = (repo / "params.yaml").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines, start=1) if line.startswith("train:"))
+    text = "\n".join([*lines, "train:", "  max_steps: 2", ""])
+    params_text_fails(repo, text, f"params.yaml: duplicate key 'train' at lines {first} and {len(lines) + 1}")
+
+
+def test_duplicate_nested_key_named_with_both_lines(repo):
+    text = (repo / "params.yaml").read_text().replace("  max_steps: 4\n", "  max_steps: 4\n  max_steps: 8\n")
+    line = next(i for i, t in enumerate(text.splitlines(), start=1) if t == "  max_steps: 4")
+    params_text_fails(repo, text, f"params.yaml: duplicate key 'max_steps' at lines {line} and {line + 1}")
+
+
+def test_run_named_no_is_named_not_a_type_error(repo):
+    """Issue 21 J: `no:` is a boolean to YAML 1.1; the error names the key instead of a TypeError in sorted()."""
+    text = (repo / "params.yaml").read_text().replace("  grpo: {}\n", "  grpo: {}\n  no: {}\n  123: {}\n")
+    params_text_fails(repo, text, "methods.False: YAML read this key as the boolean False, not a name")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "params.yaml: the file is empty; it must map the settings' sections"),
+        ("# only a comment\n", "params.yaml: the file is empty"),
+        ("- seeds\n- methods\n", "params.yaml: expected a mapping of settings at the top level, got a list"),
+        ("seeds: [0]\nmethods: [grpo]\n", "methods must be a mapping, got ['grpo'] (list)"),
+    ],
+    ids=["empty", "comment only", "a list", "methods a list"],
+)
+def test_empty_or_misshapen_params_file(repo, text, message):
+    """Issue 21 L: the library's message (DVC would stop earlier, at dvc.yaml's ${methods}: `make repro` and the
+    README run check-params first)."""
+    params_text_fails(repo, text, message)
+
+
+def test_check_params_of_another_file_leaves_the_pipeline_record(repo, tmp_path, capsys):
+    """Issue 21 M: checking configs/<paper>.yaml must not rewrite reports/params_check.txt (a dvc.yaml output)."""
+    from rlvr_lib.__main__ import main
+
+    record = repo / "reports/params_check.txt"
+    record.write_text("params.yaml: valid\n")
+    other = tmp_path / "other.yaml"
+    other.write_text((repo / "params.yaml").read_text())
+    before = snapshot(repo)
+    assert main(["check-params", "--params", str(other)]) == 0
+    assert snapshot(repo) == before
+    assert capsys.readouterr().out == f"{other}: valid\n"
+    assert main(["check-params", "--params", str(other), "--out", str(tmp_path / "record.txt")]) == 0
+    assert (tmp_path / "record.txt").read_text() == f"{other}: valid\n" and snapshot(repo) == before
+    other.write_text("train: {learning_rate: .inf}\n")
+    assert main(["check-params", "--params", str(other)]) == 2
+    assert "train.learning_rate must be a finite number" in capsys.readouterr().err
+    assert snapshot(repo) == before
 
 
 def test_params_file_not_yaml(repo):
@@ -195,12 +309,78 @@ def corrupt_train_file(repo, text: bytes) -> None:
         (b'{"prompt": "1+1", "answer": "2"}\n["a list"]\n', "train.jsonl:2: expected a JSON object"),
         (b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "\xff", "answer": "4"}\n', "train.jsonl:2: not UTF-8"),
         (b"", "train.jsonl: no problems in the file"),
+        (
+            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": ["4"]}\n',
+            "train.jsonl:2: field 'answer' must be a string, got ['4'] (list)",
+        ),
+        (
+            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": "\\\\frac{4"}\n',
+            "train.jsonl:2: field 'answer' '\\\\frac{4' has unbalanced braces",
+        ),
+        (
+            b'{"prompt": "1+1", "answer": "2^{2^{2^{2}}}"}\n',
+            "train.jsonl:1: field 'answer' '2^{2^{2^{2}}}' is rejected by the grader (power tower): every response "
+            "would score 0",
+        ),
+        (
+            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": "\\\\left("}\n',
+            "train.jsonl:2: field 'answer' '\\\\left(' cannot be parsed by math-verify: every response would score 0",
+        ),
+        (b'{"prompt": 5, "answer": "2"}\n', "train.jsonl:1: field 'prompt' must be a string, got int"),
     ],
-    ids=["truncated line", "missing answer", "empty prompt", "not an object", "not utf-8", "empty file"],
+    ids=[
+        "truncated line",
+        "missing answer",
+        "empty prompt",
+        "not an object",
+        "not utf-8",
+        "empty file",
+        "answer a list",
+        "answer unbalanced",
+        "answer the grader rejects",
+        "answer math-verify cannot parse",
+        "prompt a number",
+    ],
 )
 def test_bad_training_data_names_file_and_row(repo, content, message):
     corrupt_train_file(repo, content)
     train_stage_fails(repo, ValueError, message)
+
+
+def test_prompt_beyond_the_context_named_before_training(repo):
+    """Issue 21 F: the tiny model has 128 positions; a prompt of 200 tokens would train with garbage positions."""
+    long_prompt = json.dumps({"prompt": "1+" * 100, "answer": "2"}).encode()
+    corrupt_train_file(repo, b'{"prompt": "1+1", "answer": "2"}\n' + long_prompt + b"\n")
+    train_stage_fails(
+        repo,
+        ValueError,
+        "train.jsonl:2: field 'prompt' has 200 tokens; with train.max_completion_length = 48 the model's context "
+        "of 128 positions",
+    )
+
+
+def test_prompt_beyond_the_context_named_before_evaluation(repo):
+    (repo / "data/generated/eval_testbed.jsonl").write_text(json.dumps({"prompt": "1+" * 100, "answer": "2"}) + "\n")
+    before = snapshot(repo)
+    with pytest.raises(ValueError, match=r"eval_testbed.jsonl:1: field 'prompt' has 200 tokens; with eval.max_new_tok"):
+        pipeline.stage_eval(pipeline.enter_repo(), "base")
+    assert snapshot(repo) == before
+
+
+def test_data_stage_rejects_an_answer_the_grader_cannot_score(repo, monkeypatch):
+    """Issue 21 F at the data stage: every written set is checked before data/generated is replaced."""
+    from rlvr_lib import testbed
+
+    def with_bad_answer(problems):
+        rows = [{"prompt": p.prompt, "answer": p.answer, "level": p.level, "uid": p.uid} for p in problems]
+        rows[1]["answer"] = [rows[1]["answer"]]
+        return rows
+
+    monkeypatch.setattr(testbed, "to_records", with_bad_answer)
+    before = snapshot(repo)
+    with pytest.raises(ValueError, match=r"data stage: the 'train' set, problem \S+: field 'answer' must be a string"):
+        pipeline.stage_data(pipeline.enter_repo())
+    assert snapshot(repo) == before
 
 
 def test_training_set_smaller_than_a_rollout_batch(repo, set_params):

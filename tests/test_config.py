@@ -7,6 +7,7 @@ import typing
 import pytest
 
 from rlvr_lib.config import (
+    MIN_TESTBED_VOCAB,
     TESTBED_LEVELS,
     FormatReward,
     SchedulerName,
@@ -15,6 +16,7 @@ from rlvr_lib.config import (
     deep_merge,
     load_params,
     parse_params,
+    read_yaml,
 )
 
 BASE = {
@@ -37,7 +39,11 @@ def test_parse_defaults_and_seed_propagation():
 
 def test_run_entries_name_ablations_and_override_training():
     p = parse_params(
-        {**BASE, "methods": {"dapo_wide": {"method": "dapo", "eps_high": 0.4, "train": {"num_iterations": 2}}}}
+        {
+            **BASE,
+            "methods": {"dapo_wide": {"method": "dapo", "eps_high": 0.4, "train": {"num_iterations": 2}}},
+            "testbed_properties": {"run": "dapo_wide"},
+        }
     )
     run = p.runs["dapo_wide"]
     assert run.method == "dapo" and run.hparams == {"eps_high": 0.4}
@@ -94,6 +100,35 @@ def test_choices_written_out_in_config_agree_with_their_sources():
     assert typing.get_args(TestbedTask) == TASKS
 
 
+def test_smallest_testbed_vocabulary_is_what_the_tokenizer_always_holds():
+    from rlvr_lib.testbed.tokenizer import train_bpe
+
+    assert train_bpe(["Answer Answer"], vocab_size=2).get_vocab_size() == MIN_TESTBED_VOCAB
+    assert train_bpe(["Answer Answer"], vocab_size=MIN_TESTBED_VOCAB + 1).get_vocab_size() == MIN_TESTBED_VOCAB + 1
+
+
+def test_both_profiles_are_checked_whatever_profile_selects():
+    """Issue 21 D and K: a bad smoke override fails under profile default too, named smoke.<key>."""
+    bad_smoke = {**BASE, "smoke": {"train": {"max_steps": 0}}}
+    for profile in ("default", "smoke"):
+        with pytest.raises(ValueError, match=r"^smoke\.train\.max_steps must be > 0"):
+            parse_params({**bad_smoke, "profile": profile})
+    with pytest.raises(ValueError, match=r"^train\.max_steps must be > 0"):  # the file as written: no prefix
+        parse_params({**BASE, "profile": "smoke", "train": {"max_steps": 0}, "smoke": {"train": {"max_steps": 2}}})
+    for key, value in (("profile", "default"), ("smoke", {})):
+        with pytest.raises(ValueError, match=rf"smoke\.{key}: the smoke profile cannot set '{key}'"):
+            parse_params({**BASE, "smoke": {key: value}})
+
+
+def test_duplicate_keys_are_named_with_both_lines_but_merge_keys_may_be_overridden(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("methods:\n  grpo: {}\neval:\n  n: 4\n  top_p: 1.0\n  n: 8\n")
+    with pytest.raises(ValueError, match=r"params\.yaml: duplicate key 'n' at lines 4 and 6$"):
+        read_yaml(path)
+    path.write_text("shared: &s {n: 4, top_p: 1.0}\nmerged:\n  <<: *s\n  n: 8\n")
+    assert read_yaml(path)["merged"] == {"n": 8, "top_p": 1.0}
+
+
 def test_yaml_numbers_without_a_dot_are_floats(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_text("methods: {grpo: {}}\ntrain: {learning_rate: 1e-4, max_grad_norm: 5E+1}\n")
@@ -116,7 +151,13 @@ def test_eval_per_benchmark_overrides_and_new_data_keys():
         {
             **BASE,
             "eval": {"n": 4, "per_benchmark": {"aime24": {"n": 32, "temperature": 0.6}}},
-            "data": {"eval_limits": {"minerva": 40}, "dedupe": True, "max_solution_tokens": 204.8},
+            "data": {
+                "source": "files",
+                "benchmarks": ["math500", "aime24"],
+                "eval_limits": {"minerva": 40},
+                "dedupe": True,
+                "max_solution_tokens": 204.8,
+            },
         }
     )
     assert p.eval.for_benchmark("aime24") == {

@@ -52,6 +52,10 @@ def test_every_run_of_methods_is_used_by_some_paper():
         (lambda p: p["erpo"]["perturbation"].update(frac=0.0), "papers.erpo.perturbation.frac must lie in (0.0, 1.0]"),
         (lambda p: p["erpo"]["perturbation"].update(policy="x"), "papers.erpo.perturbation.policy: unknown run 'x'"),
         (lambda p: p["summary"].update(papers=["erpo", "ppo"]), "papers.summary.papers has unknown paper(s) ['ppo']"),
+        (
+            lambda p: p["tepo"].update(convergence_metric="accuracy"),
+            "unknown key(s) ['papers.tepo.convergence_metric']",
+        ),
     ],
 )
 def test_bad_entries_name_their_key_path(edit, message):
@@ -66,6 +70,30 @@ def test_a_bad_papers_entry_stops_check_params_with_its_path():
     raw = copy.deepcopy(RAW)
     raw["papers"]["opefo"]["runs"]["opefo"] = "opefo_typo"
     with pytest.raises(ValueError, match=r"papers\.opefo\.runs\.opefo: unknown run 'opefo_typo'"):
+        parse_params(raw, check_methods=False)
+
+
+@pytest.mark.parametrize(
+    ("paper", "role", "run", "message"),
+    [
+        ("erpo", "erpo", "grpo", "papers.erpo.runs.erpo: run 'grpo' trains method 'grpo', but this role needs a run"),
+        ("aer", "tau_sweep", ["aer_tau_0_2", "dapo"], "papers.aer.runs.tau_sweep[1]: run 'dapo' trains method 'dapo'"),
+        ("opefo", "static_lambda", "base", "papers.opefo.runs.static_lambda: the untrained 'base' policy cannot"),
+    ],
+)
+def test_a_role_bound_to_a_run_of_another_method_is_named(paper, role, run, message):
+    """Issue 21 D: the notebook would fail with an AttributeError on the other method's logs or settings."""
+    raw = copy.deepcopy(RAW)
+    raw["papers"][paper]["runs"][role] = run
+    with pytest.raises(ValueError) as err:
+        parse_params(raw, check_methods=False)
+    assert message in str(err.value)
+
+
+def test_papers_errors_of_the_smoke_profile_carry_its_prefix():
+    raw = copy.deepcopy(RAW)
+    raw["smoke"]["papers"]["aer"]["pass_at_k"]["n"] = 0
+    with pytest.raises(ValueError, match=r"smoke\.papers\.aer\.pass_at_k\.n must be >= 1"):
         parse_params(raw, check_methods=False)
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 import pytest
 
-from rlvr_lib.schema import build, choices, field_help, require
+from rlvr_lib.schema import Bounds, Seed, build, choices, field_help, require
 
 
 @dataclass
@@ -24,6 +24,9 @@ class Outer:
     name: str = "x"
     limit: int | None = None
     pair: tuple[int, ...] = (1, 2)
+    seed: Seed = 0
+    samples: Annotated[int, Bounds(None, 100, "a test's bound")] = 4
+    table: dict[str, float] = field(default_factory=dict)
     inner: Inner = field(default_factory=Inner, metadata={"help": "nested settings"})
 
     def __post_init__(self) -> None:
@@ -54,6 +57,17 @@ def test_valid_values_are_normalised():
         ({"inner": 5}, "sec.inner must be a mapping"),
         ({"steps": 0}, "sec.steps must be >= 1, got 0"),
         ({"trian": 1}, "unknown key(s) ['sec.trian']"),
+        ({"rate": float("inf")}, "sec.rate must be a finite number, got inf"),
+        ({"rate": float("-inf")}, "sec.rate must be a finite number, got -inf"),
+        ({"rate": float("nan")}, "sec.rate must be a finite number, got nan"),
+        ({"rate": 10**400}, "sec.rate must be a finite number"),
+        ({"table": {"a": float("inf")}}, "sec.table.a must be a finite number"),
+        ({"seed": 2**32}, "sec.seed must lie in [0, 4294967295] (numpy's seed range), got 4294967296"),
+        ({"seed": -1}, "sec.seed must lie in [0, 4294967295]"),
+        ({"samples": 101}, "sec.samples must be <= 100 (a test's bound), got 101"),
+        ({"table": {7: 1.0}}, "sec.table.7: YAML read this key as the number 7, not a name"),
+        ({"table": {"a": 1.0, None: 2.0}}, "sec.table.None: YAML read this key as the value None"),
+        ({False: 1}, "sec.False: YAML read this key as the boolean False"),
     ],
 )
 def test_bad_values_name_their_key_path(values, message):

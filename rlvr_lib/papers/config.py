@@ -13,11 +13,11 @@ runs a paper reads, which is what its DVC stage depends on (``rlvr_lib.papers.dv
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..schema import SettingError, build, require, require_at_least, require_between, setting
+from ..schema import SampleCount, Seed, SettingError, build, require, require_at_least, require_between, setting
 
 BASE_RUN = "base"
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer")  # the five replications; `summary` reads them all
@@ -32,6 +32,16 @@ PAPER_TITLES = {  # the report links (reports/README.md, written by the report s
 }
 
 
+def role(method: str, default: Any = None, help: str = "", *, factory: Any = None) -> Any:
+    """A field of a ``*Runs`` dataclass whose run(s) must train registered method ``method``: the paper reads their
+    own settings or logs (TEPO's mask and KL, OPEFO's lambda*, AER's tau and rho, ERPO's switches). A ``setting``
+    field (a baseline, a reference) may name a run of any method: the paper reads only its results."""
+    spec = setting(default, help, factory=factory)
+    return dataclasses.field(
+        default=spec.default, default_factory=spec.default_factory, metadata={**spec.metadata, "method": method}
+    )
+
+
 # ----------------------------------------------------------------------------- ERPO
 @dataclass
 class ErpoRuns:
@@ -40,8 +50,9 @@ class ErpoRuns:
 
     base: str = setting(BASE_RUN, "table 1's Base: the untrained policy")
     grpo: str = setting("grpo_erpo_data", "GRPO with the shared settings (sec. 5.2)")
-    erpo: str = setting("erpo_erpo_data", "ERPO")
-    ablations: list[str] = setting(
+    erpo: str = role("erpo", "erpo_erpo_data", "ERPO")
+    ablations: list[str] = role(
+        "erpo",
         help="ERPO runs with one use_* switch off each (the paper has no ablation section)",
         factory=lambda: [
             "erpo_no_entropy_gate",
@@ -50,7 +61,8 @@ class ErpoRuns:
             "erpo_no_outcome_anchor",
         ],
     )
-    sensitivity: list[str] = setting(
+    sensitivity: list[str] = role(
+        "erpo",
         help="ERPO with another value of an open choice (sigma_target, not given): shown beside the verdicts",
         factory=lambda: ["erpo_sigma_0_25", "erpo_sigma_4"],
     )
@@ -65,9 +77,9 @@ class PerturbationSettings:
     replacement: Literal["uniform", "policy"] = setting(
         "uniform", "uniform: a random vocabulary token (the paper's 'random replacement'); policy: the policy's own"
     )
-    samples: int = setting(16, "samples per problem to find one correct response")
+    samples: SampleCount = setting(16, "samples per problem to find one correct response")
     max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
-    seed: int = setting(0, "seed of sampling, replacement and regeneration")
+    seed: Seed = setting(0, "seed of sampling, replacement and regeneration")
 
     def __post_init__(self) -> None:
         require_between(self, "frac", 0.0, 1.0, low_open=True)
@@ -120,7 +132,8 @@ class CwGrpoRuns:
         help="table 3: CW-GRPO runs stopped at each checkpoint, last = cw_grpo",
         factory=lambda: ["cw_grpo_1update_90steps", "cw_grpo_1update_135steps", "cw_grpo_1update"],
     )
-    sensitivity: list[str] = setting(
+    sensitivity: list[str] = role(
+        "cw_grpo",
         help="CW-GRPO with another value of an open choice (beta; update count and clip): beside the verdicts",
         factory=lambda: ["cw_grpo_1update_beta_0", "cw_grpo_2updates", "cw_grpo_2updates_clip"],
     )
@@ -163,9 +176,10 @@ class TepoRuns:
             "gspo_tepo_data",
         ],
     )
-    tepo: str = setting("tepo_tepo_data", "TEPO (eq. 4)")
-    no_kl: str = setting("tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
-    global_kl: list[str] = setting(
+    tepo: str = role("tepo", "tepo_tepo_data", "TEPO (eq. 4)")
+    no_kl: str = role("tepo", "tepo_no_kl", "'TEPO-w/o. KL', the reference of every panel of table 3")
+    global_kl: list[str] = role(
+        "tepo",
         help="panel A: TEPO with the KL on every token (mask_scope all), one run per beta",
         factory=lambda: [
             "tepo_global_kl_beta_1",
@@ -175,11 +189,13 @@ class TepoRuns:
             "tepo_global_kl_beta_0_0001",
         ],
     )
-    aggregation: list[str] = setting(
+    aggregation: list[str] = role(
+        "tepo",
         help="panel D: TEPO-w/o. KL with another loss aggregation",
         factory=lambda: ["tepo_no_kl_seq_mean_token_mean", "tepo_no_kl_seq_mean_token_sum"],
     )
-    kl_scope: list[str] = setting(
+    kl_scope: list[str] = role(
+        "tepo",
         help="panel E: TEPO with the KL mask on another token set",
         factory=lambda: ["tepo_kl_neg_adv_entropy_up", "tepo_kl_either"],
     )
@@ -213,11 +229,12 @@ class OpefoRuns:
         factory=lambda: ["entropy_reg_8updates", "dapo_8updates", "clip_cov_8updates", "kl_cov_8updates"],
     )
     clip_higher: str = setting("dapo_8updates", "fig. 2(c): the clip-higher run")
-    opefo: str = setting("opefo", "OPEFO")
-    static_lambda: str = setting("opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
-    pos_only: str = setting("opefo_pos_only", "table 2 'One-side (S+ only)'")
-    neg_only: str = setting("opefo_neg_only", "table 2 'One-side (S- only)'")
-    delta_h_variants: list[str] = setting(
+    opefo: str = role("opefo", "opefo", "OPEFO")
+    static_lambda: str = role("opefo", "opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
+    pos_only: str = role("opefo", "opefo_pos_only", "table 2 'One-side (S+ only)'")
+    neg_only: str = role("opefo", "opefo_neg_only", "table 2 'One-side (S- only)'")
+    delta_h_variants: list[str] = role(
+        "opefo",
         help="OPEFO runs with another eq. 6 estimator (methods.<run>.delta_h), set beside `opefo`",
         factory=lambda: ["opefo_delta_h_expectation"],
     )
@@ -247,21 +264,26 @@ class AerRuns:
         factory=lambda: ["aer_clip_higher", "ent_adv", "aer_kl_cov", "aer_clip_cov"],
     )
     clip_higher: str = setting("aer_clip_higher", "tables 6-7's w/Clip-Higher")
-    aer: str = setting("aer", "AER (C1 & C2 & C3)")
-    fixed_coeff_grid: list[str] = setting(
+    aer: str = role("aer", "aer", "AER (C1 & C2 & C3)")
+    fixed_coeff_grid: list[str] = role(
+        "aer",
         help="table 2 'w/ Fixed Coeff.': one run per fixed coefficient; the tuned one is the highest training reward",
         factory=lambda: ["aer_fixed_coeff_0_001", "aer_fixed_coeff_0_01", "aer_fixed_coeff_0_1"],
     )
-    c1_only: str = setting("aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
-    c2_c3: str = setting("aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
-    tau_sweep: list[str] = setting(
+    c1_only: str = role("aer", "aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
+    c2_c3: str = role("aer", "aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
+    tau_sweep: list[str] = role(
+        "aer",
         help="table 8: AER with other tau (the aer run is tau's default)",
         factory=lambda: ["aer_tau_0_2", "aer_tau_0_8"],
     )
-    rho_sweep: list[str] = setting(
-        help="table 9: AER with other rho (the aer run is rho's default)", factory=lambda: ["aer_rho_0", "aer_rho_1"]
+    rho_sweep: list[str] = role(
+        "aer",
+        help="table 9: AER with other rho (the aer run is rho's default)",
+        factory=lambda: ["aer_rho_0", "aer_rho_1"],
     )
-    sensitivity: list[str] = setting(
+    sensitivity: list[str] = role(
+        "aer",
         help="AER with eta scaled to the run's length (docs/assumptions.md): beside the verdicts",
         factory=lambda: ["aer_eta_scaled"],
     )
@@ -275,7 +297,7 @@ class PassAtLargeK:
         help="runs sampled (tables 6-7: Base, GRPO, w/Clip-Higher, w/AER)",
         factory=lambda: [BASE_RUN, "grpo", "aer_clip_higher", "aer"],
     )
-    n: int = setting(256, "samples per problem (k up to n)")
+    n: SampleCount = setting(256, "samples per problem (k up to n)")
     max_problems: int | None = setting(16, "first problems of the evaluation sets, pooled (null: all)")
     n_seeds: int = setting(3, "training seeds sampled (the first of `seeds`): each costs n x max_problems samples")
     batch_size: int = setting(512, "sequences per generate call")
@@ -379,15 +401,28 @@ def sampled_policies(settings: Any) -> list[str]:
     return []
 
 
-def check_runs(papers: PapersConfig, run_names: Iterable[str], path: str = "papers") -> None:
-    """Raise ValueError naming ``papers.<paper>.runs.<role>`` for a run that is not in ``methods`` (nor base)."""
-    known = set(run_names)
+def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path: str = "papers") -> None:
+    """Raise ValueError naming ``papers.<paper>.runs.<role>`` for a run that is not in ``methods`` (nor base), or
+    that trains another method than its role's (``run_methods``: run -> its method, None where unknown)."""
+    known = set(run_methods)
     valid = f"valid: 'base' or a key of params.yaml 'methods' ({', '.join(sorted(known))})"
     for paper in ALL_PAPERS:
         settings = papers.paper(paper)
         for where, name in _run_fields(settings.runs):
             if name != BASE_RUN and name not in known:
                 raise ValueError(f"{path}.{paper}.runs.{where}: unknown run '{name}'; {valid}")
+            wanted = _role_method(settings.runs, where)
+            got = run_methods.get(name)
+            if wanted is not None and got is not None and got != wanted:
+                raise ValueError(
+                    f"{path}.{paper}.runs.{where}: run '{name}' trains method '{got}', but this role needs a run of "
+                    f"method '{wanted}'"
+                )
+            if wanted is not None and name == BASE_RUN:
+                raise ValueError(
+                    f"{path}.{paper}.runs.{where}: the untrained 'base' policy cannot fill this role, which needs a "
+                    f"run of method '{wanted}'"
+                )
         if isinstance(settings, ErpoPaper):
             policy = settings.perturbation.policy
             if policy != BASE_RUN and policy not in known:
@@ -402,11 +437,19 @@ def check_runs(papers: PapersConfig, run_names: Iterable[str], path: str = "pape
                     )
 
 
-def parse_papers(raw: Any, run_names: Iterable[str], path: str = "papers") -> PapersConfig:
-    """The typed ``papers`` section from its mapping, every run name checked against ``run_names``."""
+def _role_method(runs: Any, where: str) -> str | None:
+    """The method a role (``grpo`` or ``ablations[2]``) of a ``*Runs`` dataclass requires, None for any."""
+    field = next(f for f in dataclasses.fields(runs) if f.name == where.split("[")[0])
+    return field.metadata.get("method")
+
+
+def parse_papers(raw: Any, runs: Iterable[str] | Mapping[str, str], path: str = "papers") -> PapersConfig:
+    """The typed ``papers`` section from its mapping, every run name checked against ``runs`` (names, or a
+    mapping run -> method, which also checks that each role's run trains the role's method)."""
     try:
         papers = build(PapersConfig, raw, path)
     except SettingError as err:  # raised by a nested __post_init__ outside build's own handling
         raise ValueError(f"{path}.{err.field} {err.message}") from None
-    check_runs(papers, run_names, path)
+    run_methods = dict(runs) if isinstance(runs, Mapping) else dict.fromkeys(runs)
+    check_runs(papers, run_methods, path)
     return papers
