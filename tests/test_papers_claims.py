@@ -232,10 +232,12 @@ def params():
 
 
 def test_the_guard_names_every_extra_setting(params):
-    # grpo_8updates differs from grpo in its update count: a method claim between them is refused
-    with pytest.raises(guard.ComparisonRefused, match=r"train\.steps_per_generation \(2 vs 8\)|\(8 vs 2\)"):
+    # grpo_8updates (OPEFO's, verl's token loss) differs from grpo in its update count and aggregation
+    with pytest.raises(guard.ComparisonRefused) as refused:
         guard.check_comparison(params, "grpo_8updates", "grpo", ["method"])
-    guard.check_comparison(params, "grpo_8updates", "grpo", ["train.steps_per_generation"])  # declared: allowed
+    assert "train.steps_per_generation (8 vs 2)" in str(refused.value)
+    assert "method.loss_agg ('token-mean' vs 'seq-mean-token-mean')" in str(refused.value)
+    guard.check_comparison(params, "grpo_8updates", "grpo", ["train.steps_per_generation", "method.loss_agg"])
 
 
 def test_the_guard_requires_shared_hyperparameters_to_be_equal(params):
