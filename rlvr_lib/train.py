@@ -2,8 +2,8 @@
 
 ``TrainConfig`` (``rlvr_lib.config``) holds the run-level settings; the method's own hyperparameters go to
 ``rlvr_lib.methods.build_method``. A run checkpoints into its output folder every ``save_steps`` and, started
-again on the same folder, resumes exactly from the last checkpoint (weights, optimizer, scheduler, RNG states,
-TRL's sampler position, method state and log history).
+again on the same folder, resumes exactly from the last complete checkpoint (weights, optimizer, scheduler, RNG
+states, TRL's sampler position and rollout buffer, the reference-KL cadence, method state and log history).
 """
 
 from __future__ import annotations
