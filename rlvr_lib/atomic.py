@@ -37,35 +37,47 @@ def write_jsonl_atomic(path: str | os.PathLike, rows: list[dict[str, Any]]) -> N
     write_atomic(path, "".join(json.dumps(r) + "\n" for r in rows))
 
 
-def replace_dir(new: str | os.PathLike, target: str | os.PathLike) -> None:
-    """Put folder ``new`` at ``target``, replacing what was there; a reader sees the old or the new folder.
-
-    The old folder is renamed aside first and removed only once ``new`` is in place (two renames on one file
-    system), so an interruption never leaves ``target`` half-written.
-    """
-    new, target = Path(new), Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    old = target.with_name(f".{target.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        os.replace(target, old)
-    os.replace(new, target)
-    shutil.rmtree(old, ignore_errors=True)
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def publish(outputs: dict[str | os.PathLike, str | os.PathLike]) -> None:
-    """Move each finished ``{staged path: target}`` into place (folders by ``replace_dir``, files by rename).
+    """Move each finished ``{staged path: target}`` (file or folder) into place: all of them or none.
 
-    Called once a stage has produced all its outputs, so a failed or interrupted stage leaves the previous
-    outputs as they were.
+    Called once a stage has produced all its outputs. Each target is first renamed aside (``.<name>.old``), then
+    the staged path renamed over it (two renames on one file system); if any rename fails, the ones done are
+    undone in reverse order, so the previous outputs are back as they were and ``outputs`` never disagree
+    with each other. The set-aside outputs are removed only once every new one is in place.
     """
-    for staged, target in outputs.items():
-        staged, target = Path(staged), Path(target)
-        if staged.is_dir():
-            replace_dir(staged, target)
-        else:
+    set_aside: list[tuple[Path, Path | None]] = []  # (target, where its previous content went, or None)
+    moved: list[tuple[Path, Path]] = []  # (staged, target) moved into place
+    try:
+        for staged, target in outputs.items():
+            staged, target = Path(staged), Path(target)
             target.parent.mkdir(parents=True, exist_ok=True)
+            old = target.with_name(f".{target.name}.old")
+            _remove(old)
+            if target.exists() or target.is_symlink():
+                os.replace(target, old)
+                set_aside.append((target, old))
+            else:
+                set_aside.append((target, None))
             os.replace(staged, target)
+            moved.append((staged, target))
+    except BaseException:
+        for staged, target in reversed(moved):
+            os.replace(target, staged)
+        for target, old in reversed(set_aside):
+            if old is not None:
+                os.replace(old, target)
+        raise
+    for _, old in set_aside:
+        if old is not None:
+            _remove(old)
 
 
 @contextlib.contextmanager

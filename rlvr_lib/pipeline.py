@@ -18,6 +18,7 @@ from typing import Any
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
 from .config import FILTERED_SETS, FULL_SET, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
+from .readers import read_json
 from .records import RowCheck, check_problems, prompt_fits, read_problems
 
 DATA_DIR = Path("data/generated")
@@ -26,6 +27,7 @@ FILTERED_INDEX = "index.json"  # rows and sha256 of each set in FILTERED_DIR
 BASE_MODEL_DIR = Path("models/base")
 RUNS_DIR = Path("runs")
 PARTIAL_RUNS_DIR = RUNS_DIR / ".partial"
+FINGERPRINT_FILE = "fingerprint.json"  # in a partial run: the settings and inputs it was started with
 REPORTS_DIR = Path("reports")
 TRAINING_LOGS_DIR = REPORTS_DIR / "training"
 EVAL_DIR = REPORTS_DIR / "eval"
@@ -387,12 +389,9 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     from accelerate import PartialState
 
     state = PartialState()  # under `accelerate launch`: every process trains, the main one writes
-    fingerprint_file = work / "fingerprint.json"
-    if state.is_main_process and (
-        not fingerprint_file.exists() or json.loads(fingerprint_file.read_text()) != json.loads(json.dumps(fingerprint))
-    ):
+    if state.is_main_process and not resumable(work, fingerprint):
         shutil.rmtree(work, ignore_errors=True)
-        write_json_atomic(fingerprint_file, fingerprint)
+        write_json_atomic(work / FINGERPRINT_FILE, fingerprint)
     state.wait_for_everyone()
     trainer = training.build_trainer(model_path, spec.method, spec.hparams, records, cfg, work)
     history = training.train_method(trainer, work)
@@ -411,6 +410,22 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         publish({staged: RUNS_DIR / folder, staged_logs: TRAINING_LOGS_DIR / folder})
     shutil.rmtree(work)
     return history
+
+
+def resumable(work: Path, fingerprint: dict[str, Any]) -> bool:
+    """Whether the partial run in ``work`` was started with the settings and inputs ``fingerprint`` records (its
+    checkpoints may be resumed); when ``work`` exists but may not be resumed, says why."""
+    if not work.exists():
+        return False
+    try:
+        saved = read_json(work / FINGERPRINT_FILE, dict)
+    except (OSError, ValueError) as err:
+        print(f"{err}; starting afresh in {work}")
+        return False
+    if saved != json.loads(json.dumps(fingerprint)):
+        print(f"{work} was started with other settings or inputs: starting afresh")
+        return False
+    return True
 
 
 def file_digest(path: Path) -> str:
@@ -432,12 +447,16 @@ def folder_digest(path: str) -> str | None:
 
 # ----------------------------------------------------------------------------- stage: eval
 def model_for_run(params: Params, run: str, seed: int) -> str:
+    """The model folder of ``run`` (``base``: the base policy) trained with ``seed``, checked complete."""
+    from .train import check_model_folder
+
     if run == "base":
         return base_model_path(params)
     run_spec(params, run)
     final = RUNS_DIR / run / seed_folder(seed) / "final"
     if not (final / "config.json").exists():
         raise FileNotFoundError(f"no trained model in {final}: run `dvc repro train@{run}-{seed}` first")
+    check_model_folder(final, hint=f"rerun its train stage (`dvc repro -f train@{run}-{seed}`)")
     return str(final)
 
 
@@ -528,9 +547,7 @@ def stage_testbed_properties(params: Params) -> dict[str, Any]:
     histories = {}
     for seed in params.seeds:  # check every input before sampling anything
         path = TRAINING_LOGS_DIR / cfg.run / seed_folder(seed) / "history.json"
-        if not path.exists():
-            raise FileNotFoundError(f"{path} not found: run `dvc repro train@{cfg.run}-{seed}`")
-        histories[seed] = json.loads(path.read_text())
+        histories[seed] = read_json(path, list, hint=f"(re)run `dvc repro -f train@{cfg.run}-{seed}`")
         model_for_run(params, cfg.run, seed)
 
     def load(path: str):
@@ -669,9 +686,11 @@ def check_eval_settings(params: Params, run: str, seed: int) -> None:
     """Raise when ``reports/eval/<run>/seed<N>`` is missing or was sampled with other settings than params.yaml's."""
     path = EVAL_DIR / run / seed_folder(seed) / "results.json"
     stage = f"eval_base@{seed}" if run == "base" else f"eval@{run}-{seed}"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} not found: run `dvc repro {stage}`")
-    for benchmark, result in json.loads(path.read_text()).items():
+    for benchmark, result in read_json(path, dict, hint=f"(re)run `dvc repro -f {stage}`").items():
+        if not isinstance(result, dict) or not isinstance(result.get("settings", {}), dict):
+            raise ValueError(
+                f"{path}: field '{benchmark}' (and its 'settings') must be a JSON object: rerun `dvc repro -f {stage}`"
+            )
         wanted = {**params.eval.for_benchmark(benchmark), "seed": seed}
         got = result.get("settings", {})
         differ = [

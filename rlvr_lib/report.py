@@ -16,7 +16,6 @@ file complete (new or previous) or absent, never partial, and no temp file behin
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import re
@@ -31,6 +30,7 @@ from matplotlib.figure import Figure
 from . import plots
 from .atomic import write_atomic
 from .eval.evaluate import combine_seeds
+from .readers import read_json
 
 HISTORY_FILE = "history.json"
 RESULTS_FILE = "results.json"
@@ -43,14 +43,8 @@ EVAL_COLUMNS = ("run", "benchmark", "metric", "value", "ci_low", "ci_high", "n_p
 
 
 # ---------------------------------------------------------------------------------------------- loading
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found (has this run's pipeline stage been run?)")
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def _history_frame(run: str, seed: int, path: Path) -> pd.DataFrame:
-    rows = _read_json(path)
+    rows = read_json(path, list, hint=f"(re)run the train stage of run '{run}', seed {seed}")
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and "step" in r for r in rows):
         raise ValueError(f"{path}: expected a non-empty list of per-step dicts with a 'step' key")
     return pd.DataFrame(rows).sort_values("step", kind="stable").assign(run=run, seed=seed)
@@ -73,7 +67,7 @@ def _run_results(run: str, dirs: Mapping[int, str | os.PathLike]) -> dict[int, d
     results = {}
     for seed, folder in dirs.items():
         path = Path(folder) / RESULTS_FILE
-        results[seed] = _read_json(path)
+        results[seed] = read_json(path, dict, hint=f"(re)run the eval stage of run '{run}', seed {seed}")
         if not isinstance(results[seed], dict) or not all(
             isinstance(r, dict) and {"per_problem", "settings", "n_problems"} <= r.keys()
             for r in results[seed].values()

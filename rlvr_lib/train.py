@@ -2,8 +2,8 @@
 
 ``TrainConfig`` (``rlvr_lib.config``) holds the run-level settings; the method's own hyperparameters go to
 ``rlvr_lib.methods.build_method``. A run checkpoints into its output folder every ``save_steps`` and, started
-again on the same folder, resumes exactly from the last checkpoint (weights, optimizer, scheduler, RNG states,
-TRL's sampler position, method state and log history).
+again on the same folder, resumes exactly from the last complete checkpoint (weights, optimizer, scheduler, RNG
+states, TRL's sampler position and rollout buffer, the reference-KL cadence, method state and log history).
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ import torch
 from accelerate.utils import is_peft_model
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
-from transformers.trainer_utils import get_last_checkpoint
 from trl import GRPOConfig
 
+from .checkpoints import last_complete_checkpoint, naming_full_disk
 from .config import TrainConfig
 from .methods import build_method
 from .progress import use_progress_bar
+from .readers import check_safetensors, read_json
 from .rewards import FORMAT_REWARDS, accuracy_reward
 from .trainer import RLVRTrainer
 
@@ -100,9 +101,16 @@ MODEL_WEIGHTS = (
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 
 
-def check_model_folder(path: str | Path) -> None:
-    """A local model folder must hold config.json, a tokenizer and weights; a hub id (``org/name``, no such
-    folder here) is left to ``from_pretrained``."""
+BASE_MODEL_HINT = (
+    "(re)run the base_model stage (`dvc repro -f base_model`) or set model.path in params.yaml to a complete "
+    "model folder"
+)
+
+
+def check_model_folder(path: str | Path, *, hint: str = BASE_MODEL_HINT) -> None:
+    """A local model folder must hold config.json, a tokenizer and weights, safetensors weights complete (their
+    headers are read); a hub id (``org/name``, no such folder here) is left to ``from_pretrained``. Errors name
+    the folder or file and end with ``hint`` (how to make the folder again)."""
     folder = Path(path)
     if not folder.exists():
         if re.fullmatch(r"[\w.-]+/[\w.-]+", str(path)):
@@ -116,10 +124,22 @@ def check_model_folder(path: str | Path) -> None:
     if not any((folder / name).exists() for name in MODEL_WEIGHTS):
         missing.append(f"weights ({' or '.join(MODEL_WEIGHTS)})")
     if missing:
-        raise FileNotFoundError(
-            f"model folder {folder} lacks {', '.join(missing)}: run the base_model stage or set model.path in "
-            "params.yaml to a complete model folder"
-        )
+        raise FileNotFoundError(f"model folder {folder} lacks {', '.join(missing)}: {hint}")
+    for weights in safetensors_files(folder, hint=hint):
+        check_safetensors(weights, hint=hint)
+
+
+def safetensors_files(folder: Path, *, hint: str) -> list[Path]:
+    """The safetensors weight files of a model folder: model.safetensors or the shards its index names."""
+    if (folder / "model.safetensors").exists():
+        return [folder / "model.safetensors"]
+    index = folder / "model.safetensors.index.json"
+    if not index.exists():
+        return []
+    weight_map = read_json(index, dict, hint=hint).get("weight_map")
+    if not isinstance(weight_map, dict):
+        raise ValueError(f"{index}: field 'weight_map' must be a JSON object (tensor name -> shard file): {hint}")
+    return [folder / name for name in sorted(set(weight_map.values()))]
 
 
 def records_dataset(records: list[dict[str, Any]]) -> Dataset:
@@ -175,12 +195,14 @@ def build_trainer(
 def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str, float]]:
     """Train with ``trainer`` (``build_trainer``, same ``output_dir``); returns the per-step log history.
 
-    Checkpoints (``save_steps``) go to ``output_dir``; when ``output_dir`` already holds one, training resumes
-    from the last. The final model (LoRA adapters merged) is saved to ``output_dir/final`` with the method's state,
-    written under a temporary name, then renamed.
+    Checkpoints (``save_steps``) go to ``output_dir``, each made visible only once complete; when ``output_dir``
+    already holds one, training resumes from the last complete one (``rlvr_lib.checkpoints``: broken ones are
+    removed, with a message naming them). The final model (LoRA adapters merged) is saved to
+    ``output_dir/final`` with the method's state, written under a temporary name, then renamed.
     """
     output_dir = Path(output_dir)
-    checkpoint = get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
+    checkpoint = last_complete_checkpoint(output_dir, remove_broken=trainer.accelerator.is_main_process)
+    trainer.accelerator.wait_for_everyone()
     if checkpoint is not None:
         print(f"resuming from {checkpoint}")
     trainer.train(resume_from_checkpoint=checkpoint)
@@ -192,9 +214,10 @@ def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str,
     final, partial = output_dir / "final", output_dir / "final.partial"
     shutil.rmtree(partial, ignore_errors=True)
     merged = trainer.model.merge_and_unload() if is_peft_model(trainer.model) else trainer.model
-    merged.save_pretrained(partial)
-    trainer.processing_class.save_pretrained(partial)
-    trainer.save_method_state(partial)
+    with naming_full_disk(output_dir, "the final model"):
+        merged.save_pretrained(partial)
+        trainer.processing_class.save_pretrained(partial)
+        trainer.save_method_state(partial)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(partial, final)
     trainer.accelerator.wait_for_everyone()

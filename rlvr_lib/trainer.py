@@ -19,8 +19,8 @@ hyperparameters, and the trainer builds the reference model itself when the meth
 from __future__ import annotations
 
 import copy
-import json
 import os
+import shutil
 import warnings
 from typing import Any
 
@@ -28,16 +28,18 @@ import torch
 import torch.nn.functional as F
 from accelerate.utils import is_peft_model
 from transformers import TrainerCallback
-from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, rotate_checkpoints
 from trl import GRPOTrainer
 from trl.extras.profiling import profiling_context
 from trl.trainer.utils import pad, use_adapter
 
 from .atomic import write_json_atomic
+from .checkpoints import SAVING_DIR, naming_full_disk, seal_and_publish
 from .eval.sampling import sample_tokens
 from .length_buckets import token_logps_by_length, token_stats_by_length
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
+from .readers import read_json
 
 METHOD_STATE_FILE = "method_state.json"
 ROLLOUT_BUFFER_FILE = "rollout_buffer_{}.pt"  # per process
@@ -545,32 +547,59 @@ class RLVRTrainer(GRPOTrainer):
             os.path.join(folder, METHOD_STATE_FILE), {"method": self.method.name, "state": self.method.state_dict()}
         )
 
+    def _get_output_dir(self, trial):
+        """Where transformers writes checkpoints: the staging folder while ``_save_checkpoint`` runs."""
+        return getattr(self, "_saving_into", None) or super()._get_output_dir(trial=trial)
+
     def _save_checkpoint(self, model, trial):
-        super()._save_checkpoint(model, trial)
-        folder = os.path.join(self._get_output_dir(trial=trial), f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}")
+        """transformers' checkpoint plus the method state and, per process, the trainer state TRL and this class
+        keep between steps (rollout buffer, micro-step and rollout-batch counters), written aside and renamed to
+        ``checkpoint-N`` only when complete (``rlvr_lib.checkpoints``); a full disk is named as such."""
+        run_dir = super()._get_output_dir(trial=trial)
+        staging = os.path.join(run_dir, SAVING_DIR)
+        name = f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
         if self.args.should_save:
-            self.save_method_state(folder)
-        # TRL's rollout buffer and micro-step counter (each process its own): a checkpoint inside a rollout batch
-        # resumes on the rest of that batch, as the uninterrupted run does, instead of generating a new one
-        torch.save(
-            {"step": self._step, "buffered_inputs": self._buffered_inputs},
-            os.path.join(folder, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index)),
-        )
+            shutil.rmtree(staging, ignore_errors=True)  # an earlier save cut short
+        self.accelerator.wait_for_everyone()
+        with naming_full_disk(run_dir, f"checkpoint {name}"):
+            self._saving_into = staging
+            try:
+                super()._save_checkpoint(model, trial)
+            finally:
+                self._saving_into = None
+            folder = os.path.join(staging, name)
+            if self.args.should_save:
+                self.save_method_state(folder)
+            # a checkpoint inside a rollout batch resumes on the rest of that batch, as the uninterrupted run does,
+            # and the reference-KL cadence (reference_kl_every) goes on from where it was
+            torch.save(
+                {
+                    "step": self._step,
+                    "buffered_inputs": self._buffered_inputs,
+                    "rollout_batches": self._rollout_batches,
+                },
+                os.path.join(folder, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index)),
+            )
+            self.accelerator.wait_for_everyone()
+            if self.args.should_save:
+                seal_and_publish(folder, os.path.join(run_dir, name))
+                rotate_checkpoints(
+                    run_dir, self.args.save_total_limit, self.state.best_model_checkpoint, use_mtime=True
+                )
+        self.accelerator.wait_for_everyone()
 
     def _load_optimizer_and_scheduler(self, checkpoint):
         super()._load_optimizer_and_scheduler(checkpoint)
         if checkpoint is None:
             return
         path = os.path.join(checkpoint, METHOD_STATE_FILE)
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"resuming from {checkpoint}: {METHOD_STATE_FILE} is missing")
-        with open(path) as f:
-            saved = json.load(f)
-        if saved["method"] != self.method.name:
-            raise ValueError(f"{path} holds the state of method '{saved['method']}', not '{self.method.name}'")
+        saved = read_json(path, dict, hint=f"remove {checkpoint} to resume from the one before")
+        if saved.get("method") != self.method.name:
+            raise ValueError(f"{path} holds the state of method {saved.get('method')!r}, not '{self.method.name}'")
         self.method.load_state_dict(saved["state"])
         buffer_path = os.path.join(checkpoint, ROLLOUT_BUFFER_FILE.format(self.accelerator.process_index))
         if not os.path.exists(buffer_path):
             raise FileNotFoundError(f"resuming from {checkpoint}: {os.path.basename(buffer_path)} is missing")
         buffer = torch.load(buffer_path, map_location=self.accelerator.device, weights_only=False)
         self._step, self._buffered_inputs = buffer["step"], buffer["buffered_inputs"]
+        self._rollout_batches = buffer["rollout_batches"]

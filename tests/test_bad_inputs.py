@@ -407,6 +407,80 @@ def test_empty_benchmark_file_named_before_sampling(repo):
     assert snapshot(repo) == before
 
 
+def stage_fails_naming(repo, stage, exc, *messages):
+    """``stage()`` raises ``exc`` whose message holds each of ``messages``; no output changed."""
+    before = snapshot(repo)
+    with pytest.raises(exc) as err:
+        stage()
+    for message in messages:
+        assert message in str(err.value)
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize(
+    "content, messages",
+    [
+        ('{"testbed": {"settings": {"n": 2, "tempe', ["reports/eval/grpo/seed0/results.json:1:35: not valid JSON"]),
+        ("[1, 2]", ["reports/eval/grpo/seed0/results.json: expected a JSON object (a mapping), got a JSON array"]),
+        ('{"testbed": [1]}', ["reports/eval/grpo/seed0/results.json: field 'testbed'", "must be a JSON object"]),
+    ],
+    ids=["truncated", "a list", "a list inside"],
+)
+def test_corrupt_results_file_is_named(repo, content, messages):
+    (repo / "reports/eval/base/seed0").mkdir(parents=True)
+    (repo / "reports/eval/base/seed0/results.json").write_text("{}")
+    (repo / "reports/eval/grpo/seed0/results.json").write_text(content)
+    params = pipeline.enter_repo()
+    stage_fails_naming(repo, lambda: pipeline.stage_report(params), ValueError, *messages, "dvc repro -f eval@grpo-0")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('[{"step": 1, "loss": 0.5}, {"step": 2, "lo', "reports/training/grpo/seed0/history.json:1:40: not valid JSON"),
+        ('{"step": 1}', "reports/training/grpo/seed0/history.json: expected a JSON array (a list), got a JSON object"),
+    ],
+    ids=["truncated", "a mapping"],
+)
+def test_corrupt_history_file_is_named(repo, content, message):
+    (repo / "reports/eval/base/seed0").mkdir(parents=True)
+    (repo / "reports/eval/base/seed0/results.json").write_text("{}")
+    (repo / "reports/training/grpo/seed0/history.json").write_text(content)
+    params = pipeline.enter_repo()
+    stage_fails_naming(repo, lambda: pipeline.stage_report(params), ValueError, message)
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def test_truncated_trained_model_is_named_with_the_stage_to_rerun(repo):
+    final = repo / "runs/grpo/seed0/final"
+    for source in (repo / "models/base").iterdir():
+        (final / source.name).write_bytes(source.read_bytes())
+    truncate(final / "model.safetensors")
+    params = pipeline.enter_repo()
+    stage_fails_naming(
+        repo,
+        lambda: pipeline.stage_eval(params, "grpo"),
+        ValueError,
+        "runs/grpo/seed0/final/model.safetensors: not a complete safetensors file",
+        "rerun its train stage (`dvc repro -f train@grpo-0`)",
+    )
+
+
+def test_truncated_base_model_is_named_with_the_stage_to_rerun(repo):
+    truncate(repo / "models/base/model.safetensors")
+    params = pipeline.enter_repo()
+    stage_fails_naming(
+        repo,
+        lambda: pipeline.stage_train(params, "grpo"),
+        ValueError,
+        "models/base/model.safetensors: not a complete safetensors file",
+        "`dvc repro -f base_model`",
+    )
+
+
 def test_empty_data_set_rejected_at_the_data_stage(repo, set_params):
     set_params(
         data={"source": "files", "train_set": "gsm8k", "benchmarks": ["math500"], "max_eval": 2, "train_levels": [3]}

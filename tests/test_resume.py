@@ -7,12 +7,17 @@ import json
 
 import pytest
 import torch
+import yaml
+from conftest import REPO
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
-from rlvr_lib import pipeline, train
+from rlvr_lib import checkpoints, pipeline, train
+from rlvr_lib.trainer import RLVRTrainer
 
 pytestmark = pytest.mark.slow
+
+COMMITTED_TRAIN = yaml.safe_load((REPO / "params.yaml").read_text())["train"]  # the repository's own settings
 
 
 class Interrupt(TrainerCallback):
@@ -47,6 +52,32 @@ def without_timing(history: list[dict]) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "step_time"} for row in history]
 
 
+def train_uninterrupted(set_params, micro_batches: int, save_steps: int):
+    """Params with runs 'grpo' and 'grpo_again' (same settings, the committed ``reference_kl_every``) and the
+    history of 'grpo' trained without interruption."""
+    train_section = {
+        **pipeline.load_params().train.__dict__,
+        "steps_per_generation": micro_batches,
+        "save_steps": save_steps,
+        "reference_kl_every": COMMITTED_TRAIN["reference_kl_every"],
+    }
+    set_params(train=train_section, methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
+    params = pipeline.load_params()
+    uninterrupted = pipeline.stage_train(params, "grpo")
+    base = load_file(pipeline.BASE_MODEL_DIR / "model.safetensors")
+    assert any(not torch.equal(base[k], v) for k, v in weights("grpo").items()), "training did not change the model"
+    assert any(row.get("reward_std", 0) > 0 for row in uninterrupted), "rewards never varied: no real update"
+    kl_rows = [row["step"] for row in uninterrupted if "kl_to_reference" in row]
+    assert 0 < len(kl_rows) < len(uninterrupted), f"reference_kl_every skips no rollout batch: {kl_rows}"
+    return uninterrupted, params
+
+
+def assert_same_run(resumed: list[dict], uninterrupted: list[dict]) -> None:
+    assert without_timing(resumed) == without_timing(uninterrupted)
+    a, b = weights("grpo"), weights("grpo_again")
+    assert all(torch.equal(a[k], b[k]) for k in a), "resumed weights differ from the uninterrupted run's"
+
+
 @pytest.mark.parametrize(
     "micro_batches, save_steps, stop_at, resume_from",
     [
@@ -58,17 +89,7 @@ def without_timing(history: list[dict]) -> list[dict]:
 def test_interrupted_run_resumes_exactly(
     workspace, set_params, monkeypatch, micro_batches, save_steps, stop_at, resume_from
 ):
-    train_section = {
-        **pipeline.load_params().train.__dict__,
-        "steps_per_generation": micro_batches,
-        "save_steps": save_steps,
-    }
-    set_params(train=train_section, methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
-    params = pipeline.load_params()
-    uninterrupted = pipeline.stage_train(params, "grpo")
-    base = load_file(pipeline.BASE_MODEL_DIR / "model.safetensors")
-    assert any(not torch.equal(base[k], v) for k, v in weights("grpo").items()), "training did not change the model"
-    assert any(row.get("reward_std", 0) > 0 for row in uninterrupted), "rewards never varied: no real update"
+    uninterrupted, params = train_uninterrupted(set_params, micro_batches, save_steps)
 
     build = interrupt_training(monkeypatch, at=stop_at)
     with pytest.raises(KeyboardInterrupt):
@@ -81,10 +102,8 @@ def test_interrupted_run_resumes_exactly(
 
     monkeypatch.setattr(train, "build_trainer", build)
     resumed = pipeline.stage_train(params, "grpo_again")
-    assert without_timing(resumed) == without_timing(uninterrupted)
+    assert_same_run(resumed, uninterrupted)
     assert [row["step"] for row in resumed] == [1, 2, 3, 4]
-    a, b = weights("grpo"), weights("grpo_again")
-    assert all(torch.equal(a[k], b[k]) for k in a), "resumed weights differ from the uninterrupted run's"
     assert not partial.exists()
     logged = json.loads((pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "metrics.json").read_text())
     assert logged["step"] == 4
@@ -117,7 +136,51 @@ def test_changed_settings_start_afresh(workspace, set_params, monkeypatch):
         pipeline.stage_train(pipeline.load_params(), "grpo")
     set_params(methods={"grpo": {"eps_high": 0.3}})
     monkeypatch.setattr(train, "build_trainer", build)
-    original = train.get_last_checkpoint
-    monkeypatch.setattr(train, "get_last_checkpoint", lambda folder: seen.append(original(folder)) or seen[-1])
+    original = train.last_complete_checkpoint
+    monkeypatch.setattr(
+        train, "last_complete_checkpoint", lambda folder, **kw: seen.append(original(folder, **kw)) or seen[-1]
+    )
     pipeline.stage_train(pipeline.load_params(), "grpo")
     assert seen == [None]  # the checkpoint of other settings was discarded, not resumed
+
+
+def test_kill_and_full_disk_during_a_checkpoint_save_leave_the_previous_one(workspace, set_params, monkeypatch, capsys):
+    """Killed while the checkpoint of step 4 is written (transformers' files are on disk, the method state is not):
+    no checkpoint-4 appears. The rerun resumes from checkpoint-2 and meets a full disk in the same save: torch's
+    write error is reported as a full disk naming the folder. Once there is space, the third run ends as the
+    uninterrupted run."""
+    uninterrupted, params = train_uninterrupted(set_params, micro_batches=1, save_steps=2)
+    partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
+    save_method_state, save, free_bytes = RLVRTrainer.save_method_state, torch.save, checkpoints.free_bytes
+
+    def killed_mid_save(self, folder):
+        if self.state.global_step == 4 and checkpoints.SAVING_DIR in str(folder):
+            raise KeyboardInterrupt  # as a kill would stop it
+        save_method_state(self, folder)
+
+    monkeypatch.setattr(RLVRTrainer, "save_method_state", killed_mid_save)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.stage_train(params, "grpo_again")
+    assert sorted(p.name for p in partial.glob("checkpoint-*")) == ["checkpoint-2"]
+    assert (partial / checkpoints.SAVING_DIR / "checkpoint-4" / "model.safetensors").exists()  # the cut-short save
+    monkeypatch.setattr(RLVRTrainer, "save_method_state", save_method_state)
+
+    def full_disk_save(obj, f, *args, **kwargs):
+        if "checkpoint-4" in str(f):
+            monkeypatch.setattr(checkpoints, "free_bytes", lambda folder: 4096)  # the device is full from now on
+            return save(obj, "/dev/full", *args, **kwargs)  # torch's "inline_container.cc ... unexpected pos"
+        return save(obj, f, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "save", full_disk_save)
+    capsys.readouterr()
+    with pytest.raises(OSError) as err:
+        pipeline.stage_train(params, "grpo_again")
+    assert f"resuming from {partial / 'checkpoint-2'}" in capsys.readouterr().out
+    assert f"No space left on device while writing checkpoint checkpoint-4 to {partial}" in str(err.value)
+    assert sorted(p.name for p in partial.glob("checkpoint-*")) == ["checkpoint-2"]
+    assert not (pipeline.RUNS_DIR / "grpo_again").exists()
+    monkeypatch.setattr(torch, "save", save)
+    monkeypatch.setattr(checkpoints, "free_bytes", free_bytes)
+
+    assert_same_run(pipeline.stage_train(params, "grpo_again"), uninterrupted)
+    assert f"resuming from {partial / 'checkpoint-2'}" in capsys.readouterr().out

@@ -15,7 +15,6 @@ Evaluation values come as (seeds, problems) tables, the problems of every evalua
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -25,6 +24,7 @@ import pandas as pd
 
 from .. import pipeline
 from ..eval.passk import pass_at_k
+from ..readers import read_json
 from ..report import load_histories
 from .claims import Estimate, NotTestable, paired_difference, seed_values, t_interval
 from .config import BASE_RUN
@@ -66,7 +66,7 @@ class RunResults:
             for seed in self.seeds:
                 pipeline.check_eval_settings(self.params, run, seed)
                 path = pipeline.EVAL_DIR / run / pipeline.seed_folder(seed) / "results.json"
-                out.append(json.loads(path.read_text(encoding="utf-8")))
+                out.append(read_json(path, dict))
             self._eval[run] = out
         return self._eval[run]
 

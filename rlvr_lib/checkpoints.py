@@ -1,0 +1,125 @@
+"""Training checkpoints that are complete or invisible, and a full disk named as such.
+
+A checkpoint is written into ``<run dir>/.saving/checkpoint-N`` (transformers' files, then the method state and
+rollout buffer), sealed with ``checkpoint_complete.json`` (the size of every file in it) and only then renamed to
+``<run dir>/checkpoint-N``: a save cut short by a kill, an error or a full disk leaves no ``checkpoint-N``.
+On resume, ``last_complete_checkpoint`` still checks each folder against its seal (a copy or a hand edit may
+have broken it), removes the ones that fail, saying why, and returns the newest that passes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from .atomic import write_json_atomic
+
+SAVING_DIR = ".saving"
+SEAL_FILE = "checkpoint_complete.json"
+CHECKPOINT_NAME = re.compile(r"^checkpoint-(\d+)$")  # transformers' PREFIX_CHECKPOINT_DIR-<step>
+DISK_FULL_FREE_BYTES = 64 * 2**20  # a failed write with less than this left on the device is a full disk
+
+
+def _files(folder: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(folder)): p.stat().st_size
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != SEAL_FILE
+    }
+
+
+def seal_and_publish(staged: str | os.PathLike, target: str | os.PathLike) -> None:
+    """Write ``staged``'s seal (every file's size), then rename it to ``target`` (which must not exist)."""
+    staged, target = Path(staged), Path(target)
+    write_json_atomic(staged / SEAL_FILE, _files(staged))
+    if target.exists():  # a checkpoint of this step from an earlier attempt: the new one replaces it
+        shutil.rmtree(target)
+    os.replace(staged, target)
+
+
+def checkpoint_problem(folder: str | os.PathLike) -> str | None:
+    """Why ``folder`` is not a complete checkpoint (no or unreadable seal, a file missing or of another size),
+    or None when it is."""
+    folder = Path(folder)
+    try:
+        sealed = json.loads((folder / SEAL_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return f"no {SEAL_FILE}: its save did not finish"
+    except (OSError, ValueError) as err:
+        return f"unreadable {SEAL_FILE} ({err})"
+    if not isinstance(sealed, dict):
+        return f"{SEAL_FILE} is not a JSON object"
+    present = _files(folder)
+    for name, size in sealed.items():
+        if name not in present:
+            return f"{name} is missing"
+        if present[name] != size:
+            return f"{name} has {present[name]} bytes, {size} when saved (truncated or overwritten)"
+    return None
+
+
+def last_complete_checkpoint(run_dir: str | os.PathLike, *, remove_broken: bool = True) -> str | None:
+    """The newest complete ``checkpoint-N`` of ``run_dir`` (None if none). Broken ones newer than it, and an
+    unfinished save in ``.saving``, are removed (when ``remove_broken``: the main process) with a message naming
+    each and what happens instead."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        return None
+    if remove_broken:
+        shutil.rmtree(run_dir / SAVING_DIR, ignore_errors=True)
+    found = sorted(
+        (int(m.group(1)), p) for p in run_dir.iterdir() if p.is_dir() and (m := CHECKPOINT_NAME.match(p.name))
+    )
+    broken = []
+    for _, folder in reversed(found):
+        problem = checkpoint_problem(folder)
+        if problem is None:
+            chosen = str(folder)
+            break
+        broken.append((folder, problem))
+    else:
+        chosen = None
+    if remove_broken:
+        for folder, problem in broken:
+            instead = f"resuming from {chosen}" if chosen else "no complete checkpoint left: starting afresh"
+            print(f"checkpoint {folder} is incomplete ({problem}): removed it; {instead}")
+            shutil.rmtree(folder, ignore_errors=True)
+    return chosen
+
+
+def is_disk_full(err: BaseException, folder: str | os.PathLike) -> bool:
+    """Whether ``err``, raised while writing into ``folder``, comes from a full device: errno ENOSPC/EDQUOT, or
+    any error (e.g. torch's ``inline_container.cc ... unexpected pos``, which drops the errno) while the device
+    has less than ``DISK_FULL_FREE_BYTES`` left."""
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return free_bytes(folder) < DISK_FULL_FREE_BYTES
+
+
+def free_bytes(folder: str | os.PathLike) -> int:
+    """Bytes free on the device of ``folder`` (or of its nearest existing parent)."""
+    path = Path(folder).absolute()
+    while not path.exists():
+        path = path.parent
+    return shutil.disk_usage(path).free
+
+
+@contextlib.contextmanager
+def naming_full_disk(folder: str | os.PathLike, what: str):
+    """Re-raise an error of the block that comes from a full device as OSError(ENOSPC) naming ``folder`` and
+    ``what`` was being written; other errors pass unchanged."""
+    try:
+        yield
+    except Exception as err:
+        if not is_disk_full(err, folder):
+            raise
+        raise OSError(
+            errno.ENOSPC,
+            f"No space left on device while writing {what} to {folder} "
+            f"({free_bytes(folder)} bytes free; {type(err).__name__}: {err}): free space there and rerun",
+        ) from err
