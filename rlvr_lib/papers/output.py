@@ -19,6 +19,7 @@ from ..report import markdown_table
 from .claims import VERDICT_RULE, ClaimResult, claims_frame, claims_table, verdict_counts
 
 PAPERS_DIR = Path("reports/papers")
+RELATIVE_LINK = re.compile(r"\]\((?!https?:|#|/)([^)]+)\)")  # a Markdown link to a file of the report
 DPI = 120
 
 
@@ -73,7 +74,8 @@ class PaperReport:
     def add_table(self, heading: str, name: str, data: pd.DataFrame, shown: pd.DataFrame | None = None, caption=""):
         table = Table(slug(name), caption, data, data if shown is None else shown)
         self._add_file(f"tables/{table.name}.csv", data.to_csv(index=False).encode())
-        self._add_file(f"tables/{table.name}.md", markdown_table(table.shown).encode())
+        fragment = RELATIVE_LINK.sub(r"](../\1)", markdown_table(table.shown))  # its links point from tables/
+        self._add_file(f"tables/{table.name}.md", fragment.encode())
         self.section(heading).tables.append(table)
         return table
 
