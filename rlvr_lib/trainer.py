@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import time
 import warnings
 from typing import Any
 
@@ -197,7 +198,7 @@ class RLVRTrainer(GRPOTrainer):
         ``_sampled`` and replace TRL's behaviour forward (``_sampled_behaviour``), with the method's entropy-change
         factors when it needs them. Returns what TRL's transformers path returns: per row the completion ids up
         to and including the first eos, and no sampling log-probs (TRL would take them for vLLM's
-        importance-sampling correction).
+        importance-sampling correction). Logs the generation's wall time as ``timing/generation_s``.
         """
         presettable = not (
             self.use_vllm
@@ -214,6 +215,14 @@ class RLVRTrainer(GRPOTrainer):
             return super()._generate_single_turn(
                 prompt_ids, images, multimodal_fields, num_generations, has_tool_images=has_tool_images
             )
+        started = time.perf_counter()
+        completions = self._generate_chunked(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+        mode = "train" if self.model.training else "eval"
+        self._metrics[mode]["timing/generation_s"].append(time.perf_counter() - started)  # .tolist() synchronised
+        return completions, None
+
+    def _generate_chunked(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images):
+        """Per row the completion ids, ``generation_chunk`` rows at a time (``_generate_single_turn``)."""
         device = self.accelerator.device
         rows, steps = len(prompt_ids), self.max_completion_length
         if self.FAST_SAMPLER and device.type == "cpu" and not self.args.cache_implementation:
@@ -221,7 +230,7 @@ class RLVRTrainer(GRPOTrainer):
             sampled = type(parts[0])(*(None if p[0] is None else torch.cat(p) for p in zip(*parts, strict=True)))
             if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
                 self._sampled = sampled
-            return [row[:n] for row, n in zip(sampled.tokens.tolist(), sampled.lengths.tolist(), strict=True)], None
+            return [row[:n] for row, n in zip(sampled.tokens.tolist(), sampled.lengths.tolist(), strict=True)]
 
         def generate_chunk(rows_slice, uniforms):
             processor = PresetDraws(uniforms, self.temperature, self.top_p)
@@ -231,7 +240,7 @@ class RLVRTrainer(GRPOTrainer):
                 )[0]
 
         parts = generate_in_chunks(generate_chunk, rows, self.generation_chunk, steps, device)
-        return [completion for part in parts for completion in part], None
+        return [completion for part in parts for completion in part]
 
     def _sample_chunk(self, prompt_ids):
         """``sample_tokens`` for a chunk of the left-padded prompts (padded to the whole batch's width)."""
