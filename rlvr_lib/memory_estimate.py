@@ -8,8 +8,10 @@ logits, warped scores, probabilities, cumulative sums, ...). Gradients are freed
 Trainer zeroes them to None), so a rollout and a backward pass never hold both: the peak is the weights, the
 reference and the optimizer plus the larger of the gradients and the generation chunk. Not counted: the loss
 pass's activations (gradient checkpointing keeps them small; TRL's fused LM head never holds (B, T, V) logits),
-the CUDA context and the allocator's fragmentation: the estimate is a lower bound, and a run is refused only
-when even that exceeds the device.
+the CUDA context and the allocator's fragmentation; the prefill term assumes materialised attention scores, which
+SDPA's kernels often avoid. So it is an estimate, not a bound: on one H100 (docs/gpu.md section 1) it gave 46.1 GiB
+for aer's proof run (nvidia-smi peak 28.1 GiB), 27.3 for grpo (22.1) and 13.3 for grpo in 32-row chunks (20.0).
+A run is refused when the estimate exceeds the device's memory.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class MemoryEstimate:
             for name in ("weights", "reference", "gradients", "optimizer", "kv_cache", "prefill", "logits")
         )
         return (
-            f"peak memory estimate {self.peak / GIB:.2f} GiB (a lower bound; generation chunk {self.chunk_rows} rows; "
+            f"peak memory estimate {self.peak / GIB:.2f} GiB (generation chunk {self.chunk_rows} rows; "
             f"GiB: {parts})"
         )
 

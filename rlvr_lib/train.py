@@ -169,7 +169,7 @@ def build_trainer(
         reference_kl_every=cfg.reference_kl_every,
         compile_generation=resolved_rollout_generation(cfg) == "static_compile",
     )
-    trainer.generation_chunk = plan_generation_memory(trainer, cfg, dataset["prompt"])
+    trainer.generation_chunk = plan_generation_memory(trainer, cfg, [r["prompt"] for r in records])
     use_progress_bar(trainer)
     return trainer
 
