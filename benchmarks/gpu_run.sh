@@ -4,7 +4,9 @@
 #   setup               install the wheels in .whl (if present), build the model + tokenizer, run the data stage
 #                       (SETUP_DATA=0: not the data stage; only `proof` and `dist` need it)
 #   proof:SECONDS:RUNS  train RUNS (comma-separated entries of benchmarks/gpu_proof.yaml) through
-#                       `python -m rlvr_lib train`, two at a time; none starts after SECONDS
+#                       `python -m rlvr_lib train`, one at a time (PROOF_WORKERS=2: two at a time on the GPU),
+#                       each run's peak GPU memory read by nvidia-smi; none starts after SECONDS
+#   chunks:REPEATS:RUNS the RUNS (e.g. grpo,grpo_chunk32) alternated, each in its own process, REPEATS times
 #   compare:REPEATS     our grpo vs stock TRL GRPOTrainer, each in its own process, alternated (COMPARE_GEN: the
 #                       generation of both, default | static_compile; COMPARE_EXTRA: more NAME='one-args' configs)
 #   methods             every method's update cost against grpo's on one rollout batch
@@ -41,32 +43,53 @@ print('data stage:', counts['report']['train_steps'], '-> written', {k: v for k,
   echo "setup done at $(elapsed) s"
 }
 
+train_one() {  # $1 run: one `python -m rlvr_lib train`, its peak GPU memory (nvidia-smi, MiB) alongside
+  local run=$1 t0=$(date +%s)
+  rm -rf "runs/$run" "reports/training/$run"
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/logs/mem_$run.txt" &
+  local poll=$!
+  python3 -m rlvr_lib train "$run" --params $PARAMS > "$OUT/logs/proof_$run.log" 2>&1
+  local rc=$?
+  kill $poll; wait $poll 2>/dev/null
+  local peak=$(sort -n "$OUT/logs/mem_$run.txt" | tail -1)
+  echo "RUN $run rc=$rc wall=$(( $(date +%s) - t0 ))s peak_gpu_mib=$peak $(grep -m1 'peak memory estimate' "$OUT/logs/proof_$run.log" | sed 's/.*peak memory estimate/estimate/')"
+  history_line "$run"
+}
+
+history_line() {  # $1 run: its steps, step times and generation times from history.json
+  python3 - "$1" <<'PY'
+import json, pathlib, sys
+run = sys.argv[1]
+for hist in sorted(pathlib.Path("reports/training", run).glob("seed*/history.json")):
+    rows = json.loads(hist.read_text())
+    final = (pathlib.Path("runs") / run / hist.parent.name / "final" / "config.json").exists()
+    steps = [round(r["step_time"], 1) for r in rows]
+    gen = [round(r.get("timing/generation_s", 0.0), 1) for r in rows]
+    print(f"PROOF {run}: {len(rows)} optimizer steps, step_time {steps} s, generation {gen} s, final model saved: {final}")
+PY
+}
+
 proof_worker() {  # $1 deadline, $2.. runs
   local deadline=$1; shift
   for run in "$@"; do
     if [ "$(elapsed)" -ge "$deadline" ]; then echo "SKIPPED $run (deadline)"; continue; fi
-    local t0=$(date +%s)
-    python3 -m rlvr_lib train "$run" --params $PARAMS > "$OUT/logs/proof_$run.log" 2>&1
-    echo "RUN $run rc=$? wall=$(( $(date +%s) - t0 ))s"
+    train_one "$run"
   done
 }
 
-proof() {  # $1 deadline, $2 comma-separated runs; two workers, runs dealt alternately
+proof() {  # $1 deadline, $2 comma-separated runs; PROOF_WORKERS (1 or 2) at a time, runs dealt alternately
   IFS=, read -ra runs <<< "$2"
+  if [ "${PROOF_WORKERS:-1}" = 1 ]; then proof_worker "$1" "${runs[@]}"; return; fi
   local a=() b=()
   for i in "${!runs[@]}"; do if (( i % 2 == 0 )); then a+=("${runs[$i]}"); else b+=("${runs[$i]}"); fi; done
   proof_worker "$1" "${a[@]}" & proof_worker "$1" "${b[@]}" & wait
-  python3 - <<'PY'
-import json, pathlib, statistics
-for hist in sorted(pathlib.Path("reports/training").glob("*/seed*/history.json")):
-    rows = json.loads(hist.read_text())
-    run = f"{hist.parent.parent.name}/{hist.parent.name}"
-    final = (pathlib.Path("runs") / run / "final" / "config.json").exists()
-    steps = [r["step_time"] for r in rows]
-    keys = [k for k in ("entropy/mean", "kl_to_reference", "completions/mean_length") if k in rows[-1]]
-    extra = ", ".join(f"{k}={rows[-1][k]:.3g}" for k in keys)
-    print(f"PROOF {run}: {len(rows)} optimizer steps, step_time {[round(s, 1) for s in steps]} s, final model saved: {final}; {extra}")
-PY
+}
+
+chunks() {  # $1 repeats, $2 comma-separated runs: alternated, each in its own process
+  IFS=, read -ra runs <<< "$2"
+  for ((r = 1; r <= $1; r++)); do
+    for run in "${runs[@]}"; do echo "repeat $r"; train_one "$run"; done
+  done
 }
 
 compare() {
@@ -119,6 +142,7 @@ for step in "$@"; do
   case $name in
     setup) setup ;;
     proof) proof "$a1" "$a2" ;;
+    chunks) chunks "$a1" "$a2" ;;
     compare) compare "${a1:-3}" ;;
     methods) methods ;;
     rollout) rollout ;;

@@ -249,6 +249,12 @@ class TrainConfig:
         "cache + torch.compile of the decoding step) | continuous_batching (TRL's paged option) | auto: "
         "static_compile for full fine-tuning on a CUDA GPU (2.9x faster rollouts, docs/gpu.md), else default",
     )
+    generation_chunk: int | None = setting(
+        None,
+        "rollout rows generated at a time without vLLM: a rollout holds one chunk's KV cache and logits, and any "
+        "chunk gives the same samples; null: the most rows whose peak-memory estimate fills at most 75% of the "
+        "GPU (at most 256; printed at start), the whole rollout batch on the CPU",
+    )
     log_reference_kl: bool | None = setting(
         None,
         "log KL to the frozen base policy; null (auto): where it costs no model copy (LoRA, or a method that "
@@ -278,6 +284,7 @@ class TrainConfig:
             "max_grad_norm",
             "lora_alpha",
             "reference_kl_every",
+            "generation_chunk",
             strict=True,
         )
         require_at_least(

@@ -23,6 +23,7 @@ from trl import GRPOConfig
 
 from .checkpoints import last_complete_checkpoint, naming_full_disk
 from .config import TrainConfig
+from .memory_estimate import ModelMemory, auto_generation_chunk, check_fits, estimate_peak_memory
 from .methods import build_method
 from .progress import use_progress_bar
 from .readers import check_safetensors, read_json
@@ -188,8 +189,52 @@ def build_trainer(
         reference_kl_every=cfg.reference_kl_every,
         compile_generation=resolved_rollout_generation(cfg) == "static_compile",
     )
+    trainer.generation_chunk = plan_generation_memory(trainer, cfg, [r["prompt"] for r in records])
     use_progress_bar(trainer)
     return trainer
+
+
+def model_memory(trainer: RLVRTrainer, bf16: bool) -> ModelMemory:
+    """The trainer's policy (and reference copy) in bytes, and the shapes its generation allocates by."""
+    params = list(trainer.model.parameters())
+    reference = trainer.ref_model if getattr(trainer, "ref_model", None) is not None else None
+    text = trainer.accelerator.unwrap_model(trainer.model).config.get_text_config()
+    head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+    kv_heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
+    cache_bytes = 2 if bf16 else params[0].element_size()
+    return ModelMemory(
+        weight_bytes=sum(p.numel() * p.element_size() for p in params),
+        trainable_bytes=sum(p.numel() * p.element_size() for p in params if p.requires_grad),
+        reference_bytes=0 if reference is None else sum(p.numel() * p.element_size() for p in reference.parameters()),
+        kv_bytes_per_token=text.num_hidden_layers * 2 * kv_heads * head_dim * cache_bytes,
+        vocab_size=text.vocab_size,
+        attention_heads=text.num_attention_heads,
+        intermediate_size=getattr(text, "intermediate_size", 4 * text.hidden_size),
+    )
+
+
+def plan_generation_memory(trainer: RLVRTrainer, cfg: TrainConfig, prompts: list[str]) -> int | None:
+    """The generation chunk (``train.generation_chunk``, or on a GPU the automatic one), after printing the peak
+    memory estimate; on a GPU, ``MemoryError`` naming the settings to change when even the estimate cannot fit."""
+    tokenizer = trainer.processing_class
+    prompt_tokens = max(len(ids) for ids in tokenizer(prompts, add_special_tokens=False)["input_ids"])
+    rollout_rows = trainer.args.per_device_train_batch_size * trainer.args.steps_per_generation
+    model = model_memory(trainer, cfg.bf16)
+    shape = dict(prompt_tokens=prompt_tokens, completion_tokens=cfg.max_completion_length)
+    device = trainer.accelerator.device
+    chunk = cfg.generation_chunk
+    if device.type == "cuda":
+        device_bytes = torch.cuda.get_device_properties(device).total_memory
+        if chunk is None:
+            chunk = auto_generation_chunk(model, device_bytes=device_bytes, rollout_rows=rollout_rows, **shape)
+    estimate = estimate_peak_memory(model, chunk_rows=min(chunk or rollout_rows, rollout_rows), **shape)
+    print(
+        f"rollout batch {rollout_rows} rows of <= {prompt_tokens} prompt + {cfg.max_completion_length} completion "
+        f"tokens per process; {estimate.summary()}"
+    )
+    if device.type == "cuda" and not cfg.use_vllm:
+        check_fits(estimate, device_bytes, torch.cuda.get_device_name(device))
+    return chunk
 
 
 def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str, float]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import os
 import shutil
+import time
 import warnings
 from typing import Any
 
@@ -40,6 +41,7 @@ from .length_buckets import token_logps_by_length, token_stats_by_length
 from .methods.base import LossBatch, Method, RolloutBatch
 from .methods.core import k3_kl, masked_mean, masked_quantiles
 from .readers import read_json
+from .rollout_chunks import PresetDraws, generate_in_chunks, generate_with_processor
 
 METHOD_STATE_FILE = "method_state.json"
 ROLLOUT_BUFFER_FILE = "rollout_buffer_{}.pt"  # per process
@@ -82,6 +84,9 @@ class RLVRTrainer(GRPOTrainer):
             (each costs a reference forward pass); a method that needs the reference gets it on every batch.
         compile_generation: let transformers compile the decoding step (TRL sets ``disable_compile=True``); meant
             with ``GRPOConfig.cache_implementation="static"``, where it makes rollouts several times faster on a GPU.
+        generation_chunk: rows per generation call (None: the whole rollout batch at once); a chunk's KV cache and
+            logits are all the rollout holds at a time, and the samples are the same for any chunk
+            (``rlvr_lib.rollout_chunks``). An attribute: ``train.build_trainer`` sets it from the memory estimate.
         Every other argument goes to ``trl.GRPOTrainer``.
     """
 
@@ -97,6 +102,7 @@ class RLVRTrainer(GRPOTrainer):
         log_reference_kl: bool | None = None,
         reference_kl_every: int = 1,
         compile_generation: bool = False,
+        generation_chunk: int | None = None,
         **kwargs: Any,
     ):
         training_args = kwargs.get("args")
@@ -112,6 +118,7 @@ class RLVRTrainer(GRPOTrainer):
             )
         super().__init__(*args, **kwargs)
         self.method = method
+        self.generation_chunk = generation_chunk
         self._rewards_per_func: torch.Tensor | None = None
         self._pending_entropies: dict[str, Any] | None = None  # DEFER_BEHAVIOUR: the loss pass's, until complete
         if log_reference_kl is None:
@@ -182,19 +189,20 @@ class RLVRTrainer(GRPOTrainer):
         return self.accelerator.gather(self.accelerator.pad_across_processes(x, dim=1, pad_index=pad))
 
     def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
-        """TRL's generation; on the CPU, for plain-text prompts sampled with temperature and top-p only (the
-        testbed's case), ``rlvr_lib.eval.sampling.sample_tokens`` instead of HF ``generate`` (``FAST_SAMPLER``).
+        """Text rollouts sampled with temperature and top-p only, ``generation_chunk`` rows at a time
+        (``rlvr_lib.rollout_chunks``: the same samples for any chunk); anything else (vLLM, continuous batching,
+        images, other warpers or generation kwargs) goes to TRL's generation as it is, in one call.
 
-        Speed (benchmarks/step_profile.py): the loop stops computing rows that have ended. Same distribution as
-        ``generate`` (same warpers, same multinomial draw), but since finished rows stop drawing random numbers,
-        a seed gives other samples than before. Returns what TRL's transformers path returns: per row the
-        completion ids up to and including the first eos, and no sampling log-probs (TRL would take them for
-        vLLM's importance-sampling correction). With top_p = 1 the loop's per-token log-probs and entropies are
-        those of softmax(logits / temperature), what TRL's behaviour forward computes; they are kept in
-        ``_sampled`` and replace that forward (``_sampled_behaviour``), with the method's entropy-change factors
-        when it needs them (computed by the loop from each step's logits).
+        Each chunk runs HF ``generate`` (TRL's transformers path, with ``rollout_chunks.PresetDraws`` choosing the
+        tokens) or, on the CPU without a static cache, ``rlvr_lib.eval.sampling.sample_tokens`` (``FAST_SAMPLER``;
+        measured faster there only). That loop stops computing rows that have ended and computes the per-token
+        log-probs and entropies of softmax(logits / temperature) as it draws; with top_p = 1 they are kept in
+        ``_sampled`` and replace TRL's behaviour forward (``_sampled_behaviour``), with the method's entropy-change
+        factors when it needs them. Returns what TRL's transformers path returns: per row the completion ids up
+        to and including the first eos, and no sampling log-probs (TRL would take them for vLLM's
+        importance-sampling correction). Logs the generation's wall time as ``timing/generation_s``.
         """
-        plain = not (
+        presettable = not (
             self.use_vllm
             or self.use_transformers_continuous_batching
             or images
@@ -204,33 +212,61 @@ class RLVRTrainer(GRPOTrainer):
             or self.top_k
             or self.min_p
             or self.repetition_penalty != 1.0
-            or self.args.cache_implementation
         )
-        # measured faster on the CPU only; on a GPU, TRL's generate (with train.rollout_generation, docs/gpu.md)
-        plain = plain and self.accelerator.device.type == "cpu"
-        if not (self.FAST_SAMPLER and plain):
+        if not presettable:
             return super()._generate_single_turn(
                 prompt_ids, images, multimodal_fields, num_generations, has_tool_images=has_tool_images
             )
+        started = time.perf_counter()
+        completions = self._generate_chunked(prompt_ids, images, multimodal_fields, num_generations, has_tool_images)
+        mode = "train" if self.model.training else "eval"
+        self._metrics[mode]["timing/generation_s"].append(time.perf_counter() - started)  # .tolist() synchronised
+        return completions, None
+
+    def _generate_chunked(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images):
+        """Per row the completion ids, ``generation_chunk`` rows at a time (``_generate_single_turn``)."""
         device = self.accelerator.device
+        rows, steps = len(prompt_ids), self.max_completion_length
+        if self.FAST_SAMPLER and device.type == "cpu" and not self.args.cache_implementation:
+            parts = generate_in_chunks(self._sample_chunk(prompt_ids), rows, self.generation_chunk, steps, device)
+            sampled = type(parts[0])(*(None if p[0] is None else torch.cat(p) for p in zip(*parts, strict=True)))
+            if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
+                self._sampled = sampled
+            return [row[:n] for row, n in zip(sampled.tokens.tolist(), sampled.lengths.tolist(), strict=True)]
+
+        def generate_chunk(rows_slice, uniforms):
+            processor = PresetDraws(uniforms, self.temperature, self.top_p)
+            with generate_with_processor(self.accelerator.unwrap_model(self.model_wrapped), processor):
+                return super(RLVRTrainer, self)._generate_single_turn(
+                    prompt_ids[rows_slice], images, multimodal_fields, num_generations, has_tool_images
+                )[0]
+
+        parts = generate_in_chunks(generate_chunk, rows, self.generation_chunk, steps, device)
+        return [completion for part in parts for completion in part]
+
+    def _sample_chunk(self, prompt_ids):
+        """``sample_tokens`` for a chunk of the left-padded prompts (padded to the whole batch's width)."""
         prompts = [torch.tensor(ids) for ids in prompt_ids]
+        device = self.accelerator.device
         input_ids = pad(prompts, padding_value=self._tokenizer.pad_token_id, padding_side="left").to(device)
         attention_mask = pad([torch.ones_like(t) for t in prompts], padding_value=0, padding_side="left").to(device)
-        with profiling_context(self, "rlvr_lib.sample_tokens"):
-            sampled = sample_tokens(
-                self.accelerator.unwrap_model(self.model),
-                input_ids,
-                attention_mask,
-                temperature=self.temperature,
-                top_p=self.top_p,
-                max_new_tokens=self.max_completion_length,
-                eos_ids=self.eos_token_ids,
-                pad_token_id=self._tokenizer.pad_token_id,
-                entropy_change_factors=self.method.needs_entropy_change_factor,
-            )
-        if self.BEHAVIOUR_FROM_SAMPLER and self.top_p == 1.0:
-            self._sampled = sampled
-        return [row[:n] for row, n in zip(sampled.tokens.tolist(), sampled.lengths.tolist(), strict=False)], None
+
+        def sample_chunk(rows_slice, uniforms):
+            with profiling_context(self, "rlvr_lib.sample_tokens"):
+                return sample_tokens(
+                    self.accelerator.unwrap_model(self.model),
+                    input_ids[rows_slice],
+                    attention_mask[rows_slice],
+                    temperature=self.temperature,
+                    top_p=self.top_p,
+                    max_new_tokens=self.max_completion_length,
+                    eos_ids=self.eos_token_ids,
+                    pad_token_id=self._tokenizer.pad_token_id,
+                    entropy_change_factors=self.method.needs_entropy_change_factor,
+                    uniforms=uniforms,
+                )
+
+        return sample_chunk
 
     def _sampled_behaviour(self, input_ids, attention_mask, logits_to_keep):
         """The sampler's log-probs, entropies and entropy-change factors (each (B, T); factors None unless the

@@ -47,13 +47,25 @@ def _eos_ids(model, tokenizer) -> list[int]:
 COMPACT_FRACTION = 0.25
 
 
-def _warpers(temperature: float, top_p: float) -> LogitsProcessorList:
+def sampling_warpers(temperature: float, top_p: float) -> LogitsProcessorList:
     processors = LogitsProcessorList()
     if temperature != 1.0:
         processors.append(TemperatureLogitsWarper(float(temperature)))
     if top_p < 1.0:
         processors.append(TopPLogitsWarper(float(top_p)))
     return processors
+
+
+def draw_by_uniform(probs: torch.Tensor, uniforms: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF draw: per row the first token whose cumulative probability exceeds ``u`` times the row's total.
+
+    Args: probs (rows, V), uniforms (rows,) in [0, 1). Returns (rows,) long. A zero-probability token is never
+    drawn; the draw is exactly distributed as ``probs`` and depends on nothing but its row's probabilities and u.
+    """
+    cumulative = probs.float().cumsum(-1)
+    targets = uniforms.to(cumulative) * cumulative[:, -1]
+    drawn = torch.searchsorted(cumulative, targets[:, None], right=True).squeeze(1)
+    return drawn.clamp(max=probs.size(-1) - 1)
 
 
 class SampledTokens(NamedTuple):
@@ -78,6 +90,7 @@ def sample_tokens(
     eos_ids: list[int],
     pad_token_id: int,
     entropy_change_factors: bool = False,
+    uniforms: torch.Tensor | None = None,
 ) -> SampledTokens:
     """Sample one completion per left-padded prompt row with a KV-cached decoding loop that stops computing
     finished rows.
@@ -91,6 +104,9 @@ def sample_tokens(
     ``entropy_change_factors`` (B, max_new_tokens): OPEFO's e_t = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H)] of that
     same distribution (``methods.core.expected_entropy_change_factor``, opefo.txt eq. 6), computed from the step's
     (rows, V) logits, so no (B, T, V) tensor is ever held; else None. Returned as a ``SampledTokens``.
+    ``uniforms`` (B, max_new_tokens) in [0, 1): row r's token at step t is ``draw_by_uniform`` with
+    ``uniforms[r, t]`` instead of a ``torch.multinomial`` draw, so a row's sample depends on its own numbers only,
+    not on which rows share its batch (``rlvr_lib.rollout_chunks``: chunked rollouts equal unchunked ones).
 
     Each step applies the temperature and top-p warpers to the last logits and draws the next token from their
     softmax with ``torch.multinomial``; position ids count the real tokens (left padding ignored). This is what HF
@@ -107,7 +123,7 @@ def sample_tokens(
     logits = model(
         input_ids=input_ids, attention_mask=mask, position_ids=positions, cache=cache, use_cache=True, logits_to_keep=1
     ).logits[:, -1]
-    warpers = _warpers(temperature, top_p)
+    warpers = sampling_warpers(temperature, top_p)
     eos = torch.tensor(eos_ids, device=device)
     tokens = torch.full((rows, max_new_tokens), pad_token_id, dtype=torch.long, device=device)
     lengths = torch.full((rows,), max_new_tokens, dtype=torch.long, device=device)
@@ -121,7 +137,10 @@ def sample_tokens(
         scores = warpers(None, logits)
         probs = torch.softmax(scores.float(), dim=-1)
         entropy = torch.special.entr(probs).sum(-1)  # entr(0) = 0 for top-p-masked tokens
-        sampled = torch.multinomial(probs, num_samples=1).squeeze(1)
+        if uniforms is None:
+            sampled = torch.multinomial(probs, num_samples=1).squeeze(1)
+        else:
+            sampled = draw_by_uniform(probs, uniforms[batch_rows, step])
         logp = torch.log_softmax(scores.float(), dim=-1).gather(1, sampled[:, None]).squeeze(1)
         live = batch_rows[running]
         tokens[live, step] = sampled[running]
