@@ -341,8 +341,8 @@ class PaperBase:
         filtered = sorted({self.params.runs[r].train_data for r in paper_runs(self.settings, trained_only=True)})
         data_note = (
             " Training sets: `full` is every training problem; any other is the filter_data stage's set of that "
-            "name, the paper's data filter on the testbed (`data/filtered/<set>.jsonl`, counts in "
-            "reports/data_filters/README.md)."
+            "name, the paper's data filter on the testbed, applied with each training seed's base policy "
+            "(`data/filtered/seed<N>/<set>.jsonl`, counts in reports/data_filters/seed<N>/README.md)."
             if filtered != [FULL_SET]
             else ""
         )

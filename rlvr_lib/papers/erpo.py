@@ -472,9 +472,7 @@ class Paper(PaperBase):
 def policy_path(params, policy: str) -> str:
     from .. import pipeline
 
-    if policy == "base":
-        return pipeline.base_model_path(params)
-    return pipeline.model_for_run(params, policy, params.seeds[0])
+    return pipeline.model_for_run(params, policy, params.seeds[0])  # base: the first seed's base policy
 
 
 def run_perturbation(params, settings) -> dict:
