@@ -8,7 +8,8 @@
    pairs done / total, elapsed, and an ETA from the finished pairs' durations;
 4. ``dvc repro`` (properties, report, paper stages and anything still missing).
 
-Each lane runs with ``--threads`` threads (OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
+Each lane runs with ``--threads`` threads (default 1, so that the lane count never changes a result's bytes: float
+reductions depend on the thread count; OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
 repository lock while a stage's command runs, and ``--wait-for-lock`` makes a lane wait for another's commit. A
 failed call stops the driver: no new unit starts, the running ones finish, and it exits 1 naming the unit and its
 log (``runs/.repro_logs/<unit>.log``).
@@ -162,11 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib.repro_lanes", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=cores, help=f"lanes (default: the cores, {cores})")
-    parser.add_argument("--threads", type=int, help="threads per lane (default: cores / lanes, at least 1)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per lane (default 1: the same bytes whatever the lanes)"
+    )
     args = parser.parse_args(argv)
-    if args.jobs < 1:
-        parser.error(f"--jobs must be >= 1, got {args.jobs}")
-    threads = args.threads or max(1, cores // args.jobs)
+    if args.jobs < 1 or args.threads < 1:
+        parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
+    threads = args.threads
     env = lane_env(threads)
     params = load_params(check_methods=False)
     print(f"{time.strftime('%H:%M:%S')} make repro: {args.jobs} lanes of {threads} thread(s)")

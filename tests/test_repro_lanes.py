@@ -68,4 +68,4 @@ def test_a_runner_that_raises_counts_as_a_failure():
 def test_lanes_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         repro_lanes.main(["--jobs", "0"])
-    assert "--jobs must be >= 1, got 0" in capsys.readouterr().err
+    assert "--jobs and --threads must be >= 1, got 0 and 1" in capsys.readouterr().err
