@@ -10,14 +10,12 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DVC_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 
-# `make repro` runs the runs' train and eval stages in JOBS parallel `dvc repro -s` processes, one per (run, seed)
-# pair (train then eval in one call), each with an equal share of the cores (DVC releases its repository lock while
-# a stage's command runs; -s skips the upstream checks, done once just before), then a final `dvc repro` (the
-# report, and anything still missing).
-# JOBS=1 runs the whole pipeline in one `dvc repro`.
-JOBS ?= 2
+# `make repro` regenerates the per-run dvc.yaml files from params.yaml (python -m rlvr_lib.dvc_stages), then runs the
+# lane driver (python -m rlvr_lib.repro_lanes): each training seed's base policy, and each (run, seed) pair's train and
+# eval stages, in JOBS parallel `dvc repro -s` calls of one thread each (default: one lane per core), with a progress
+# line per finished pair (done / total, elapsed, ETA); then `dvc repro` for the rest, then drops stale lock entries.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
-THREADS := $(shell echo $$(( $(NPROC) / $(JOBS) > 0 ? $(NPROC) / $(JOBS) : 1 )))
+JOBS ?= $(NPROC)
 
 .PHONY: install repro test test-fast lint lab
 
@@ -34,16 +32,9 @@ repro: $(STAMP)
 	@# first, as DVC fills dvc.yaml's $${methods} and $${seeds} from params.yaml before any stage runs: an empty or
 	@# misshapen file would stop DVC with an interpolation error, where this names the key (and the line)
 	$(BIN)/python -m rlvr_lib check-params
-ifneq ($(JOBS),1)
-	@echo "$$(date +%T) make repro: base model, its evaluation and the filtered training sets"
-	$(BIN)/dvc repro base_model eval_base filter_data
-	@echo "$$(date +%T) make repro: the runs' train and eval stages, $(JOBS) at a time"
-	$(BIN)/dvc stage list --name-only | sed -n 's/^train@//p' | OMP_NUM_THREADS=$(THREADS) xargs -P $(JOBS) -I{} \
-		sh -c '$(BIN)/dvc --wait-for-lock repro -s train@{} eval@{} && echo "$$(date +%T) run {} done"'
-endif
-	@echo "$$(date +%T) make repro: the rest of the pipeline (properties, report, paper stages)"
-	$(BIN)/dvc repro
-	$(BIN)/python -m rlvr_lib.dvc_lock  # entries of stages dvc.yaml no longer defines (DVC keeps them) slow every dvc call
+	$(BIN)/python -m rlvr_lib.dvc_stages
+	$(BIN)/python -m rlvr_lib.repro_lanes --jobs $(JOBS)
+	$(BIN)/python -m rlvr_lib.dvc_lock  # entries of stages no dvc.yaml defines any more (DVC keeps them) slow every dvc call
 	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 

@@ -52,8 +52,9 @@ def digest(path: Path) -> str | None:
 
 
 def weights_equal(a: Path, b: Path) -> pd.DataFrame:
-    """Per model folder under ``models/base`` and ``runs/<run>/seed<N>/final``: are the weight files identical?"""
-    folders = [Path("models/base")] + sorted(p.relative_to(a) for p in (a / "runs").glob("*/seed*/final"))
+    """Per model folder, ``models/base/seed<N>`` and ``runs/<run>/seed<N>/final``: are the weight files identical?"""
+    bases = sorted(p.relative_to(a) for p in (a / "models/base").glob("seed*"))
+    folders = bases + sorted(p.relative_to(a) for p in (a / "runs").glob("*/seed*/final"))
     rows = []
     for folder in folders:
         da, db = digest(a / folder / "model.safetensors"), digest(b / folder / "model.safetensors")

@@ -5,7 +5,7 @@ runs what differs between methods on that batch: the rollout hook (behaviour + r
 the method's advantages), the loss forward/backward and the optimizer step. Generation is identical code
 for every method, so it is timed once and reported separately; the full-step ratio adds it back.
 
-    python benchmarks/method_overhead.py --model models/base [--rounds 15] [--methods grpo erpo ...]
+    python benchmarks/method_overhead.py --model models/base/seed0 [--rounds 15] [--methods grpo erpo ...]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def update_step(trainer: RLVRTrainer, scored: dict, rewards_per_func: torch.Tens
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", type=Path, default=Path("models/base"))
+    parser.add_argument("--model", type=Path, default=Path("models/base/seed0"))
     parser.add_argument("--methods", nargs="*", default=available_methods())
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--prompts", type=int, default=8)

@@ -2,7 +2,7 @@
 
 Reads the run time papermill recorded in every executed notebook of ``reports/notebooks/`` (``metadata.papermill
 .duration``: the stage's notebook from kernel start to its last cell, as it ran in the pipeline, two lanes on the
-machine's cores) and params.yaml's ``papers`` and ``seeds``, and prints per paper: its runs, their train + eval
+machine's cores) and params.yaml's ``papers`` and each run's seeds, and prints per paper: its runs, their train + eval
 notebook minutes over all seeds, the paper stage's own minutes, and the minutes of the runs no other paper reads.
 Shared stages (data, base policy, its evaluation, filters, testbed properties, report) are listed once. DVC's own
 time between stages (about 26 s per train + eval pair on the 150-pair pipeline) is not in a notebook and not counted.
@@ -20,7 +20,8 @@ from pathlib import Path
 from rlvr_lib.config import load_params
 from rlvr_lib.papers.config import ALL_PAPERS, paper_runs
 
-SHARED = ("data", "base_model", "filter_data", "testbed_properties", "report")
+SHARED = ("data", "testbed_properties", "report")
+PER_SEED = ("base_model", "filter_data", "eval_base")  # <stage>_seed<N>.ipynb, one per training seed
 
 
 def notebook_minutes(path: Path) -> float:
@@ -44,13 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     params = load_params(args.root / "params.yaml")
     notebooks = args.root / "reports" / "notebooks"
-    seeds = list(params.seeds)
+    seeds = {run: spec.seeds for run, spec in params.runs.items()}
     papers = {name: paper_runs(params.papers.paper(name), trained_only=True) for name in ALL_PAPERS}
     readers = Counter(run for runs in papers.values() for run in runs)  # how many papers read each run
 
     shared = {name: notebook_minutes(notebooks / f"{name}.ipynb") for name in SHARED}
-    shared["eval_base"] = sum(notebook_minutes(notebooks / f"eval_base_seed{s}.ipynb") for s in seeds)
-    print(f"seeds {seeds}; notebook minutes (papermill durations in {notebooks})\n")
+    for name in PER_SEED:
+        shared[name] = sum(notebook_minutes(notebooks / f"{name}_seed{s}.ipynb") for s in params.all_seeds)
+    print(f"base seeds {params.all_seeds}; notebook minutes (papermill durations in {notebooks})\n")
     print("| shared stage | minutes |\n|---|---|")
     for name, minutes in shared.items():
         print(f"| {name} | {minutes:.1f} |")
@@ -58,18 +60,19 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| paper | runs | train + eval pairs | runs' minutes | paper stage minutes | its own runs' minutes |")
     print("|---|---|---|---|---|---|")
     for name, runs in papers.items():
-        minutes = {run: run_minutes(notebooks, run, seeds) for run in runs}
+        minutes = {run: run_minutes(notebooks, run, seeds[run]) for run in runs}
         own = sum(m for run, m in minutes.items() if readers[run] == 1)
         stage = notebook_minutes(notebooks / f"paper_{name}.ipynb")
-        pairs = len(runs) * len(seeds)
+        pairs = sum(len(seeds[run]) for run in runs)
         print(f"| {name} | {len(runs)} | {pairs} | {sum(minutes.values()):.1f} | {stage:.1f} | {own:.1f} |")
 
     every_run = sorted(params.runs)
-    total_runs = sum(run_minutes(notebooks, run, seeds) for run in every_run)
+    total_runs = sum(run_minutes(notebooks, run, seeds[run]) for run in every_run)
     total_papers = sum(notebook_minutes(notebooks / f"paper_{name}.ipynb") for name in papers)
     total = total_runs + total_papers + sum(shared.values())
     print(
-        f"\nall {len(every_run)} runs x {len(seeds)} seeds: {total_runs:.1f} notebook minutes; paper stages "
+        f"\nall {len(every_run)} runs, {sum(map(len, seeds.values()))} pairs: {total_runs:.1f} notebook minutes; "
+        f"paper stages "
         f"{total_papers:.1f}; shared stages {sum(shared.values()):.1f}; total {total:.1f} (one lane), "
         f"{total / 2:.1f} if two lanes stayed busy"
     )

@@ -222,9 +222,10 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
     from rlvr_lib import trainer as trainer_module
     from rlvr_lib.eval import evaluate as evaluate_module
 
-    for needed in (REPO / "data/generated/train.jsonl", REPO / "models/base/config.json"):
+    first_seed = pipeline.load_params(REPO / "params.yaml", check_methods=False).seeds[0]  # the run's default seed
+    for needed in (REPO / "data/generated/train.jsonl", REPO / f"models/base/seed{first_seed}/config.json"):
         if not needed.exists():
-            raise SystemExit(f"{needed} is missing: run `dvc repro data base_model` first")
+            raise SystemExit(f"{needed} is missing: run `dvc repro data base_model@{first_seed}` first")
     now = CLOCKS[clock]
     run_timer, step_timer = RegionTimer(now), RegionTimer(now)
     stage = {"name": "train"}

@@ -54,7 +54,8 @@ TESTBED_LEVELS = (1, 2, 3, 4, 5)  # rlvr_lib.testbed.generator.LEVELS (tests/tes
 # rlvr_lib.testbed.tokenizer's BPE starts from the 256 byte-level symbols and the end-of-text token, so a smaller
 # vocabulary is never reached (tests/test_config.py checks the count)
 MIN_TESTBED_VOCAB = 257
-RESERVED_RUN_KEYS = ("method", "train", "train_data")
+RESERVED_RUN_KEYS = ("method", "train", "train_data", "seeds")
+MAX_SEED = 2**32 - 1  # numpy.random.seed accepts 0 .. 2**32 - 1
 TESTBED_BENCHMARK = "testbed"  # the eval set of data.source: testbed (data/generated/eval_testbed.jsonl)
 FULL_SET = "full"  # data/generated/train.jsonl, the data stage's training set
 FILTERED_SETS = ("erpo", "tepo")  # the filter_data stage's sets, data/filtered/<name>.jsonl (rlvr_lib.data_filters)
@@ -148,7 +149,8 @@ class TestbedConfig(TestbedModelConfig):
 
     __test__ = False
 
-    seed: Seed = setting(0, "seed of the task, tokenizer, model initialisation and SFT")
+    seed: Seed = setting(0, "seed of the task, the SFT solutions and the tokenizer")
+    policy_seed: Seed | None = setting(None, "seed of model initialisation and SFT training (null: seed)")
     n_eval: int = setting(256, "held-out evaluation problems")
     levels: tuple[int, ...] = setting((1, 2, 3), "difficulty levels")
     task: TestbedTask = setting("v3", "the task (data.testbed.task)")
@@ -362,7 +364,7 @@ class TepoFilterConfig:
     temperature: float | None = setting(None, "sampling temperature (null: train.temperature; tepo.txt: 1.0)")
     top_p: float | None = setting(None, "nucleus sampling (null: train.top_p)")
     max_new_tokens: int | None = setting(None, "completion tokens at most (null: train.max_completion_length)")
-    seed: Seed | None = setting(None, "sampling seed (null: params.yaml's top-level seed); one set for every run seed")
+    seed: Seed | None = setting(None, "sampling seed (null: the training seed whose base policy filters)")
     batch_size: int = setting(256, "sequences per generate call")
 
     def __post_init__(self) -> None:
@@ -468,7 +470,8 @@ class RunSpec:
     The entry's key names the run; reserved keys inside it: ``method`` (the registered method, default: the key
     itself, so ablations like ``opefo_static: {method: opefo, lambda_mode: static}`` need no code) and ``train``
     (overrides of the shared ``train`` section for this run) and ``train_data`` (its training set: ``full``, the
-    default, or a set of the filter_data stage, ``FILTERED_SETS``). Every other key is a method hyperparameter.
+    default, or a set of the filter_data stage, ``FILTERED_SETS``) and ``seeds`` (its training seeds, default the
+    top-level ``seeds``). Every other key is a method hyperparameter.
     """
 
     name: str
@@ -476,13 +479,14 @@ class RunSpec:
     hparams: dict[str, Any]
     train: TrainConfig
     train_data: str = FULL_SET
+    seeds: list[int] = dataclasses.field(default_factory=lambda: [0])
 
 
 @dataclass
 class Params:
     profile: Profile
-    seed: int  # the data splits and the base policy (shared by every training seed)
-    seeds: list[int]  # training seeds: every run trains and is evaluated once per seed
+    seed: int  # the data splits, the tokenizer and the SFT solutions (shared by every training seed)
+    seeds: list[int]  # default training seeds: a run trains and is evaluated once per seed (methods.<run>.seeds)
     data: DataConfig
     model: ModelConfig
     train: TrainConfig
@@ -492,17 +496,31 @@ class Params:
     data_filters: DataFiltersConfig = dataclasses.field(default_factory=DataFiltersConfig)
     papers: Any = None  # rlvr_lib.papers.config.PapersConfig, or None without a `papers` section
 
-    def testbed_build(self) -> TestbedConfig:
-        """The base policy's full build settings: the model section plus the data split it must hold out."""
+    def testbed_build(self, policy_seed: int) -> TestbedConfig:
+        """The build settings of training seed ``policy_seed``'s base policy: the model section plus the data split
+        it must hold out; model initialisation and SFT training use ``policy_seed``."""
         tb = self.data.testbed
         return TestbedConfig(
-            **vars(self.model.testbed), seed=self.testbed_seed, n_eval=tb.n_eval, levels=tb.levels, task=tb.task
+            **vars(self.model.testbed),
+            seed=self.testbed_seed,
+            policy_seed=policy_seed,
+            n_eval=tb.n_eval,
+            levels=tb.levels,
+            task=tb.task,
         )
 
+    @property
+    def all_seeds(self) -> list[int]:
+        """Every run's training seeds together, sorted: the seeds of the base policies (``models/base/seed<N>``)."""
+        return sorted({seed for spec in self.runs.values() for seed in spec.seeds})
+
     def train_config(self, run: str, seed: int) -> TrainConfig:
-        """Run ``run``'s settings with training seed ``seed`` (one of ``seeds``)."""
-        if seed not in self.seeds:
-            raise ValueError(f"seed {seed} is not in params.yaml 'seeds' {self.seeds}")
+        """Run ``run``'s settings with training seed ``seed`` (one of the run's ``seeds``)."""
+        seeds = self.runs[run].seeds
+        if seed not in seeds:
+            raise ValueError(
+                f"seed {seed} is not one of the seeds {seeds} of run '{run}' (params.yaml methods.{run}.seeds)"
+            )
         return dataclasses.replace(self.runs[run].train, seed=seed)
 
     @property
@@ -592,13 +610,12 @@ def parse_profile(raw: dict[str, Any], prefix: str, *, check_methods: bool) -> P
         raise ValueError(
             "params 'methods' must map run names to method settings (python -m rlvr_lib methods lists them)"
         )
-    if not top.seeds or len(set(top.seeds)) != len(top.seeds):
-        raise ValueError(f"seeds must be a non-empty list of distinct integers, got {top.seeds}")
+    check_seeds(top.seeds, at("seeds"))
     properties = build(PropertiesConfig, top.testbed_properties, at("testbed_properties"))
     runs = {}
     for name, entry in top.methods.items():
         try:
-            runs[name] = parse_run(name, entry, shared_train, check_methods)
+            runs[name] = parse_run(name, entry, shared_train, check_methods, default_seeds=top.seeds)
         except ValueError as err:
             if not prefix:
                 raise
@@ -649,7 +666,27 @@ def evaluated_benchmarks(data: DataConfig) -> tuple[str, ...]:
     return tuple(data.benchmarks) if data.source == "files" else (TESTBED_BENCHMARK,)
 
 
-def parse_run(name: str, entry: Any, shared_train: dict[str, Any], check_method: bool = True) -> RunSpec:
+def check_seeds(seeds: Any, path: str) -> list[int]:
+    """``seeds`` if it is a non-empty list of distinct integers in numpy's seed range, else an error naming ``path``."""
+    if (
+        not isinstance(seeds, list)
+        or not seeds
+        or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= MAX_SEED for s in seeds)
+        or len(set(seeds)) != len(seeds)
+    ):
+        raise ValueError(f"{path} must be a non-empty list of distinct integers in [0, {MAX_SEED}], got {seeds!r}")
+    return seeds
+
+
+def parse_run(
+    name: str,
+    entry: Any,
+    shared_train: dict[str, Any],
+    check_method: bool = True,
+    *,
+    default_seeds: list[int] | None = None,
+) -> RunSpec:
+    """One ``methods`` entry; ``default_seeds`` (the top-level ``seeds``, default [0]) unless it sets ``seeds``."""
     path = f"methods.{name}"
     if not re.fullmatch(r"[A-Za-z0-9_]+", name):
         raise ValueError(f"{path}: a run name uses letters, digits and '_' only (it names folders and DVC stages)")
@@ -673,11 +710,12 @@ def parse_run(name: str, entry: Any, shared_train: dict[str, Any], check_method:
             f"{path}.train_data: unknown training set {train_data!r}; valid: '{FULL_SET}' (data/generated/train.jsonl, "
             f"the default) or a set of the filter_data stage ({', '.join(FILTERED_SETS)}: data/filtered/<name>.jsonl)"
         )
+    seeds = check_seeds(entry.get("seeds", default_seeds or [0]), f"{path}.seeds")
     if check_method:
         from .methods import build_method
 
         build_method(method, hparams, path=path)
-    return RunSpec(name=name, method=method, hparams=hparams, train=train, train_data=train_data)
+    return RunSpec(name=name, method=method, hparams=hparams, train=train, train_data=train_data, seeds=list(seeds))
 
 
 class DuplicateKeyError(yaml.YAMLError):

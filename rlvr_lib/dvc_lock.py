@@ -1,12 +1,13 @@
 """Drop the dvc.lock entries of stages that dvc.yaml no longer defines.
 
-DVC keeps a removed or renamed stage's entry in dvc.lock for good: a run taken out of params.yaml ``methods``
-leaves its ``train@<run>-<seed>`` and ``eval@<run>-<seed>`` entries behind. Every ``dvc`` call reads them, and
-every stage commit re-reads and rewrites the whole lock in round-trip YAML (about 6 s for the 0.8 MB lock of the
-default pipeline on the project's CPU machine), so ``make repro`` prunes them at its end. Whole entries are cut from
-the text; every other byte stays as DVC wrote it.
+DVC keeps a removed or renamed stage's entry in dvc.lock for good: a seed taken out of params.yaml leaves its
+``base_model@<N>``, ``eval_base@<N>`` and ``filter_data@<N>`` entries in the root dvc.lock and its ``train@<N>`` and
+``eval@<N>`` entries in ``pipelines/<run>/dvc.lock`` behind (a removed run's folder goes with its lock:
+``rlvr_lib.dvc_stages``). Every ``dvc`` call reads them, and every stage commit re-reads and rewrites the whole lock
+in round-trip YAML (about 6 s for the 0.8 MB lock of the earlier one-file pipeline on the project's CPU machine), so
+``make repro`` prunes them at its end. Whole entries are cut from the text; every other byte stays as DVC wrote it.
 
-    python -m rlvr_lib.dvc_lock [--lock dvc.lock] [--check]
+    python -m rlvr_lib.dvc_lock [--lock dvc.lock] [--check]     # default: dvc.lock and every pipelines/*/dvc.lock
 """
 
 from __future__ import annotations
@@ -46,33 +47,47 @@ def prune(text: str, stage_names: set[str], path: str = "dvc.lock") -> tuple[str
     return "".join(kept), dropped
 
 
-def pipeline_stage_names(root: Path) -> set[str]:
-    """Every stage ``root/dvc.yaml`` defines, foreach entries expanded (``train@grpo-0``, ...)."""
+def pipeline_stage_names(dvc_file: Path) -> set[str]:
+    """Every stage ``dvc_file`` (a dvc.yaml) defines, foreach entries expanded (``base_model@0``, ``train@0``, ...);
+    none when the file is gone."""
     from dvc.dvcfile import load_file
     from dvc.repo import Repo
 
-    with Repo(str(root)) as repo:
-        return set(load_file(repo, str(root / "dvc.yaml")).stages)
+    if not dvc_file.is_file():
+        return set()
+    with Repo(str(dvc_file.resolve().parent), uninitialized=True) as repo:
+        return set(load_file(repo, str(dvc_file.resolve())).stages)
+
+
+def lock_files(root: Path) -> list[Path]:
+    """The pipeline's lock files: ``dvc.lock`` and ``pipelines/<run>/dvc.lock`` (those that exist)."""
+    return [p for p in [root / "dvc.lock", *sorted((root / "pipelines").glob("*/dvc.lock"))] if p.is_file()]
+
+
+def prune_file(lock: Path, check: bool) -> bool:
+    """Report (and unless ``check``, cut) ``lock``'s stale entries; True if it had any."""
+    text = lock.read_text()
+    pruned, dropped = prune(text, pipeline_stage_names(lock.with_name("dvc.yaml")), str(lock))
+    if not dropped:
+        print(f"{lock}: no stale entries")
+        return False
+    print(f"{lock}: {len(dropped)} entries of stages its dvc.yaml no longer defines: {', '.join(dropped)}")
+    if not check:
+        write_atomic(lock, pruned)
+        print(f"{lock}: removed them ({len(text)} -> {len(pruned)} characters)")
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lock", type=Path, default=Path("dvc.lock"), help="the lock file (dvc.lock)")
+    parser.add_argument("--lock", type=Path, help="one lock file (default: every lock file of the pipeline)")
     parser.add_argument("--check", action="store_true", help="only list stale entries; exit 1 if there are any")
     args = parser.parse_args(argv)
-    if not args.lock.is_file():
+    if args.lock is not None and not args.lock.is_file():
         parser.error(f"{args.lock}: no such lock file")
-    text = args.lock.read_text()
-    pruned, dropped = prune(text, pipeline_stage_names(args.lock.resolve().parent), str(args.lock))
-    if not dropped:
-        print(f"{args.lock}: no stale entries")
-        return 0
-    print(f"{args.lock}: {len(dropped)} entries of stages dvc.yaml no longer defines: {', '.join(dropped)}")
-    if args.check:
-        return 1
-    write_atomic(args.lock, pruned)
-    print(f"{args.lock}: removed them ({len(text)} -> {len(pruned)} characters)")
-    return 0
+    locks = [args.lock] if args.lock is not None else lock_files(Path("."))
+    stale = [prune_file(lock, args.check) for lock in locks]
+    return 1 if args.check and any(stale) else 0
 
 
 if __name__ == "__main__":

@@ -22,9 +22,9 @@ from .readers import read_json
 from .records import RowCheck, check_problems, prompt_fits, read_problems
 
 DATA_DIR = Path("data/generated")
-FILTERED_DIR = Path("data/filtered")  # the filter_data stage's training sets, <name>.jsonl
-FILTERED_INDEX = "index.json"  # rows and sha256 of each set in FILTERED_DIR
-BASE_MODEL_DIR = Path("models/base")
+FILTERED_DIR = Path("data/filtered")  # the filter_data stage's training sets, seed<N>/<name>.jsonl
+FILTERED_INDEX = "index.json"  # rows and sha256 of each set in a seed's folder of FILTERED_DIR
+BASE_MODEL_DIR = Path("models/base")  # one base policy per training seed, seed<N>/
 RUNS_DIR = Path("runs")
 PARTIAL_RUNS_DIR = RUNS_DIR / ".partial"
 FINGERPRINT_FILE = "fingerprint.json"  # in a partial run: the settings and inputs it was started with
@@ -67,12 +67,20 @@ def run_spec(params: Params, run: str) -> RunSpec:
     return params.runs[run]
 
 
-def training_seed(params: Params, seed: int | None) -> int:
-    """``seed`` (one of params' ``seeds``), or the first of ``seeds`` when None (a notebook's default)."""
+def run_seeds(params: Params, run: str) -> list[int]:
+    """The training seeds of ``run`` (``methods.<run>.seeds``), or of every run together for ``base``."""
+    return params.all_seeds if run == "base" else run_spec(params, run).seeds
+
+
+def training_seed(params: Params, seed: int | None, run: str = "base") -> int:
+    """``seed`` (one of ``run``'s training seeds; for ``base``, of any run's), or the first of them when None (a
+    notebook's default)."""
+    seeds = run_seeds(params, run)
     if seed is None:
-        return params.seeds[0]
-    if seed not in params.seeds:
-        raise ValueError(f"seed {seed} is not in params.yaml 'seeds' {params.seeds}")
+        return seeds[0]
+    if seed not in seeds:
+        where = "any run's seeds" if run == "base" else f"methods.{run}.seeds (default: the top-level seeds)"
+        raise ValueError(f"seed {seed} is not one of {where} in params.yaml: {seeds}")
     return seed
 
 
@@ -164,16 +172,22 @@ def files_data(cfg: DataConfig) -> tuple[list[dict[str, Any]], dict[str, list[di
     return train_rows, benchmarks, {"train_set": cfg.train_set, "train_steps": steps, "contamination": contamination}
 
 
-def training_data_file(train_data: str = FULL_SET) -> Path:
-    """The file of a run's ``train_data``: ``full`` is the data stage's set, any other name a filter_data set."""
-    return DATA_DIR / "train.jsonl" if train_data == FULL_SET else FILTERED_DIR / f"{train_data}.jsonl"
+def filtered_dir(seed: int) -> Path:
+    """The filter_data stage's sets of training seed ``seed`` (the base policy of that seed filtered them)."""
+    return FILTERED_DIR / seed_folder(seed)
 
 
-def training_records(train_data: str = FULL_SET, check: RowCheck | None = None) -> list[dict[str, Any]]:
+def training_data_file(train_data: str = FULL_SET, seed: int = 0) -> Path:
+    """The file of a run's ``train_data``: ``full`` is the data stage's set, any other name training seed
+    ``seed``'s filter_data set."""
+    return DATA_DIR / "train.jsonl" if train_data == FULL_SET else filtered_dir(seed) / f"{train_data}.jsonl"
+
+
+def training_records(train_data: str = FULL_SET, seed: int = 0, check: RowCheck | None = None) -> list[dict[str, Any]]:
     """The problems of training set ``train_data`` (``training_data_file``), each also passing ``check``."""
-    stage = "data" if train_data == FULL_SET else "filter_data"
+    stage = "data" if train_data == FULL_SET else f"filter_data@{seed}"
     hint = f"run the {stage} stage first (`dvc repro {stage}`)"
-    return read_problems(training_data_file(train_data), hint=hint, check=check)
+    return read_problems(training_data_file(train_data, seed), hint=hint, check=check)
 
 
 def eval_sets(check_for: Callable[[str], RowCheck | None] | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -193,13 +207,20 @@ def eval_sets(check_for: Callable[[str], RowCheck | None] | None = None) -> dict
 FILTER_REPORT_DIR = REPORTS_DIR / "data_filters"
 
 
-def stage_filter_data(params: Params) -> dict[str, Any]:
-    """The papers' training-set filters (``rlvr_lib.data_filters``) on ``data/generated/train.jsonl``: one set per
-    enabled entry of params' ``data_filters``, ``data/filtered/<name>.jsonl`` (the records unchanged, in file
-    order), with ``data/filtered/index.json`` (rows and sha256 per set) and a report, ``reports/data_filters/``
-    (README.md, filters.json: the rows left after each rule). Returns the report's summary."""
+def filter_report_dir(seed: int) -> Path:
+    """The filter_data stage's report of training seed ``seed``."""
+    return FILTER_REPORT_DIR / seed_folder(seed)
+
+
+def stage_filter_data(params: Params, seed: int | None = None) -> dict[str, Any]:
+    """The papers' training-set filters (``rlvr_lib.data_filters``) on ``data/generated/train.jsonl`` with training
+    seed ``seed``'s base policy: one set per enabled entry of params' ``data_filters``,
+    ``data/filtered/seed<N>/<name>.jsonl`` (the records unchanged, in file order), with ``index.json`` beside them
+    (rows and sha256 per set) and a report, ``reports/data_filters/seed<N>/`` (README.md, filters.json: the rows
+    left after each rule). Returns the report's summary."""
     from .data_filters import report_markdown
 
+    seed = training_seed(params, seed)
     cfg = params.data_filters
     records = training_records()
     summary: dict[str, Any] = {
@@ -209,14 +230,14 @@ def stage_filter_data(params: Params) -> dict[str, Any]:
     }
     sets = {}
     if cfg.erpo.enabled or cfg.tepo.enabled:
-        model, tokenizer = _load_policy(base_model_path(params), with_model=cfg.tepo.enabled)
+        model, tokenizer = _load_policy(base_model_path(params, seed), with_model=cfg.tepo.enabled)
     if cfg.erpo.enabled:
         sets["erpo"], summary["sets"]["erpo"] = _erpo_set(params, records, tokenizer)
     if cfg.tepo.enabled:
-        sets["tepo"], summary["sets"]["tepo"] = _tepo_set(params, records, model, tokenizer)
+        sets["tepo"], summary["sets"]["tepo"] = _tepo_set(params, records, model, tokenizer, seed)
     for name in sets:
-        summary["sets"][name]["file"] = str(FILTERED_DIR / f"{name}.jsonl")
-    with staging_dir(".", "filter_data") as staged:
+        summary["sets"][name]["file"] = str(training_data_file(name, seed))
+    with staging_dir(".", f"filter_data_{seed}") as staged:
         (staged / "filtered").mkdir()
         index = {}
         for name, rows in sets.items():
@@ -227,7 +248,7 @@ def stage_filter_data(params: Params) -> dict[str, Any]:
         (staged / "report").mkdir()
         write_json_atomic(staged / "report" / "filters.json", summary)
         write_atomic(staged / "report" / "README.md", report_markdown(summary))
-        publish({staged / "filtered": FILTERED_DIR, staged / "report": FILTER_REPORT_DIR})
+        publish({staged / "filtered": filtered_dir(seed), staged / "report": filter_report_dir(seed)})
     return summary
 
 
@@ -272,12 +293,12 @@ def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict
     }
 
 
-def _tepo_set(params: Params, records: list[dict], model, tokenizer) -> tuple[list[dict], dict[str, Any]]:
-    """TEPO's set (the base policy's groups, sampled once) and its report entry, with kept rows per level and, on
-    testbed task v3, per kind of problem (trap or plain sum)."""
+def _tepo_set(params: Params, records: list[dict], model, tokenizer, seed: int) -> tuple[list[dict], dict[str, Any]]:
+    """TEPO's set (training seed ``seed``'s base policy's groups, sampled once with that seed) and its report entry,
+    with kept rows per level and, on testbed task v3, per kind of problem (trap or plain sum)."""
     from . import data_filters as filters
 
-    sampling = params.data_filters.tepo.sampling(params.train, params.seed)
+    sampling = params.data_filters.tepo.sampling(params.train, seed)
     kept, counts = filters.group_outcome_filter(
         records, filters.sample_correctness(model, tokenizer, records, **sampling)
     )
@@ -318,36 +339,46 @@ def _testbed_solutions(params: Params) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- stage: base_model
-def stage_base_model(params: Params) -> Path:
-    """Build + SFT the testbed base policy into models/base, or record the external model params name."""
+def base_model_dir(seed: int) -> Path:
+    """The testbed base policy of training seed ``seed``: ``models/base/seed<N>``."""
+    return BASE_MODEL_DIR / seed_folder(seed)
+
+
+def stage_base_model(params: Params, seed: int | None = None) -> Path:
+    """Build + SFT training seed ``seed``'s testbed base policy into models/base/seed<N> (model initialisation and
+    SFT seeded by ``seed``; task, SFT solutions and tokenizer by the top-level ``seed``), or record the external
+    model params name."""
     from .testbed import build_base_policy
 
+    seed = training_seed(params, seed)
+    out = base_model_dir(seed)
     if params.model.path is not None:
-        with staging_dir(".", "base_model") as staged:
+        with staging_dir(".", f"base_model_{seed}") as staged:
             write_json_atomic(staged / "base" / EXTERNAL_MODEL_FILE, {"path": params.model.path})
-            publish({staged / "base": BASE_MODEL_DIR})
+            publish({staged / "base": out})
         return Path(params.model.path)
-    config = params.testbed_build()
-    with staging_dir(".", "base_model") as staged:
-        build_base_policy(staged / "base", config)
-        publish({staged / "base": BASE_MODEL_DIR})
-    return BASE_MODEL_DIR
+    with staging_dir(".", f"base_model_{seed}") as staged:
+        build_base_policy(staged / "base", params.testbed_build(seed))
+        publish({staged / "base": out})
+    return out
 
 
-def base_model_path(params: Params) -> str:
-    """Where the base policy lives: params' model.path (local folder or hub id) or the built testbed model."""
+def base_model_path(params: Params, seed: int) -> str:
+    """Where training seed ``seed``'s base policy lives: params' model.path (local folder or hub id, one for every
+    seed) or the testbed model built for that seed."""
     from .train import check_model_folder
 
     if params.model.path is not None:
         check_model_folder(params.model.path)
         return params.model.path
-    if not (BASE_MODEL_DIR / "config.json").exists():
+    folder = base_model_dir(seed)
+    if not (folder / "config.json").exists():
         raise FileNotFoundError(
-            f"no base model in {BASE_MODEL_DIR}: run the base_model stage (`dvc repro base_model`) or set "
+            f"no base model in {folder}: run the base_model stage (`dvc repro base_model@{seed}`) or set "
             "model.path in params.yaml to a model folder"
         )
-    check_model_folder(BASE_MODEL_DIR)
-    return str(BASE_MODEL_DIR)
+    check_model_folder(folder)
+    return str(folder)
 
 
 # ----------------------------------------------------------------------------- stage: train
@@ -362,18 +393,18 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     from . import train as training
 
     spec = run_spec(params, run)
-    seed = training_seed(params, seed)
+    seed = training_seed(params, seed, run)
     cfg = params.train_config(run, seed)
     folder = Path(run) / seed_folder(seed)
     work = PARTIAL_RUNS_DIR / folder
     training.grpo_config(cfg, work)  # TRL's own checks
-    model_path = base_model_path(params)
+    model_path = base_model_path(params, seed)
     records = training_records(
-        spec.train_data, prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length")
+        spec.train_data, seed, prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length")
     )
     if len(records) < cfg.rollout_prompts:
         raise ValueError(
-            f"methods.{run}: its training set '{spec.train_data}' ({training_data_file(spec.train_data)}) holds "
+            f"methods.{run}: its training set '{spec.train_data}' ({training_data_file(spec.train_data, seed)}) holds "
             f"{len(records)} problems, fewer than one rollout batch of {cfg.rollout_prompts} prompts (prompts_per_step "
             "x steps_per_generation / gradient_accumulation_steps), of which TRL would train no step"
         )
@@ -384,7 +415,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         "model": model_path,
         "model_files": folder_digest(model_path),
         "train_data": spec.train_data,
-        "data": file_digest(training_data_file(spec.train_data)),
+        "data": file_digest(training_data_file(spec.train_data, seed)),
     }
     from accelerate import PartialState
 
@@ -451,7 +482,7 @@ def model_for_run(params: Params, run: str, seed: int) -> str:
     from .train import check_model_folder
 
     if run == "base":
-        return base_model_path(params)
+        return base_model_path(params, seed)
     run_spec(params, run)
     final = RUNS_DIR / run / seed_folder(seed) / "final"
     if not (final / "config.json").exists():
@@ -468,7 +499,7 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
 
     from .eval import evaluate_benchmark, write_results
 
-    seed = training_seed(params, seed)
+    seed = training_seed(params, seed, run)
     path = model_for_run(params, run, seed)
     problems_by_set = eval_sets(
         lambda name: prompt_fits(path, params.eval.for_benchmark(name)["max_new_tokens"], "eval.max_new_tokens")
@@ -544,8 +575,8 @@ def stage_testbed_properties(params: Params) -> dict[str, Any]:
     problems = eval_sets()["testbed"]
     sampling = {"temperature": e.temperature, "top_p": e.top_p, "max_new_tokens": e.max_new_tokens}
     v3 = params.data.testbed.task == "v3"
-    histories = {}
-    for seed in params.seeds:  # check every input before sampling anything
+    histories, seeds = {}, run_seeds(params, cfg.run)
+    for seed in seeds:  # check every input before sampling anything
         path = TRAINING_LOGS_DIR / cfg.run / seed_folder(seed) / "history.json"
         histories[seed] = read_json(path, list, hint=f"(re)run `dvc repro -f train@{cfg.run}-{seed}`")
         model_for_run(params, cfg.run, seed)
@@ -567,12 +598,12 @@ def stage_testbed_properties(params: Params) -> dict[str, Any]:
             )
         return result
 
-    base_seed = params.seeds[0]
-    base = measure(base_model_path(params), base_seed)
-    runs = {seed: measure(model_for_run(params, cfg.run, seed), seed) for seed in params.seeds}
+    base_seed = seeds[0]  # the base policy of the run's first seed, sampled with that seed
+    base = measure(base_model_path(params, base_seed), base_seed)
+    runs = {seed: measure(model_for_run(params, cfg.run, seed), seed) for seed in seeds}
     summary = properties.summarise(base, runs, histories, n=cfg.n, last=cfg.entropy_last, n_boot=e.n_boot)
 
-    model, tokenizer = load(base_model_path(params))
+    model, tokenizer = load(base_model_path(params, base_seed))
     regenerate = {"temperature": e.temperature, "max_new_tokens": e.max_new_tokens}  # the protocol samples top_p 1
     responses = collect_correct_responses(
         model, tokenizer, problems, n=cfg.perturb_samples, seed=base_seed, batch_size=e.batch_size, **regenerate
@@ -630,9 +661,9 @@ def stage_report(params: Params) -> Path:
 
     runs = list(params.runs)
     for run in ["base", *runs]:
-        for seed in params.seeds:
+        for seed in run_seeds(params, run):
             check_eval_settings(params, run, seed)
-    by_seed = {run: {seed: seed_folder(seed) for seed in params.seeds} for run in ["base", *runs]}
+    by_seed = {run: {seed: seed_folder(seed) for seed in run_seeds(params, run)} for run in ["base", *runs]}
     histories = load_histories({run: {s: TRAINING_LOGS_DIR / run / f for s, f in by_seed[run].items()} for run in runs})
     evals = load_eval_results(
         {run: {s: EVAL_DIR / run / f for s, f in folders.items()} for run, folders in by_seed.items()},
@@ -650,6 +681,7 @@ def stage_report(params: Params) -> Path:
                 "method": s.method,
                 **s.hparams,
                 **({"train_data": s.train_data} if s.train_data != FULL_SET else {}),
+                **({"seeds": s.seeds} if s.seeds != params.seeds else {}),
             }
             for name, s in params.runs.items()
         },
@@ -660,8 +692,12 @@ def stage_report(params: Params) -> Path:
             "The testbed's measured properties: base headroom, GRPO's entropy collapse and sharpening per seed, "
             "ERPO's perturbation study"
         ] = "testbed/README.md"
-    if (FILTER_REPORT_DIR / "README.md").exists():
-        links["The papers' training-set filters (ERPO, TEPO): problems left after each rule"] = "data_filters/README.md"
+    first = params.all_seeds[0]
+    if (filter_report_dir(first) / "README.md").exists():
+        links[
+            f"The papers' training-set filters (ERPO, TEPO): problems left after each rule (seed {first}'s base "
+            "policy; every seed's in data_filters/)"
+        ] = f"data_filters/{seed_folder(first)}/README.md"
     papers = []
     if params.papers is not None:
         from .papers.config import PAPER_TITLES

@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from math_verify import parse, verify
-
 log = logging.getLogger(__name__)
 
 GRADE_TIMEOUT_S = 3.0  # wall-clock budget of the math-verify step of one grade() call
@@ -129,11 +127,20 @@ for _name in ("math_verify.parser", "math_verify.grader"):
     logging.getLogger(_name).addFilter(_TimeoutDisabledFilter())
 
 
+def _math_verify_module():
+    """math_verify, imported on first use: it pulls in sympy (about a second), which grading plain numbers (every
+    testbed answer) never needs. Callers import it before any time budget starts."""
+    import math_verify
+
+    return math_verify
+
+
 def _math_verify(gold: str, answer: str) -> bool:
     """math-verify equivalence of two normalised answers, without any time limit."""
-    gold_parsed = parse(f"${gold}$", parsing_timeout=None)
-    answer_parsed = parse(f"${answer}$", parsing_timeout=None)
-    return bool(gold_parsed and answer_parsed and verify(gold_parsed, answer_parsed, timeout_seconds=None))
+    mv = _math_verify_module()
+    gold_parsed = mv.parse(f"${gold}$", parsing_timeout=None)
+    answer_parsed = mv.parse(f"${answer}$", parsing_timeout=None)
+    return bool(gold_parsed and answer_parsed and mv.verify(gold_parsed, answer_parsed, timeout_seconds=None))
 
 
 class _Deadline(BaseException):
@@ -221,6 +228,7 @@ def _math_verify_in_worker(gold: str, answer: str, budget: float) -> bool | None
 def worker_loop() -> None:
     """Body of the grading subprocess: answer requests from stdin until it closes."""
     replies, sys.stdout = sys.stdout, sys.stderr  # stray prints must not corrupt the protocol
+    _math_verify_module()  # before "ready": the import is start-up time, not a request's budget
     print("ready", file=replies, flush=True)
     for line in sys.stdin:
         gold, answer = json.loads(line)
@@ -232,6 +240,7 @@ def worker_loop() -> None:
 
 
 def _bounded_math_verify(gold: str, answer: str, budget: float) -> bool | None:
+    _math_verify_module()  # the first call's import must not count against the budget
     if threading.current_thread() is threading.main_thread():
         return _math_verify_main_thread(gold, answer, budget)
     return _math_verify_in_worker(gold, answer, budget)
@@ -290,7 +299,7 @@ def gold_answer_error(gold: object) -> str | None:
     if (why := pathology(text)) is not None:
         return f"{shown} is rejected by the grader ({why}): every response would score 0"
     try:
-        parsed = parse(f"${text}$", parsing_timeout=GRADE_TIMEOUT_S)
+        parsed = _math_verify_module().parse(f"${text}$", parsing_timeout=GRADE_TIMEOUT_S)
     except Exception as exc:  # math-verify / sympy crash on odd input
         return f"{shown} makes math-verify fail ({type(exc).__name__}): every response would score 0"
     return None if parsed else f"{shown} cannot be parsed by math-verify: every response would score 0"

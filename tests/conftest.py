@@ -77,7 +77,7 @@ def _build_workspace(root: Path, sft: bool) -> Path:
         if sft:
             pipeline.stage_base_model(params)
         else:
-            save_tiny(root / pipeline.BASE_MODEL_DIR)
+            save_tiny(root / pipeline.base_model_dir(params.all_seeds[0]))
     finally:
         os.chdir(cwd)
     return root
@@ -92,7 +92,7 @@ def trained_workspace_template(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def light_workspace_template(tmp_path_factory) -> Path:
-    """params.yaml, the data stage's files and the tiny random model as models/base (seconds to build)."""
+    """params.yaml, the data stage's files and the tiny random model as models/base/seed0 (seconds to build)."""
     return _build_workspace(tmp_path_factory.mktemp("light_workspace") / "repo", sft=False)
 
 

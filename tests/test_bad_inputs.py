@@ -95,7 +95,10 @@ PARAMS_CASES = {
     "run name with a slash": ({"methods": {"a/b": {"method": "grpo"}}}, "methods.a/b: a run name uses letters"),
     "run entry not a mapping": ({"methods": {"grpo": 3}}, "methods.grpo must be a mapping"),
     "empty methods": ({"methods": {}}, "params 'methods' must map run names"),
-    "seed not in seeds": ({"seeds": [1, 2]}, "seed 0 is not in params.yaml 'seeds' [1, 2]"),
+    "seed not in seeds": (
+        {"seeds": [1, 2]},
+        "seed 0 is not one of methods.grpo.seeds (default: the top-level seeds) in params.yaml: [1, 2]",
+    ),
     "duplicate seeds": ({"seeds": [0, 0]}, "seeds must be a non-empty list of distinct integers"),
     "seeds in the smoke profile": ({"smoke": {"seeds": [0]}}, "smoke.seeds: seeds define dvc.yaml's stages"),
     "unknown profile": ({"profile": "fast"}, "profile must be one of ['default', 'smoke']"),
@@ -283,7 +286,7 @@ def test_model_folder_without_weights(repo, set_params, tmp_path):
     folder = tmp_path / "half"
     folder.mkdir()
     for name in ("config.json", "tokenizer.json", "tokenizer_config.json"):
-        (folder / name).write_bytes((repo / "models/base" / name).read_bytes())
+        (folder / name).write_bytes((repo / "models/base/seed0" / name).read_bytes())
     set_params(model={"path": str(folder)})
     train_stage_fails(repo, FileNotFoundError, "lacks weights")
 
@@ -396,7 +399,9 @@ def test_missing_training_data(repo):
 
 def test_missing_filtered_set_says_which_stage_to_run(repo, set_params):
     set_params(methods={"grpo": {"train_data": "tepo"}}, data_filters={"tepo": {"enabled": True}})
-    train_stage_fails(repo, FileNotFoundError, "data/filtered/tepo.jsonl not found: run the filter_data stage first")
+    train_stage_fails(
+        repo, FileNotFoundError, "data/filtered/seed0/tepo.jsonl not found: run the filter_data@0 stage first"
+    )
 
 
 def test_empty_benchmark_file_named_before_sampling(repo):

@@ -141,8 +141,8 @@ def test_typed_leaves():
         {**BASE, "data": {"testbed": {"n_eval": 7, "levels": [2]}}, "model": {"testbed": {"sft_steps": 3}}}
     )
     assert p.data.testbed.n_eval == 7 and p.model.testbed.sft_steps == 3
-    build = p.testbed_build()
-    assert (build.seed, build.n_eval, build.levels, build.sft_steps) == (3, 7, (2,), 3)
+    build = p.testbed_build(5)
+    assert (build.seed, build.policy_seed, build.n_eval, build.levels, build.sft_steps) == (3, 5, 7, (2,), 3)
     assert isinstance(TrainConfig().learning_rate, float)
 
 

@@ -123,7 +123,7 @@ def testbed_repo(tmp_path, monkeypatch):
     (tmp_path / "data" / "generated").mkdir(parents=True)
     rows = "".join(json.dumps(r) + "\n" for r in to_records(train))
     (tmp_path / "data" / "generated" / "train.jsonl").write_text(rows)
-    save_tiny(tmp_path / "models" / "base")
+    save_tiny(tmp_path / "models" / "base" / "seed0")
     params = {
         "seed": 0,
         "seeds": [0],
@@ -144,33 +144,35 @@ def test_filter_data_stage_writes_the_enabled_sets_and_the_report(testbed_repo):
     root, write = testbed_repo
     params = write({"erpo": {"enabled": True, "levels": [2, 3], "fraction": 1.0}})
     summary = pipeline.stage_filter_data(params)
-    kept = [json.loads(line) for line in (root / "data/filtered/erpo.jsonl").read_text().splitlines()]
+    kept = [json.loads(line) for line in (root / "data/filtered/seed0/erpo.jsonl").read_text().splitlines()]
     assert (
         len(kept) == 20
         and {r["level"] for r in kept} == {2, 3}
         and set(kept[0]) == {"prompt", "answer", "level", "uid"}
     )
     assert summary["sets"]["erpo"]["counts"] == {"input": 30, "levels": 20, "solution_length": 20}
-    assert summary["not_built"] == ["tepo"] and not (root / "data/filtered/tepo.jsonl").exists()
-    index = json.loads((root / "data/filtered/index.json").read_text())
+    assert summary["not_built"] == ["tepo"] and not (root / "data/filtered/seed0/tepo.jsonl").exists()
+    index = json.loads((root / "data/filtered/seed0/index.json").read_text())
     assert index["erpo"]["rows"] == 20
-    readme = (root / "reports/data_filters/README.md").read_text()
+    readme = (root / "reports/data_filters/seed0/README.md").read_text()
     assert "| levels [2, 3] | 20 |" in readme and "| 0.1 | 6.4 | 0 |" in readme
-    assert json.loads((root / "reports/data_filters/filters.json").read_text())["input"]["rows"] == 30
+    assert json.loads((root / "reports/data_filters/seed0/filters.json").read_text())["input"]["rows"] == 30
     assert pipeline.training_records("erpo") == kept
 
 
 def test_filter_data_stage_stops_on_an_empty_set_and_keeps_the_previous_outputs(testbed_repo):
     root, write = testbed_repo
     pipeline.stage_filter_data(write({"erpo": {"enabled": True, "levels": [2, 3], "fraction": 1.0}}))
-    before = (root / "data/filtered/erpo.jsonl").read_text()
+    before = (root / "data/filtered/seed0/erpo.jsonl").read_text()
     with pytest.raises(ValueError, match="TEPO's group rule .* leaves no training problem"):  # untrained: all wrong
         pipeline.stage_filter_data(write({"erpo": {"enabled": True, "fraction": 1.0}, "tepo": {"enabled": True}}))
-    assert (root / "data/filtered/erpo.jsonl").read_text() == before
+    assert (root / "data/filtered/seed0/erpo.jsonl").read_text() == before
 
 
 def test_a_run_on_a_set_that_is_not_there_says_which_stage_to_run(testbed_repo):
     _, write = testbed_repo
     write({})
-    with pytest.raises(FileNotFoundError, match=r"data/filtered/tepo.jsonl not found: run the filter_data stage"):
+    with pytest.raises(
+        FileNotFoundError, match=r"data/filtered/seed0/tepo.jsonl not found: run the filter_data@0 stage"
+    ):
         pipeline.training_records("tepo")

@@ -73,7 +73,7 @@ def smoke_repo(tmp_path_factory):
         # generated reports are rebuilt below; dvc.lock records the committed (default-profile) pipeline, none of
         # whose entries hold for the smoke profile, and at 150 runs its ~0.8 MB made every stage's lock rewrite
         # (pure-Python round-trip YAML) cost ~8 s
-        if (REPO / rel).is_file() and not rel.startswith("reports/") and rel != "dvc.lock":
+        if (REPO / rel).is_file() and not rel.startswith("reports/") and not rel.endswith("dvc.lock"):
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / rel, root / rel)
     params = yaml.safe_load((root / "params.yaml").read_text())
@@ -94,7 +94,8 @@ def smoke_repo(tmp_path_factory):
         "GIT_COMMITTER_NAME": "ci",
         "GIT_COMMITTER_EMAIL": "ci@example.org",
     }
-    run([sys.executable, "-m", "rlvr_lib.papers.dvc_stages"], root, env)
+    run([sys.executable, "-m", "rlvr_lib.dvc_stages"], root, env)  # also deletes the folders of the runs left out
+    assert sorted(p.name for p in (root / "pipelines").iterdir() if p.is_dir()) == sorted(E2E_RUNS)
     run(["git", "init", "-q"], root, env)
     run(["git", "add", "-A"], root, env)
     run(["git", "commit", "-qm", "smoke copy"], root, env)
@@ -119,6 +120,7 @@ def test_every_report_file_appears_with_finite_metrics(smoke_repo):
     ]
     for seed in params["seeds"]:
         expected += [f"reports/metrics/base/seed{seed}.json", f"reports/eval/base/seed{seed}/results.json"]
+        expected += [f"models/base/seed{seed}/config.json", f"data/filtered/seed{seed}/index.json"]
         for run_name in runs:
             expected += [
                 f"reports/metrics/{run_name}/seed{seed}.json",
@@ -147,18 +149,22 @@ TARGET_NAMES = ("base_mean", "base_pass", "entropy_ratio", "mean_gain", "sharpen
 def test_filter_stage_builds_each_set_and_runs_train_on_theirs(smoke_repo):
     root, _, params = smoke_repo
     train = [json.loads(line) for line in (root / "data/generated/train.jsonl").read_text().splitlines()]
-    index = json.loads((root / "data/filtered/index.json").read_text())
-    summary = json.loads((root / "reports/data_filters/filters.json").read_text())
-    assert set(index) == {"erpo", "tepo"} and summary["not_built"] == []
-    for name in index:
-        rows = [json.loads(line) for line in (root / f"data/filtered/{name}.jsonl").read_text().splitlines()]
-        assert 0 < len(rows) == index[name]["rows"] < len(train) and all(r in train for r in rows), name
-    erpo = summary["sets"]["erpo"]["counts"]
-    assert erpo["input"] == len(train) > erpo["levels"] >= erpo["solution_length"] == index["erpo"]["rows"]
-    tepo = summary["sets"]["tepo"]["counts"]
-    assert tepo["all_correct"] + tepo["all_wrong"] + tepo["kept"] == len(train)
-    assert "| levels [2, 3] |" in (root / "reports/data_filters/README.md").read_text()
-    assert "(data_filters/README.md)" in (root / "reports/README.md").read_text()
+    for seed in params["seeds"]:  # one set per training seed, filtered by that seed's base policy
+        folder, report = root / f"data/filtered/seed{seed}", root / f"reports/data_filters/seed{seed}"
+        index = json.loads((folder / "index.json").read_text())
+        summary = json.loads((report / "filters.json").read_text())
+        assert set(index) == {"erpo", "tepo"} and summary["not_built"] == []
+        for name in index:
+            rows = [json.loads(line) for line in (folder / f"{name}.jsonl").read_text().splitlines()]
+            assert 0 < len(rows) == index[name]["rows"] < len(train) and all(r in train for r in rows), name
+        erpo = summary["sets"]["erpo"]["counts"]
+        assert erpo["input"] == len(train) > erpo["levels"] >= erpo["solution_length"] == index["erpo"]["rows"]
+        tepo = summary["sets"]["tepo"]["counts"]
+        assert tepo["all_correct"] + tepo["all_wrong"] + tepo["kept"] == len(train)
+        assert summary["sets"]["tepo"]["settings"]["seed"] == seed
+        assert "| levels [2, 3] |" in (report / "README.md").read_text()
+    first = params["seeds"][0]
+    assert f"(data_filters/seed{first}/README.md)" in (root / "reports/README.md").read_text()
     for run_name in params["methods"]:
         for seed in params["seeds"]:
             logged = yaml.safe_load((root / f"reports/training/{run_name}/seed{seed}/params.yaml").read_text())
@@ -171,6 +177,9 @@ def stages_run(output: str) -> set[str]:
 
 def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     root, env, params = smoke_repo
+    pairs = len(params["methods"]) * len(params["seeds"])
+    lanes = run([sys.executable, "-m", "rlvr_lib.repro_lanes", "--jobs", "2"], root, env).stdout
+    assert f"{pairs} of {pairs} (run, seed) pairs are up to date" in lanes and "(run, seed) pairs: 0 to run" in lanes
     assert stages_run(run(["dvc", "repro"], root, env).stdout) == set()
     changed = dict(params)
     changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
@@ -183,8 +192,9 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
         return {n for v in runs.values() for n in ([v] if isinstance(v, str) else v)}
 
     readers = {f"paper_{p}" for p in PAPERS if p != "summary" and "dapo" in names(params["papers"][p]["runs"])}
-    expected = {"check_params", "train@dapo-0", "train@dapo-1", "report", "paper_summary", *readers}
-    assert ran - {"eval@dapo-0", "eval@dapo-1"} == expected
+    dapo = {f"pipelines/dapo/dvc.yaml:{stage}@{seed}": stage for stage in ("train", "eval") for seed in (0, 1)}
+    expected = {"check_params", *[s for s, stage in dapo.items() if stage == "train"], "report", "paper_summary"}
+    assert ran - {s for s, stage in dapo.items() if stage == "eval"} == expected | readers
 
 
 def test_every_run_made_a_real_update(smoke_repo):
@@ -193,10 +203,15 @@ def test_every_run_made_a_real_update(smoke_repo):
     from safetensors.torch import load_file
 
     root, _, params = smoke_repo
-    base = load_file(root / "models/base/model.safetensors")
+    bases = {seed: load_file(root / f"models/base/seed{seed}/model.safetensors") for seed in params["seeds"]}
+    base0, base1 = bases[params["seeds"][0]], bases[params["seeds"][1]]
+    assert any(not torch.equal(base0[k], base1[k]) for k in base0), "the seeds' base policies are one model"
+    tokenizers = {(root / f"models/base/seed{seed}/tokenizer.json").read_bytes() for seed in params["seeds"]}
+    assert len(tokenizers) == 1, "the tokenizer must follow the top-level seed only"
     for run_name in params["methods"]:
         finals = []
         for seed in params["seeds"]:
+            base = bases[seed]
             history = json.loads((root / f"reports/training/{run_name}/seed{seed}/history.json").read_text())
             norms = [row["grad_norm"] for row in history]
             assert all(math.isfinite(g) for g in norms) and any(g > 0 for g in norms), (run_name, seed, norms)

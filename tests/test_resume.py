@@ -64,7 +64,7 @@ def train_uninterrupted(set_params, micro_batches: int, save_steps: int):
     set_params(train=train_section, methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
     params = pipeline.load_params()
     uninterrupted = pipeline.stage_train(params, "grpo")
-    base = load_file(pipeline.BASE_MODEL_DIR / "model.safetensors")
+    base = load_file(pipeline.base_model_dir(0) / "model.safetensors")
     assert any(not torch.equal(base[k], v) for k, v in weights("grpo").items()), "training did not change the model"
     assert any(row.get("reward_std", 0) > 0 for row in uninterrupted), "rewards never varied: no real update"
     kl_rows = [row["step"] for row in uninterrupted if "kl_to_reference" in row]

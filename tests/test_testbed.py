@@ -224,6 +224,18 @@ def test_build_base_policy_tiny(tmp_path):
     assert gen.shape[1] > enc["input_ids"].shape[1]
 
 
+def test_policy_seed_changes_the_weights_but_not_the_tokenizer(tmp_path):
+    """Per-seed base policies: model init and SFT follow policy_seed; task, SFT data and tokenizer follow seed."""
+    built = {
+        name: build_base_policy(tmp_path / name, TestbedConfig(seed=1, policy_seed=ps), **TINY)
+        for name, ps in (("a", 5), ("a_again", 5), ("b", 6))
+    }
+    weights = {name: state_hash(AutoModelForCausalLM.from_pretrained(out)) for name, out in built.items()}
+    assert weights["a"] == weights["a_again"] != weights["b"]
+    tokenizers = {(out / "tokenizer.json").read_bytes() for out in built.values()}
+    assert len(tokenizers) == 1
+
+
 def test_build_base_policy_failure_leaves_nothing(tmp_path, monkeypatch):
     def broken_sft(*args, **kwargs):
         raise RuntimeError("sft exploded")

@@ -197,9 +197,9 @@ def test_pipeline_takes_the_task_from_data_testbed(tmp_path, monkeypatch):
     from rlvr_lib.records import read_jsonl
 
     base = {"methods": {"grpo": {}}, "data": {"testbed": {"n_train": 30, "n_eval": 12}}}
-    assert parse_params(base).testbed_build().task == "v3"  # the default
+    assert parse_params(base).testbed_build(0).task == "v3"  # the default
     params = parse_params({**base, "data": {"testbed": {"n_train": 30, "n_eval": 12, "task": "v3"}}})
-    assert params.testbed_build().task == "v3" and params.testbed_build().solutions_per_problem == 4
+    assert params.testbed_build(0).task == "v3" and params.testbed_build(0).solutions_per_problem == 4
     monkeypatch.chdir(tmp_path)
     stage_data(params)
     rows = read_jsonl(tmp_path / "data/generated/train.jsonl") + read_jsonl(

@@ -18,10 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import torch
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOP_PERCENTS = (0.01, 1.0, 20.0, 40.0, 100.0)  # table 1's columns
 SIDES = ("pos", "neg")
@@ -113,4 +116,6 @@ def percentile_table(
                 raise KeyError(f"history has no column {key!r}: was the run logged with log_percentiles?")
             cells[f"top {p:g}%"] = float(rows[key].mean())
         table[label] = cells
+    import pandas as pd  # here, not at the top: every method module imports this one, and pandas costs about a second
+
     return pd.DataFrame.from_dict(table, orient="index")

@@ -321,9 +321,9 @@ class PaperBase:
                 try:
                     values = self.results.per_seed(run, fn)
                 except NotTestable:
-                    values = np.full(len(self.results.seeds), math.nan)
+                    values = np.full(len(self.results.seeds_of(run)), math.nan)
                 raw[name] = float(np.mean(values))
-                for seed, v in zip(self.results.seeds, values, strict=True):
+                for seed, v in zip(self.results.seeds_of(run), values, strict=True):
                     raw[f"{name}_seed{seed}"] = float(v)
                 per_seed = ", ".join(fmt(v, digits) for v in values)
                 shown[name] = f"{fmt(float(np.mean(values)), digits)} ({per_seed})"
@@ -410,20 +410,22 @@ class PaperBase:
                     "updates / rollout": str(self.results.updates_per_rollout(run)),
                     "steps": str(spec.train.max_steps),
                     "training set": spec.train_data,
+                    "seeds": ", ".join(map(str, spec.seeds)),
                 }
             )
         flat = _flatten(dataclasses.asdict(self.settings))
         filtered = sorted({self.params.runs[r].train_data for r in paper_runs(self.settings, trained_only=True)})
         data_note = (
             " Training sets: `full` is every training problem; any other is the filter_data stage's set of that "
-            "name, the paper's data filter on the testbed (`data/filtered/<set>.jsonl`, counts in "
-            "reports/data_filters/README.md)."
+            "name, the paper's data filter on the testbed, applied with each training seed's base policy "
+            "(`data/filtered/seed<N>/<set>.jsonl`, counts in reports/data_filters/seed<N>/README.md)."
             if filtered != [FULL_SET]
             else ""
         )
         return "\n".join(
             [
-                f"Training seeds: {self.params.seeds}; profile `{self.params.profile}`. {SHARED_PROTOCOL}{data_note}",
+                f"Training seeds: {self.params.seeds} unless a run sets its own (the table's `seeds`); profile "
+                f"`{self.params.profile}`. {SHARED_PROTOCOL}{data_note}",
                 "",
                 markdown_table(pd.DataFrame(rows).fillna(MISSING)),
                 f"`papers.{self.name}` in params.yaml:",

@@ -853,9 +853,7 @@ def per_response_accuracy(trials, n_responses: int, which: str, perturbed: bool)
 def policy_path(params, policy: str) -> str:
     from .. import pipeline
 
-    if policy == "base":
-        return pipeline.base_model_path(params)
-    return pipeline.model_for_run(params, policy, params.seeds[0])
+    return pipeline.model_for_run(params, policy, params.seeds[0])  # base: the first seed's base policy
 
 
 def run_perturbation(params, settings) -> dict:

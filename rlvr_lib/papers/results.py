@@ -1,7 +1,7 @@
 """The pipeline's outputs for the runs a paper uses: per-problem evaluation values and training histories, by seed.
 
 Reads ``reports/eval/<run>/seed<N>/results.json`` (written by the ``eval`` / ``eval_base`` stages) and
-``reports/training/<run>/seed<N>/history.json`` (the ``train`` stage) for every seed of params' ``seeds``,
+``reports/training/<run>/seed<N>/history.json`` (the ``train`` stage) for every seed of the run's ``seeds``,
 refusing evaluations sampled with other settings than params.yaml's (``pipeline.check_eval_settings``).
 
 Comparisons of two runs go through the guard of ``rlvr_lib.papers.guard`` (the runs may differ only in what the claim
@@ -43,13 +43,14 @@ def metric_bounds(metric: str) -> tuple[float, float] | None:
 
 
 class RunResults:
-    """Lazy access to the reports of ``runs`` (``base`` included when named) over params' ``seeds``."""
+    """Lazy access to the reports of ``runs`` (``base`` included when named), each over its own seeds
+    (``methods.<run>.seeds``; the base policy over every seed of the others). Tables take ``seeds`` to select a
+    subset; two runs are compared over the seeds they share."""
 
     def __init__(self, params, runs: Iterable[str]):
         self.params = params
-        self.seeds = list(params.seeds)
         self.runs = list(dict.fromkeys(runs))
-        self._eval: dict[str, list[dict]] = {}
+        self._eval: dict[str, dict[int, dict]] = {}
         self._histories: dict[str, pd.DataFrame] = {}
         self._divergence: dict[str, str] = {}
 
@@ -58,37 +59,56 @@ class RunResults:
         if run not in self.runs:
             raise ValueError(f"run '{run}' is not one this paper declares in params.yaml 'papers' ({self.runs})")
 
-    def eval_results(self, run: str) -> list[dict]:
-        """Per seed (in ``seeds`` order): ``{benchmark: evaluate_benchmark result}`` of ``run``."""
+    def seeds_of(self, run: str) -> list[int]:
+        """The training seeds of ``run``; the base policy's: every seed of the other runs."""
+        if run == BASE_RUN:
+            return sorted({s for r in self.runs if r != BASE_RUN for s in self.params.runs[r].seeds})
+        return list(self.params.runs[run].seeds)
+
+    def common_seeds(self, a: str, b: str) -> list[int]:
+        """The seeds both runs trained with (a comparison pairs them)."""
+        shared = [s for s in self.seeds_of(a) if s in set(self.seeds_of(b))]
+        if not shared:
+            raise NotTestable(f"runs '{a}' and '{b}' share no training seed")
+        return shared
+
+    def eval_results(self, run: str) -> dict[int, dict]:
+        """{seed: {benchmark: evaluate_benchmark result}} of ``run`` over its seeds."""
         self._check_known(run)
         if run not in self._eval:
-            out = []
-            for seed in self.seeds:
+            out = {}
+            for seed in self.seeds_of(run):
                 pipeline.check_eval_settings(self.params, run, seed)
                 path = pipeline.EVAL_DIR / run / pipeline.seed_folder(seed) / "results.json"
-                out.append(read_json(path, dict))
+                out[seed] = read_json(path, dict)
             self._eval[run] = out
         return self._eval[run]
+
+    def _first(self, run: str) -> dict:
+        return next(iter(self.eval_results(run).values()))
 
     @cached_property
     def benchmarks(self) -> list[str]:
         first = next((r for r in self.runs), None)
-        return list(self.eval_results(first)[0]) if first else []
+        return list(self._first(first)) if first else []
 
     def samples(self, run: str) -> int:
         """n, the samples per problem of ``run``'s evaluation (the smallest over its evaluation sets)."""
-        return min(r["settings"]["n"] for r in self.eval_results(run)[0].values())
+        return min(r["settings"]["n"] for r in self._first(run).values())
 
-    def problem_rows(self, run: str) -> list[list[dict]]:
-        """Per seed: the ``per_problem`` rows of every evaluation set, pooled in file order."""
+    def problem_rows(self, run: str, seeds: Iterable[int] | None = None) -> list[list[dict]]:
+        """Per seed (``seeds``, default the run's): the ``per_problem`` rows of every evaluation set, pooled in
+        file order."""
+        results = self.eval_results(run)
         return [
-            [row for b in self.benchmarks for row in by_bench[b]["per_problem"]] for by_bench in self.eval_results(run)
+            [row for b in self.benchmarks for row in results[s][b]["per_problem"]]
+            for s in (self.seeds_of(run) if seeds is None else seeds)
         ]
 
-    def eval_table(self, run: str, metric: str) -> np.ndarray:
+    def eval_table(self, run: str, metric: str, seeds: Iterable[int] | None = None) -> np.ndarray:
         """(seeds, problems) values of ``metric``: accuracy (mean@n), pass@<k> (unbiased; k <= n), format_rate,
         response_length (tokens) or token_entropy (nats). Raises NotTestable when k exceeds the samples drawn."""
-        rows = self.problem_rows(run)
+        rows = self.problem_rows(run, seeds)
         if metric.startswith("pass@"):
             k = int(metric.removeprefix("pass@"))
             n = self.samples(run)
@@ -108,7 +128,7 @@ class RunResults:
         return np.asarray(values, dtype=float)
 
     def uids(self, run: str) -> list[str]:
-        return [r["uid"] for r in self.problem_rows(run)[0]]
+        return [r["uid"] for r in self.problem_rows(run, self.seeds_of(run)[:1])[0]]
 
     def eval_summary(self, run: str, metric: str) -> tuple[float, float, float]:
         """(mean over seeds and problems, 95% t interval over the per-seed means) of ``metric``."""
@@ -126,9 +146,10 @@ class RunResults:
         if self.uids(a) != self.uids(b):
             raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
         digits = 1 if metric == "response_length" else 3
+        seeds = self.common_seeds(a, b)
         return paired_difference(
-            self.eval_table(a, metric),
-            self.eval_table(b, metric),
+            self.eval_table(a, metric, seeds),
+            self.eval_table(b, metric, seeds),
             labels=(self.label(a), self.label(b)),
             digits=digits,
             bounds=metric_bounds(metric),
@@ -143,7 +164,7 @@ class RunResults:
         reasons = []
         if BASE_RUN in self.runs:
             acc = self.eval_table(run, ACCURACY).mean()
-            base = self.eval_table(BASE_RUN, ACCURACY).mean()
+            base = self.eval_table(BASE_RUN, ACCURACY, self.common_seeds(run, BASE_RUN)).mean()
             if acc < base:
                 reasons.append(f"accuracy {acc:.3f} below the base policy's {base:.3f}")
         try:
@@ -162,17 +183,19 @@ class RunResults:
         if run == "base":
             raise NotTestable("the base policy is not trained: it has no training history")
         if run not in self._histories:
-            folders = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) for s in self.seeds}
+            folders = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) for s in self.seeds_of(run)}
             self._histories[run] = load_histories({run: folders})
         return self._histories[run]
 
-    def seed_histories(self, run: str) -> list[pd.DataFrame]:
+    def seed_histories(self, run: str, seeds: Iterable[int] | None = None) -> list[pd.DataFrame]:
+        """Each seed's history (``seeds``, default the run's), sorted by step."""
         h = self.history(run)
-        return [h[h["seed"] == s].sort_values("step").reset_index(drop=True) for s in self.seeds]
+        chosen = self.seeds_of(run) if seeds is None else seeds
+        return [h[h["seed"] == s].sort_values("step").reset_index(drop=True) for s in chosen]
 
-    def per_seed(self, run: str, fn: Callable[[pd.DataFrame], float]) -> np.ndarray:
-        """(seeds,) ``fn`` of each seed's history."""
-        return np.asarray([fn(h) for h in self.seed_histories(run)], dtype=float)
+    def per_seed(self, run: str, fn: Callable[[pd.DataFrame], float], seeds: Iterable[int] | None = None) -> np.ndarray:
+        """(seeds,) ``fn`` of each seed's history (``seeds``, default the run's)."""
+        return np.asarray([fn(h) for h in self.seed_histories(run, seeds)], dtype=float)
 
     def compare_history(
         self,
@@ -185,8 +208,12 @@ class RunResults:
         """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b``, whose settings
         differ only in ``differs_in``."""
         check_comparison(self.params, a, b, differs_in)
+        seeds = self.common_seeds(a, b)
         return paired_difference(
-            self.per_seed(a, fn), self.per_seed(b, fn), labels=(self.label(a), self.label(b)), digits=digits
+            self.per_seed(a, fn, seeds),
+            self.per_seed(b, fn, seeds),
+            labels=(self.label(a), self.label(b)),
+            digits=digits,
         )
 
     def max_steps(self, run: str) -> int:

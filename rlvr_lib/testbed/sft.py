@@ -56,6 +56,12 @@ def sft_records(
     return [{"prompt": p.prompt, "completion": s} for p in problems for s in sample_solutions(p, k, seed, slip_rate)]
 
 
+def policy_seed(cfg: TestbedConfig) -> int:
+    """The seed of model initialisation and SFT training: ``cfg.policy_seed``, or ``cfg.seed`` when it is None (the
+    task, the SFT solutions and the tokenizer always follow ``cfg.seed``)."""
+    return cfg.seed if cfg.policy_seed is None else cfg.policy_seed
+
+
 def run_sft(
     model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, records: list[dict[str, str]], cfg: TestbedConfig
 ) -> None:
@@ -69,8 +75,8 @@ def run_sft(
             lr_scheduler_type="linear",
             warmup_steps=cfg.warmup_steps,
             weight_decay=0.0,
-            seed=cfg.seed,
-            data_seed=cfg.seed,
+            seed=policy_seed(cfg),
+            data_seed=policy_seed(cfg),
             use_cpu=True,
             bf16=False,
             activation_checkpointing=False,  # TRL defaults gradient_checkpointing (its old name) to True
@@ -113,7 +119,7 @@ def build_base_policy(out_dir: str | Path, config: TestbedConfig | None = None, 
         tokenizer = build_tokenizer([r["prompt"] + r["completion"] for r in records], cfg.vocab_size, tmp)
         model = build_model(
             len(tokenizer),
-            seed=cfg.seed,
+            seed=policy_seed(cfg),
             hidden_size=cfg.hidden_size,
             num_layers=cfg.num_layers,
             num_heads=cfg.num_heads,
