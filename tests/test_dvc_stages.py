@@ -40,8 +40,8 @@ def test_a_run_gets_its_own_seeds_and_its_seeds_training_set(tmp_path):
     assert "models/base/seed${item}" in train["deps"]
     assert "-p run tepo_tepo_data -p seed ${item}" in train["cmd"]
     assert "methods.tepo_tepo_data" in train["params"]
-    grpo = yaml.safe_load((root / "pipelines/grpo/dvc.yaml").read_text())["stages"]
-    assert grpo["train"]["foreach"] == raw["seeds"] and "data/generated" in grpo["train"]["do"]["deps"]
+    dapo = yaml.safe_load((root / "pipelines/dapo/dvc.yaml").read_text())["stages"]  # no seeds of its own
+    assert dapo["train"]["foreach"] == raw["seeds"] and "data/generated" in dapo["train"]["do"]["deps"]
     assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text()) == {"base_seeds": [0, 1, 2, 3, 4]}
     assert pipeline_stage_names(root / "pipelines/tepo_tepo_data/dvc.yaml") == {
         f"{stage}@{seed}" for stage in ("train", "eval") for seed in range(5)
@@ -68,15 +68,16 @@ def test_a_removed_run_loses_its_folder_and_check_names_what_is_stale(tmp_path):
     assert dvc_stages.main(["--root", str(root)]) == 0
     assert not (root / "pipelines/grpo_extra").exists() and (root / "pipelines/notes/dvc.yaml").exists()
     assert dvc_stages.differences(root) == []
-    assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text()) == {"base_seeds": [0, 1, 2, 7]}
+    assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text()) == {"base_seeds": [0, 1, 2, 3, 4, 7]}
 
 
 def test_run_seeds_default_to_the_top_level_seeds():
     raw = copy.deepcopy(RAW)
     raw["methods"]["aer"] = {"seeds": [3, 0, 9]}
     params = parse_params(raw, check_methods=False)
-    assert params.runs["aer"].seeds == [3, 0, 9] and params.runs["grpo"].seeds == RAW["seeds"]
-    assert params.all_seeds == [0, 1, 2, 3, 9]
+    assert params.runs["aer"].seeds == [3, 0, 9] and params.runs["dapo"].seeds == RAW["seeds"]
+    others = {s for name, spec in params.runs.items() if name != "aer" for s in spec.seeds}
+    assert params.all_seeds == sorted(others | {3, 9})
     assert params.train_config("aer", 9).seed == 9
     with pytest.raises(ValueError, match=r"seed 1 is not one of the seeds \[3, 0, 9\] of run 'aer'"):
         params.train_config("aer", 1)
