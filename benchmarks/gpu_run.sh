@@ -4,8 +4,11 @@
 #   setup               install the wheels in .whl (if present), build the model + tokenizer, run the data stage
 #                       (SETUP_DATA=0: not the data stage; only `proof` and `dist` need it)
 #   proof:SECONDS:RUNS  train RUNS (comma-separated entries of benchmarks/gpu_proof.yaml) through
-#                       `python -m rlvr_lib train`, one at a time (PROOF_WORKERS=2: two at a time on the GPU),
-#                       each run's peak GPU memory read by nvidia-smi; none starts after SECONDS
+#                       `python -m rlvr_lib train`, one at a time, in the order given; none starts after SECONDS.
+#                       GPUS=N: N at a time, one per GPU, each alone on its GPU (worker i sees only GPU i and
+#                       takes the next run of the list when it is free); PROOF_WORKERS=2: two at a time on GPU 0.
+#                       Each run's peak GPU memory: nvidia-smi's memory.used of its GPU. PROOF_STOP=S: a run
+#                       still training S seconds after the start is stopped (rc 124), so the logs come back
 #   chunks:REPEATS:RUNS the RUNS (e.g. grpo,grpo_chunk32) alternated, each in its own process, REPEATS times
 #   compare:REPEATS     our grpo vs stock TRL GRPOTrainer, each in its own process, alternated (COMPARE_GEN: the
 #                       generation of both, default | static_compile; COMPARE_EXTRA: more NAME='one-args' configs)
@@ -43,16 +46,20 @@ print('data stage:', counts['report']['train_steps'], '-> written', {k: v for k,
   echo "setup done at $(elapsed) s"
 }
 
-train_one() {  # $1 run: one `python -m rlvr_lib train`, its peak GPU memory (nvidia-smi, MiB) alongside
-  local run=$1 t0=$(date +%s)
+train_one() {  # $1 run, $2 its GPU (nvidia-smi's index): one `python -m rlvr_lib train`, its peak GPU memory (MiB)
+  local run=$1 gpu=$2 t0=$(date +%s) start=$(elapsed) limit=()
   rm -rf "runs/$run" "reports/training/$run"
-  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/logs/mem_$run.txt" &
+  nvidia-smi -i "$gpu" --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$OUT/logs/mem_$run.txt" &
   local poll=$!
-  python3 -m rlvr_lib train "$run" --params $PARAMS > "$OUT/logs/proof_$run.log" 2>&1
+  if [ -n "${PROOF_STOP:-}" ]; then
+    local left=$(( PROOF_STOP - start )); (( left < 1 )) && left=1
+    limit=(timeout -k 15 "$left")
+  fi
+  "${limit[@]}" python3 -m rlvr_lib train "$run" --params $PARAMS > "$OUT/logs/proof_$run.log" 2>&1
   local rc=$?
   kill $poll; wait $poll 2>/dev/null
   local peak=$(sort -n "$OUT/logs/mem_$run.txt" | tail -1)
-  echo "RUN $run rc=$rc wall=$(( $(date +%s) - t0 ))s peak_gpu_mib=$peak $(grep -m1 'peak memory estimate' "$OUT/logs/proof_$run.log" | sed 's/.*peak memory estimate/estimate/')"
+  echo "RUN $run gpu=$gpu rc=$rc start=${start}s wall=$(( $(date +%s) - t0 ))s peak_gpu_mib=$peak $(grep -m1 'peak memory estimate' "$OUT/logs/proof_$run.log" | sed 's/.*peak memory estimate/estimate/')"
   history_line "$run"
 }
 
@@ -69,26 +76,33 @@ for hist in sorted(pathlib.Path("reports/training", run).glob("seed*/history.jso
 PY
 }
 
-proof_worker() {  # $1 deadline, $2.. runs
-  local deadline=$1; shift
+proof_worker() {  # $1 deadline, $2 GPU, $3.. runs: trains, in order, each run that no other worker has taken
+  local deadline=$1 gpu=$2; shift 2
   for run in "$@"; do
+    mkdir "$PROOF_TAKEN/$run" 2>/dev/null || continue  # atomic: exactly one worker takes each run
     if [ "$(elapsed)" -ge "$deadline" ]; then echo "SKIPPED $run (deadline)"; continue; fi
-    train_one "$run"
+    train_one "$run" "$gpu"
   done
 }
 
-proof() {  # $1 deadline, $2 comma-separated runs; PROOF_WORKERS (1 or 2) at a time, runs dealt alternately
+proof() {  # $1 deadline, $2 comma-separated runs: one shared queue; GPUS workers one per GPU, else PROOF_WORKERS on GPU 0
   IFS=, read -ra runs <<< "$2"
-  if [ "${PROOF_WORKERS:-1}" = 1 ]; then proof_worker "$1" "${runs[@]}"; return; fi
-  local a=() b=()
-  for i in "${!runs[@]}"; do if (( i % 2 == 0 )); then a+=("${runs[$i]}"); else b+=("${runs[$i]}"); fi; done
-  proof_worker "$1" "${a[@]}" & proof_worker "$1" "${b[@]}" & wait
+  PROOF_TAKEN=$(mktemp -d)
+  if [ -n "${GPUS:-}" ]; then
+    for ((i = 0; i < GPUS; i++)); do
+      CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=$i proof_worker "$1" "$i" "${runs[@]}" &
+    done
+  else
+    for ((i = 0; i < ${PROOF_WORKERS:-1}; i++)); do proof_worker "$1" 0 "${runs[@]}" & done
+  fi
+  wait
+  rm -rf "$PROOF_TAKEN"
 }
 
 chunks() {  # $1 repeats, $2 comma-separated runs: alternated, each in its own process
   IFS=, read -ra runs <<< "$2"
   for ((r = 1; r <= $1; r++)); do
-    for run in "${runs[@]}"; do echo "repeat $r"; train_one "$run"; done
+    for run in "${runs[@]}"; do echo "repeat $r"; train_one "$run" 0; done
   done
 }
 
