@@ -42,19 +42,27 @@ def reduced_run(name: str, methods: dict, kept: tuple[str, ...]) -> str:
 
 def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
     """params.yaml's ``papers`` with every run replaced by its stand-in among ``kept`` (lists without repeats, but
-    CW-GRPO's checkpoint lists keep their length: one run per checkpoint)."""
+    CW-GRPO's checkpoint lists keep their length: one run per checkpoint; a sensitivity run, a variant of its
+    paper's method, stands only for a kept run of that method, else it is left out)."""
 
-    def fix(value, keep_length: bool):
-        if isinstance(value, list):
-            mapped = [reduced_run(v, methods, kept) for v in value]
-            return mapped if keep_length else list(dict.fromkeys(mapped))
-        return reduced_run(value, methods, kept)
+    def method(run: str) -> str:
+        return (methods.get(run) or {}).get("method", run)
+
+    def fix(value, role: str):
+        if not isinstance(value, list):
+            return reduced_run(value, methods, kept)
+        mapped = [reduced_run(v, methods, kept) for v in value]
+        if role.endswith("checkpoints"):
+            return mapped
+        if role == "sensitivity":
+            mapped = [m for v, m in zip(value, mapped, strict=True) if method(m) == method(v)]
+        return list(dict.fromkeys(mapped))
 
     out = copy.deepcopy(papers)
     for entry in out.values():
         for role, value in entry["runs"].items():
-            entry["runs"][role] = fix(value, keep_length=role.endswith("checkpoints"))
-    out["aer"]["pass_at_k"]["runs"] = fix(out["aer"]["pass_at_k"]["runs"], keep_length=False)
+            entry["runs"][role] = fix(value, role)
+    out["aer"]["pass_at_k"]["runs"] = fix(out["aer"]["pass_at_k"]["runs"], "pass_at_k")
     return out
 
 
@@ -83,6 +91,8 @@ def smoke_repo(tmp_path_factory):
     # paper replications read the runs that remain (their stages regenerated for them) and must all be built.
     params["papers"] = reduced_papers(params["papers"], params["methods"], E2E_RUNS)
     params["methods"] = {run: params["methods"][run] for run in E2E_RUNS}
+    for entry in params["methods"].values():  # every run on the two seeds (a run's own seeds: tests/test_dvc_stages.py)
+        entry.pop("seeds", None)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = {
         **os.environ,
