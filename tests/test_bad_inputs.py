@@ -518,7 +518,7 @@ def test_unknown_run_is_named_with_the_valid_ones(repo, run, message):
 
 def test_untrained_run_says_which_stage_to_run(repo, set_params):
     set_params(methods={"grpo": {}, "dapo": {}})
-    with pytest.raises(FileNotFoundError, match=r"run `dvc repro train@dapo-0` first"):
+    with pytest.raises(FileNotFoundError, match=r"run `dvc repro pipelines/dapo/dvc.yaml:train@0` first"):
         pipeline.stage_eval(pipeline.enter_repo(), "dapo")
 
 

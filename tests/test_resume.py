@@ -49,7 +49,7 @@ def weights(run: str) -> dict[str, torch.Tensor]:
 
 
 def without_timing(history: list[dict]) -> list[dict]:
-    return [{k: v for k, v in row.items() if k != "step_time"} for row in history]
+    return [{k: v for k, v in row.items() if k != "step_time" and not k.startswith("timing/")} for row in history]
 
 
 def train_uninterrupted(set_params, micro_batches: int, save_steps: int):
