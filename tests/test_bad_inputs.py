@@ -326,8 +326,8 @@ def corrupt_train_file(repo, text: bytes) -> None:
             "would score 0",
         ),
         (
-            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": "\\\\left("}\n',
-            "train.jsonl:2: field 'answer' '\\\\left(' cannot be parsed by math-verify: every response would score 0",
+            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": "\\\\text{}"}\n',
+            "train.jsonl:2: field 'answer' '\\\\text{}' cannot be parsed by math-verify: every response would score 0",
         ),
         (b'{"prompt": 5, "answer": "2"}\n', "train.jsonl:1: field 'prompt' must be a string, got int"),
     ],
