@@ -339,6 +339,11 @@ def _testbed_solutions(params: Params) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- stage: base_model
+def run_stage(run: str, stage: str, seed: int) -> str:
+    """The DVC address of one of a run's stages (``train`` or ``eval``) for one seed: its own dvc.yaml's."""
+    return f"pipelines/{run}/dvc.yaml:{stage}@{seed}"
+
+
 def base_model_dir(seed: int) -> Path:
     """The testbed base policy of training seed ``seed``: ``models/base/seed<N>``."""
     return BASE_MODEL_DIR / seed_folder(seed)
@@ -377,7 +382,7 @@ def base_model_path(params: Params, seed: int) -> str:
             f"no base model in {folder}: run the base_model stage (`dvc repro base_model@{seed}`) or set "
             "model.path in params.yaml to a model folder"
         )
-    check_model_folder(folder)
+    check_model_folder(folder, hint=f"(re)run its base_model stage (`dvc repro -f base_model@{seed}`)")
     return str(folder)
 
 
@@ -486,8 +491,8 @@ def model_for_run(params: Params, run: str, seed: int) -> str:
     run_spec(params, run)
     final = RUNS_DIR / run / seed_folder(seed) / "final"
     if not (final / "config.json").exists():
-        raise FileNotFoundError(f"no trained model in {final}: run `dvc repro train@{run}-{seed}` first")
-    check_model_folder(final, hint=f"rerun its train stage (`dvc repro -f train@{run}-{seed}`)")
+        raise FileNotFoundError(f"no trained model in {final}: run `dvc repro {run_stage(run, 'train', seed)}` first")
+    check_model_folder(final, hint=f"rerun its train stage (`dvc repro -f {run_stage(run, 'train', seed)}`)")
     return str(final)
 
 
@@ -578,7 +583,7 @@ def stage_testbed_properties(params: Params) -> dict[str, Any]:
     histories, seeds = {}, run_seeds(params, cfg.run)
     for seed in seeds:  # check every input before sampling anything
         path = TRAINING_LOGS_DIR / cfg.run / seed_folder(seed) / "history.json"
-        histories[seed] = read_json(path, list, hint=f"(re)run `dvc repro -f train@{cfg.run}-{seed}`")
+        histories[seed] = read_json(path, list, hint=f"(re)run `dvc repro -f {run_stage(cfg.run, 'train', seed)}`")
         model_for_run(params, cfg.run, seed)
 
     def load(path: str):
@@ -721,7 +726,7 @@ EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")
 def check_eval_settings(params: Params, run: str, seed: int) -> None:
     """Raise when ``reports/eval/<run>/seed<N>`` is missing or was sampled with other settings than params.yaml's."""
     path = EVAL_DIR / run / seed_folder(seed) / "results.json"
-    stage = f"eval_base@{seed}" if run == "base" else f"eval@{run}-{seed}"
+    stage = f"eval_base@{seed}" if run == "base" else run_stage(run, "eval", seed)
     for benchmark, result in read_json(path, dict, hint=f"(re)run `dvc repro -f {stage}`").items():
         if not isinstance(result, dict) or not isinstance(result.get("settings", {}), dict):
             raise ValueError(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import select
@@ -299,7 +300,8 @@ def gold_answer_error(gold: object) -> str | None:
     if (why := pathology(text)) is not None:
         return f"{shown} is rejected by the grader ({why}): every response would score 0"
     try:
-        parsed = _math_verify_module().parse(f"${text}$", parsing_timeout=GRADE_TIMEOUT_S)
+        # math-verify's timeout is signal.alarm's whole seconds: a float makes it fail inside and return [] (no parse)
+        parsed = _math_verify_module().parse(f"${text}$", parsing_timeout=math.ceil(GRADE_TIMEOUT_S))
     except Exception as exc:  # math-verify / sympy crash on odd input
         return f"{shown} makes math-verify fail ({type(exc).__name__}): every response would score 0"
     return None if parsed else f"{shown} cannot be parsed by math-verify: every response would score 0"

@@ -103,8 +103,8 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 
 
 BASE_MODEL_HINT = (
-    "(re)run the base_model stage (`dvc repro -f base_model`) or set model.path in params.yaml to a complete "
-    "model folder"
+    "(re)run its seed's base_model stage (`dvc repro -f base_model@<seed>`) or set model.path in params.yaml to a "
+    "complete model folder"
 )
 
 

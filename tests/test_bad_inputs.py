@@ -326,8 +326,8 @@ def corrupt_train_file(repo, text: bytes) -> None:
             "would score 0",
         ),
         (
-            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": "\\\\left("}\n',
-            "train.jsonl:2: field 'answer' '\\\\left(' cannot be parsed by math-verify: every response would score 0",
+            b'{"prompt": "1+1", "answer": "2"}\n{"prompt": "2+2", "answer": "\\\\text{}"}\n',
+            "train.jsonl:2: field 'answer' '\\\\text{}' cannot be parsed by math-verify: every response would score 0",
         ),
         (b'{"prompt": 5, "answer": "2"}\n', "train.jsonl:1: field 'prompt' must be a string, got int"),
     ],
@@ -436,7 +436,13 @@ def test_corrupt_results_file_is_named(repo, content, messages):
     (repo / "reports/eval/base/seed0/results.json").write_text("{}")
     (repo / "reports/eval/grpo/seed0/results.json").write_text(content)
     params = pipeline.enter_repo()
-    stage_fails_naming(repo, lambda: pipeline.stage_report(params), ValueError, *messages, "dvc repro -f eval@grpo-0")
+    stage_fails_naming(
+        repo,
+        lambda: pipeline.stage_report(params),
+        ValueError,
+        *messages,
+        "dvc repro -f pipelines/grpo/dvc.yaml:eval@0",
+    )
 
 
 @pytest.mark.parametrize(
@@ -461,7 +467,7 @@ def truncate(path: Path) -> None:
 
 def test_truncated_trained_model_is_named_with_the_stage_to_rerun(repo):
     final = repo / "runs/grpo/seed0/final"
-    for source in (repo / "models/base").iterdir():
+    for source in (repo / "models/base/seed0").iterdir():
         (final / source.name).write_bytes(source.read_bytes())
     truncate(final / "model.safetensors")
     params = pipeline.enter_repo()
@@ -470,19 +476,19 @@ def test_truncated_trained_model_is_named_with_the_stage_to_rerun(repo):
         lambda: pipeline.stage_eval(params, "grpo"),
         ValueError,
         "runs/grpo/seed0/final/model.safetensors: not a complete safetensors file",
-        "rerun its train stage (`dvc repro -f train@grpo-0`)",
+        "rerun its train stage (`dvc repro -f pipelines/grpo/dvc.yaml:train@0`)",
     )
 
 
 def test_truncated_base_model_is_named_with_the_stage_to_rerun(repo):
-    truncate(repo / "models/base/model.safetensors")
+    truncate(repo / "models/base/seed0/model.safetensors")
     params = pipeline.enter_repo()
     stage_fails_naming(
         repo,
-        lambda: pipeline.stage_train(params, "grpo"),
+        lambda: pipeline.stage_train(params, "grpo", 0),
         ValueError,
-        "models/base/model.safetensors: not a complete safetensors file",
-        "`dvc repro -f base_model`",
+        "models/base/seed0/model.safetensors: not a complete safetensors file",
+        "`dvc repro -f base_model@0`",
     )
 
 
@@ -512,7 +518,7 @@ def test_unknown_run_is_named_with_the_valid_ones(repo, run, message):
 
 def test_untrained_run_says_which_stage_to_run(repo, set_params):
     set_params(methods={"grpo": {}, "dapo": {}})
-    with pytest.raises(FileNotFoundError, match=r"run `dvc repro train@dapo-0` first"):
+    with pytest.raises(FileNotFoundError, match=r"run `dvc repro pipelines/dapo/dvc.yaml:train@0` first"):
         pipeline.stage_eval(pipeline.enter_repo(), "dapo")
 
 

@@ -17,7 +17,7 @@ PAPER_TEXT = REPO / Paper.source  # ../shared/papers/cw_grpo.txt
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
     "heavy_tail": {"heavy_tail_share", "heavy_tail_entropy"},
     "entropy": {"entropy_reasonable", "entropy_grpo_unstable"},
-    "checkpoints": {"grpo_degrades", "cw_consistent_cw_grpo_135steps", "cw_consistent_cw_grpo"},
+    "checkpoints": {"grpo_degrades", "cw_consistent_cw_grpo_1update_135steps", "cw_consistent_cw_grpo_1update"},
 }
 
 

@@ -49,14 +49,14 @@ def weights(run: str) -> dict[str, torch.Tensor]:
 
 
 def without_timing(history: list[dict]) -> list[dict]:
-    return [{k: v for k, v in row.items() if k != "step_time"} for row in history]
+    return [{k: v for k, v in row.items() if k != "step_time" and not k.startswith("timing/")} for row in history]
 
 
 def train_uninterrupted(set_params, micro_batches: int, save_steps: int):
     """Params with runs 'grpo' and 'grpo_again' (same settings, the committed ``reference_kl_every``) and the
     history of 'grpo' trained without interruption."""
     train_section = {
-        **pipeline.load_params().train.__dict__,
+        **{k: v for k, v in pipeline.load_params().train.__dict__.items() if k != "seed"},  # seeds: top level
         "steps_per_generation": micro_batches,
         "save_steps": save_steps,
         "reference_kl_every": COMMITTED_TRAIN["reference_kl_every"],

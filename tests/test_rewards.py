@@ -75,6 +75,12 @@ def test_missing_box_is_unformatted():
     assert grade("\\boxed{25", "25").formatted == 0.0  # unclosed box
 
 
+@pytest.mark.parametrize("gold", ["8+4i", "\\frac{1}{2}", "\\sqrt{3}", "(1, 2)", "x^2+1"])
+def test_gold_answers_math_verify_parses_are_accepted(gold):
+    """Real benchmark answers (MATH's '8+4i'): gold_answer_error must not call them unparseable."""
+    assert rewards.gold_answer_error(gold) is None
+
+
 def test_empty_gold_is_rejected():
     with pytest.raises(ValueError, match="gold"):
         grade("\\boxed{1}", " ")
