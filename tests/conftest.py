@@ -8,6 +8,7 @@ the helpers, so that collecting a torch-free test module stays torch-free.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -128,6 +129,15 @@ def set_params():
 
 
 # ----------------------------------------------------------------------------- trainer runs
+@functools.cache
+def declared_claims(paper: str) -> list:
+    """The claims (and parts) paper ``paper`` declares on the committed params.yaml: no results needed."""
+    from rlvr_lib import papers
+    from rlvr_lib.config import load_params
+
+    return [c for c, _ in papers.open_paper(paper, load_params(REPO / "params.yaml", check_methods=False))._claims]
+
+
 def exact_match(prompts, completions, answer, **kwargs):
     return [float(c.strip().startswith(a)) for c, a in zip(completions, answer, strict=False)]
 

@@ -4,11 +4,12 @@ intervals, minimum seeds, saturation, sized and conjunctive claims, the claims t
 
 from __future__ import annotations
 
+import importlib
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO, declared_claims
 from scipy import stats
 
 from rlvr_lib.papers import guard, quotes
@@ -36,6 +37,7 @@ from rlvr_lib.papers.claims import (
     verdict,
     verdict_counts,
 )
+from rlvr_lib.papers.config import PAPERS
 
 MARGIN = 0.01
 
@@ -228,7 +230,7 @@ def test_claims_table_has_a_verdict_in_every_row_and_the_reason_when_not_testabl
 def params():
     from rlvr_lib import config
 
-    return config.load_params(Path(__file__).resolve().parents[1] / "params.yaml")
+    return config.load_params(REPO / "params.yaml")
 
 
 def test_the_guard_names_every_extra_setting(params):
@@ -283,3 +285,17 @@ def test_a_methods_defining_hyperparameters_are_the_method(params):
     planted = copy.copy(params)
     planted.runs = {**params.runs, "dapo_kl": dataclasses.replace(params.runs["dapo"], hparams={"beta": 0.01})}
     assert set(guard.undeclared(planted, "dapo_kl", "grpo", ["method"])) == {"method.beta"}  # a KL term is not DAPO
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_every_quote_is_the_papers_own_words_and_a_planted_paraphrase_is_caught(name):
+    """Every claim and part each paper declares quotes ../shared/papers/<paper>.txt verbatim."""
+    source = REPO / importlib.import_module(f"rlvr_lib.papers.{name}").Paper.source
+    if not source.is_file():
+        pytest.skip(f"the paper's text is not here: {source}")
+    claims = declared_claims(name)
+    assert claims and quotes.check_quotes({c.key: c.quote for c in claims}, source) == {}
+    first = claims[0]
+    word = next(w for w in first.quote.split() if len(w) > 4 and w.isalpha())
+    planted = {first.key: first.quote.replace(word, word.upper() + "S", 1)}
+    assert list(quotes.check_quotes(planted, source)) == [first.key]

@@ -1,19 +1,14 @@
-"""CW-GRPO's claims (rlvr_lib/papers/cw_grpo.py): every quote verbatim in cw_grpo.txt, and the conjunctive claims'
-parts."""
+"""CW-GRPO's declared claims (rlvr_lib/papers/cw_grpo.py): the conjunctive claims' parts and the sized and band
+claims (every quote is checked against the paper in tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
-
-from rlvr_lib.config import load_params
-from rlvr_lib.papers import quotes
-from rlvr_lib.papers.cw_grpo import Paper
+from conftest import declared_claims
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER_TEXT = REPO / Paper.source  # ../shared/papers/cw_grpo.txt
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
     "heavy_tail": {"heavy_tail_share", "heavy_tail_entropy"},
     "entropy": {"entropy_reasonable", "entropy_grpo_unstable"},
@@ -23,29 +18,7 @@ WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
 
 @pytest.fixture(scope="module")
 def claims():
-    paper = Paper(load_params(REPO / "params.yaml", check_methods=False))
-    return [claim for claim, _ in paper._claims]
-
-
-def paper_text() -> str:
-    if not PAPER_TEXT.is_file():
-        pytest.skip(f"the paper's text is not here: {PAPER_TEXT}")
-    return PAPER_TEXT.read_text(encoding="utf-8")
-
-
-def test_every_quote_is_verbatim_in_the_paper(claims):
-    text = paper_text()
-    assert {c.key: quotes.find_quote(c.quote, text) for c in claims if quotes.find_quote(c.quote, text)} == {}
-
-
-def test_a_planted_stitched_quote_is_caught(claims):
-    text = paper_text()
-    planted = dataclasses.replace(
-        claims[0], quote=r"GRPO \+ Gaussian Reweight \(ours\) ... 55\.3 ... Clip\-Cov ... 53\.6"
-    )
-    assert quotes.find_quote(planted.quote, text) != []  # the old table-cell stitch: Clip-Cov's 53.6 comes first
-    unescaped = claims[0].quote.replace("\\-", "-")  # Markdown's escapes are not the paper's words: either matches
-    assert quotes.find_quote(unescaped, text) == []
+    return declared_claims("cw_grpo")
 
 
 def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):

@@ -1,18 +1,14 @@
-"""ERPO's claims (rlvr_lib/papers/erpo.py): every quote verbatim in erpo.txt, and the conjunctive claims' parts."""
+"""ERPO's declared claims (rlvr_lib/papers/erpo.py): the conjunctive claims' parts and the sized claims (every
+quote is checked against the paper in tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
-
-from rlvr_lib.config import load_params
-from rlvr_lib.papers import quotes
-from rlvr_lib.papers.erpo import Paper
+from conftest import declared_claims
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER_TEXT = REPO / Paper.source  # ../shared/papers/erpo.txt
 WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
     "perturbation": {"perturbation_top_drop", "perturbation_bottom_robust"},
     "average_metrics": {"average_acc", "average_fmt"},
@@ -28,26 +24,7 @@ WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
 
 @pytest.fixture(scope="module")
 def claims():
-    paper = Paper(load_params(REPO / "params.yaml", check_methods=False))
-    return [claim for claim, _ in paper._claims]
-
-
-def paper_text() -> str:
-    if not PAPER_TEXT.is_file():
-        pytest.skip(f"the paper's text is not here: {PAPER_TEXT}")
-    return PAPER_TEXT.read_text(encoding="utf-8")
-
-
-def test_every_quote_is_verbatim_in_the_paper(claims):
-    text = paper_text()
-    assert {c.key: quotes.find_quote(c.quote, text) for c in claims if quotes.find_quote(c.quote, text)} == {}
-
-
-def test_a_planted_paraphrase_is_caught(claims):
-    text = paper_text()
-    planted = dataclasses.replace(claims[0], quote=claims[0].quote.replace("stark", "sharp"))
-    assert planted.quote != claims[0].quote
-    assert quotes.find_quote(planted.quote, text) == [planted.quote]
+    return declared_claims("erpo")
 
 
 def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):

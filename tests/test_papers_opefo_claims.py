@@ -1,17 +1,11 @@
-"""OPEFO's declared claims: every quote is the paper's own words, and the conjunctive claims are judged whole."""
+"""OPEFO's declared claims: the conjunctive claims are judged whole and sized claims test the paper's size (every
+quote is checked against the paper in tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
-from conftest import REPO
+from conftest import declared_claims
 
-from rlvr_lib.config import load_params
-from rlvr_lib.papers import quotes
-from rlvr_lib.papers.opefo import Paper
-
-PAPER_TEXT = REPO.parent / "shared" / "papers" / "opefo.txt"
 CONJUNCTIONS = {  # conjunctive claim -> the number of its parts
     "collapse_fig2a": 6,
     "net_flow_fig2b": 4,
@@ -36,19 +30,7 @@ CONJUNCTIONS = {  # conjunctive claim -> the number of its parts
 
 @pytest.fixture(scope="module")
 def claims():
-    paper = Paper(load_params(REPO / "params.yaml", check_methods=False))
-    return [c for c, _ in paper._claims]
-
-
-def not_verbatim(claims) -> dict[str, list[str]]:
-    return quotes.check_quotes({c.key: c.quote for c in claims}, PAPER_TEXT)
-
-
-@pytest.mark.skipif(not PAPER_TEXT.is_file(), reason="the paper's text is not beside the repository")
-def test_every_quote_is_verbatim_and_a_planted_paraphrase_is_caught(claims):
-    assert not_verbatim(claims) == {}
-    planted = [*claims, dataclasses.replace(claims[0], key="planted", quote="OPEFO beats every baseline")]
-    assert set(not_verbatim(planted)) == {"planted"}
+    return declared_claims("opefo")
 
 
 def test_conjunctions_have_their_parts_and_parts_are_not_claims_alone(claims):

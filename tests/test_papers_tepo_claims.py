@@ -1,16 +1,11 @@
-"""TEPO's declared claims: every quote is verbatim in ../shared/papers/tepo.txt, and the conjunctive claims have the
-parts they are judged from (no results needed: the claims are declared on params.yaml)."""
+"""TEPO's declared claims: the conjunctive claims have the parts they are judged from, sized claims their size (no
+results needed; every quote is checked against the paper in tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import REPO
+from conftest import declared_claims
 
-from rlvr_lib.config import load_params
-from rlvr_lib.papers import quotes
-from rlvr_lib.papers.tepo import Paper
-
-PAPER_TEXT = (REPO / Paper.source).resolve()
 CONJUNCTIONS = {  # conjunctive claim -> its parts (params.yaml's runs)
     "table1": {
         "acc_vs_dapo_8updates_tepo_data",
@@ -34,21 +29,7 @@ CONJUNCTIONS = {  # conjunctive claim -> its parts (params.yaml's runs)
 
 @pytest.fixture(scope="module")
 def claims():
-    if not PAPER_TEXT.is_file():
-        pytest.skip(f"the paper's text is not at {PAPER_TEXT}")
-    return [claim for claim, _ in Paper(load_params(REPO / "params.yaml", check_methods=False))._claims]
-
-
-def test_every_quote_is_verbatim(claims):
-    missing = quotes.check_quotes({c.key: c.quote for c in claims}, PAPER_TEXT)
-    assert not missing, missing
-
-
-def test_a_planted_paraphrase_is_caught(claims):
-    planted = {c.key: c.quote for c in claims}
-    planted["table1"] = planted["table1"].replace("outperforms", "beats")
-    missing = quotes.check_quotes(planted, PAPER_TEXT)
-    assert list(missing) == ["table1"] and "TEPO beats" in missing["table1"][0]
+    return declared_claims("tepo")
 
 
 def test_conjunctions_and_their_parts(claims):
