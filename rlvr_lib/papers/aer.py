@@ -276,7 +276,7 @@ class Paper(PaperBase):
                 f"collapse: more than {ENTROPY_MARGIN:g} H_0 below the target",
                 "greater",
                 0.0,
-                lambda run=run: self._per_seed_estimate(run, self._gap_to_target),
+                lambda run=run: self.single_run(run, self._gap_to_target),
                 reference=-ENTROPY_MARGIN,
                 part_of=whole,
             )
@@ -289,7 +289,7 @@ class Paper(PaperBase):
                 f"seed, against the divergence limit x{DIVERGENCE_ENTROPY_FACTOR:g}",
                 "less",
                 0.0,
-                lambda run=run: self._per_seed_estimate(run, entropy_retained),
+                lambda run=run: self.single_run(run, entropy_retained),
                 reference=DIVERGENCE_ENTROPY_FACTOR,
                 part_of=whole,
             )
@@ -531,7 +531,7 @@ class Paper(PaperBase):
             f"per seed; 'drops sharply': below {SHARP_DROP:g} (at least halved)",
             "less",
             0.0,
-            lambda: self._per_seed_estimate(r.grpo, entropy_by_step),
+            lambda: self.single_run(r.grpo, entropy_by_step),
             reference=SHARP_DROP,
         )
         # "the baseline" (singular), set against vanilla GRPO, is the other curve of fig. 3 and tables 6-7:
@@ -564,7 +564,7 @@ class Paper(PaperBase):
             f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.clip_higher}, per seed",
             "less",
             ENTROPY_MARGIN,
-            lambda: self._per_seed_estimate(r.clip_higher, entropy_retained),
+            lambda: self.single_run(r.clip_higher, entropy_retained),
             reference=1.0,
             part_of=mitigates,
         )
@@ -576,7 +576,7 @@ class Paper(PaperBase):
             f"(H_t - H*) / H_0 over the last {tail} steps of {r.aer}, per seed",
             "equal",
             ENTROPY_MARGIN,
-            lambda: self._per_seed_estimate(r.aer, self._gap_to_target),
+            lambda: self.single_run(r.aer, self._gap_to_target),
         )
         shorter = self.conjunction(
             "higher_entropy_shorter",
@@ -632,7 +632,7 @@ class Paper(PaperBase):
             f"x{DIVERGENCE_ENTROPY_FACTOR:g}",
             "less",
             0.0,
-            lambda: self._per_seed_estimate(r.aer, entropy_retained),
+            lambda: self.single_run(r.aer, entropy_retained),
             reference=DIVERGENCE_ENTROPY_FACTOR,
             part_of=stable,
         )
@@ -846,7 +846,7 @@ class Paper(PaperBase):
             f"(H_t - H*) / H_0 over the last {tail} steps of {r.aer}, per seed",
             "equal",
             ENTROPY_MARGIN,
-            lambda: self._per_seed_estimate(r.aer, self._gap_to_target),
+            lambda: self.single_run(r.aer, self._gap_to_target),
             part_of=band,
         )
         self.claim(
@@ -901,10 +901,6 @@ class Paper(PaperBase):
         )
 
     # ------------------------------------------------------------------ claim quantities
-    def _per_seed_estimate(self, run: str, fn) -> Estimate:
-        values = self.results.per_seed(run, fn)
-        return estimate_of(values, detail=f"{self.results.label(run)}: per seed {np.round(values, 3)}")
-
     def _gap_to_target(self, history: pd.DataFrame) -> float:
         tail = self.settings.tail_steps
         h = column(history, "aer/entropy").tail(tail).mean()

@@ -34,6 +34,7 @@ from .claims import (
     NotTestable,
     claims_table,
     declared_claims_table,
+    estimate_of,
     judge,
     judge_whole,
     not_testable,
@@ -233,6 +234,11 @@ class PaperBase:
 
         spec = self.params.runs[run]
         return getattr(build_method(spec.method, spec.hparams).cfg, name)
+
+    def single_run(self, run: str, fn: Callable[[pd.DataFrame], float]) -> Estimate:
+        """The estimate of one run's per-seed history quantity ``fn`` (a claim on one run, e.g. its entropy kept)."""
+        values = self.results.per_seed(run, fn)
+        return estimate_of(values, detail=f"{self.results.label(run)}: per seed {np.round(values, 4).tolist()}")
 
     def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
         return self.results.compare(a, b, metric, differs_in)

@@ -155,7 +155,7 @@ class Paper(PaperBase):
             f"[0.5, {DIVERGENCE_ENTROPY_FACTOR:g}])",
             "equal",
             0.75,
-            lambda: self._single_run(r.cw_grpo, entropy_retained),
+            lambda: self.single_run(r.cw_grpo, entropy_retained),
             reference=1.25,
             part_of="entropy",
         )
@@ -222,10 +222,6 @@ class Paper(PaperBase):
                 lambda later=later: self.compare(later, first_c, ACCURACY, differs_in=(MAX_STEPS,)),
                 part_of="checkpoints",
             )
-
-    def _single_run(self, run: str, fn) -> Estimate:
-        values = self.results.per_seed(run, fn)
-        return estimate_of(values, detail=f"{self.results.label(run)} {values.mean():.3f}")
 
     def _entropy_accuracy_correlation(self) -> Estimate:
         runs = [*self.runs.grpo_checkpoints, *self.runs.cw_grpo_checkpoints]

@@ -345,7 +345,7 @@ class Paper(PaperBase):
             f"entropy retained of {r.erpo}, per seed (band [0.5, {DIVERGENCE_ENTROPY_FACTOR:g}])",
             "equal",
             0.75,
-            lambda: self._single_run(r.erpo, entropy_retained),
+            lambda: self.single_run(r.erpo, entropy_retained),
             reference=1.25,
             part_of="entropy_band",
         )
@@ -359,7 +359,7 @@ class Paper(PaperBase):
             f"entropy retained of {r.grpo}, per seed (collapse: below 0.5)",
             "less",
             0.05,
-            lambda: self._single_run(r.grpo, entropy_retained),
+            lambda: self.single_run(r.grpo, entropy_retained),
             reference=0.5,
             part_of="entropy_band",
         )
@@ -372,7 +372,7 @@ class Paper(PaperBase):
             f"largest gradient norm of {r.erpo} over its median, per seed (an explosion: 10 or more)",
             "less",
             1.0,
-            lambda: self._single_run(r.erpo, lambda h: spike_ratio(h, "grad_norm")),
+            lambda: self.single_run(r.erpo, lambda h: spike_ratio(h, "grad_norm")),
             reference=10.0,
         )
         self.conjunction(
@@ -536,10 +536,6 @@ class Paper(PaperBase):
     def _perturbation_gap(self) -> Estimate:
         top, bottom = self._drops("top"), self._drops("bottom")
         return response_estimate(top - bottom, f"drop {top.mean():.3f} (top) vs {bottom.mean():.3f} (bottom)")
-
-    def _single_run(self, run: str, fn) -> Estimate:
-        values = self.results.per_seed(run, fn)
-        return estimate_of(values, detail=f"{self.results.label(run)} {values.mean():.3f}")
 
     def _pass_growth_over_base(self, run: str) -> Estimate:
         ks, base = self.settings.pass_at_k, self.runs.base

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import plots
 from .base import MISSING, PaperBase, experiment, fmt
-from .claims import Estimate, NotTestable, estimate_of, paired_difference, unavailable
+from .claims import Estimate, NotTestable, paired_difference, unavailable
 from .guard import METHOD, check_comparison
 from .results import (
     ACCURACY,
@@ -252,7 +252,7 @@ class Paper(PaperBase):
                 f"steps'; mean of the last fifth of that window) in {run}, per seed",
                 "greater",
                 SHARP_DROP,
-                lambda run=run: self._per_seed(run, lambda h: 1 - window_mean(h, ENTROPY, 0.8 * f, f) / first(h)),
+                lambda run=run: self.single_run(run, lambda h: 1 - window_mean(h, ENTROPY, 0.8 * f, f) / first(h)),
                 part_of=key,
             )
         for run in grpo_pair:
@@ -264,7 +264,7 @@ class Paper(PaperBase):
                 f"entropy retained (last {TAIL_STEPS} steps / first step) of {run}, per seed",
                 "equal",
                 NEAR_ZERO,
-                lambda run=run: self._per_seed(run, entropy_retained),
+                lambda run=run: self.single_run(run, entropy_retained),
                 part_of=key,
             )
         key = self.conjunction(
@@ -285,7 +285,7 @@ class Paper(PaperBase):
                 f"(`{FLOW}net|pos|neg`, eq. 6 at the sampled token), per seed",
                 "less",
                 STRONG_FLOW,
-                lambda run=run: self._per_seed(run, lambda h: flow_balance(h, GRPO_FLOW, 0.0, f)),
+                lambda run=run: self.single_run(run, lambda h: flow_balance(h, GRPO_FLOW, 0.0, f)),
                 part_of=key,
             )
         for run in grpo_pair:
@@ -298,7 +298,7 @@ class Paper(PaperBase):
                 "seed (0: the flow has vanished; 1: as negative as at the start)",
                 "equal",
                 APPROACHES_ZERO,
-                lambda run=run: self._per_seed(
+                lambda run=run: self.single_run(
                     run, lambda h: window_mean(h, FLOW + "net", 1 - f, 1.0) / window_mean(h, FLOW + "net", 0.0, f)
                 ),
                 part_of=key,
@@ -321,7 +321,7 @@ class Paper(PaperBase):
                 f"change from step t to t + 1 in {run}, per seed",
                 "greater",
                 CORRELATION,
-                lambda run=run: self._per_seed(run, lambda h: flow_entropy_correlation(h, FLOW + "net")),
+                lambda run=run: self.single_run(run, lambda h: flow_entropy_correlation(h, FLOW + "net")),
                 part_of=key,
             )
         key = self.conjunction(
@@ -345,7 +345,7 @@ class Paper(PaperBase):
                 f"{side.replace('_', ' at the ')} bound (`{FLOW}{side}`) under {r.clip_higher}, per seed",
                 direction,
                 SIGN_BALANCE,
-                lambda side=side: self._per_seed(r.clip_higher, lambda h: sign_balance(h, FLOW + side)),
+                lambda side=side: self.single_run(r.clip_higher, lambda h: sign_balance(h, FLOW + side)),
                 part_of=key,
             )
         key = self.conjunction(
@@ -366,7 +366,7 @@ class Paper(PaperBase):
                 "equal",
                 CONSISTENT,
                 reference=1.0,
-                compute=lambda run=run: self._per_seed(run, lambda h: float((column(h, FLOW + "net") < 0).mean())),
+                compute=lambda run=run: self.single_run(run, lambda h: float((column(h, FLOW + "net") < 0).mean())),
                 part_of=key,
             )
 
@@ -512,7 +512,7 @@ class Paper(PaperBase):
                 f"entropy retained (last {TAIL_STEPS} steps / first step) of {run}, per seed",
                 "less",
                 COLLAPSE_MARGIN,
-                lambda run=run: self._per_seed(run, entropy_retained),
+                lambda run=run: self.single_run(run, entropy_retained),
                 reference=COLLAPSED,
                 part_of=key,
             )
@@ -588,7 +588,7 @@ class Paper(PaperBase):
             f"entropy retained (last {TAIL_STEPS} steps / first step) of {r.opefo}, per seed",
             "equal",
             STABLE_BAND,
-            lambda: self._per_seed(r.opefo, entropy_retained),
+            lambda: self.single_run(r.opefo, entropy_retained),
             reference=1.0,
             part_of=key,
         )
@@ -611,7 +611,7 @@ class Paper(PaperBase):
             f"entropy retained of {r.opefo}, per seed, below the divergence factor",
             "less",
             0.0,
-            lambda: self._per_seed(r.opefo, entropy_retained),
+            lambda: self.single_run(r.opefo, entropy_retained),
             reference=DIVERGENCE_ENTROPY_FACTOR,
             part_of=key,
         )
@@ -641,7 +641,7 @@ class Paper(PaperBase):
                 f"training reward over the last {LATE:.0%} of steps minus the first {LATE:.0%} in {run}, per seed",
                 "greater",
                 REWARD_MARGIN,
-                lambda run=run: self._per_seed(
+                lambda run=run: self.single_run(
                     run, lambda h: window_mean(h, "reward", 1 - LATE, 1) - window_mean(h, "reward", 0, LATE)
                 ),
                 part_of=key,
@@ -693,7 +693,7 @@ class Paper(PaperBase):
             f"entropy retained of {r.opefo}, per seed",
             "equal",
             STABLE_BAND,
-            lambda: self._per_seed(r.opefo, entropy_retained),
+            lambda: self.single_run(r.opefo, entropy_retained),
             reference=1.0,
             part_of=key,
         )
@@ -748,7 +748,7 @@ class Paper(PaperBase):
             f"{r.opefo}, per seed",
             "greater",
             LENGTH_MARGIN,
-            lambda: self._per_seed(
+            lambda: self.single_run(
                 r.opefo, lambda h: window_mean(h, LENGTH, 1 - LATE, 1) - window_mean(h, LENGTH, 0, LATE)
             ),
             part_of=key,
@@ -761,7 +761,7 @@ class Paper(PaperBase):
             f"share of completions cut at the length limit over the last {LATE:.0%} of steps of {r.opefo}, per seed",
             "less",
             0.0,
-            lambda: self._per_seed(r.opefo, lambda h: window_mean(h, "completions/clipped_ratio", 1 - LATE, 1)),
+            lambda: self.single_run(r.opefo, lambda h: window_mean(h, "completions/clipped_ratio", 1 - LATE, 1)),
             reference=TRUNCATED,
             part_of=key,
         )
@@ -863,7 +863,7 @@ class Paper(PaperBase):
             f"share of steps with lambda* > 0 in {r.opefo}, per seed",
             "equal",
             CONSISTENT,
-            lambda: self._per_seed(r.opefo, lambda h: lambda_stats(h)["share_positive"]),
+            lambda: self.single_run(r.opefo, lambda h: lambda_stats(h)["share_positive"]),
             reference=1.0,
         )
         f = self.settings.early_fraction
@@ -884,7 +884,7 @@ class Paper(PaperBase):
             "per seed",
             "less",
             LAMBDA_MARGIN,
-            lambda: self._per_seed(
+            lambda: self.single_run(
                 r.opefo, lambda h: window_mean(h, LAMBDA, f / 2, f) - window_mean(h, LAMBDA, 0, f / 2)
             ),
             part_of=key,
@@ -897,7 +897,7 @@ class Paper(PaperBase):
             f"mean lambda* over the last {f:.0%} of steps minus over steps {f / 2:.1%}-{f:.0%} in {r.opefo}, per seed",
             "greater",
             LAMBDA_MARGIN,
-            lambda: self._per_seed(
+            lambda: self.single_run(
                 r.opefo, lambda h: window_mean(h, LAMBDA, 1 - f, 1) - window_mean(h, LAMBDA, f / 2, f)
             ),
             part_of=key,
@@ -910,7 +910,7 @@ class Paper(PaperBase):
             f"standard deviation of lambda* over the last {f:.0%} of steps of {r.opefo}, per seed",
             "greater",
             LAMBDA_MARGIN,
-            lambda: self._per_seed(r.opefo, lambda h: float(window(h, LAMBDA, 1 - f, 1).std(ddof=1))),
+            lambda: self.single_run(r.opefo, lambda h: float(window(h, LAMBDA, 1 - f, 1).std(ddof=1))),
         )
 
     def _versus_best(self, run: str, others: list[str], metric_or_fn, best: str = "max") -> Estimate:
@@ -943,10 +943,6 @@ class Paper(PaperBase):
         """The eq. 6 form ``run`` trains with, marked when it is the method's default."""
         value = self.hparam(run, "delta_h")
         return value if "delta_h" in self.params.runs[run].hparams else f"{value} (default)"
-
-    def _per_seed(self, run: str, fn) -> Estimate:
-        values = self.results.per_seed(run, fn)
-        return estimate_of(values, detail=f"{run}: per seed {np.round(values, 4).tolist()}")
 
     # ------------------------------------------------------------------ experiments
     @experiment("Table 1: accuracy against the baselines")
