@@ -48,5 +48,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# JupyterLab on the repository root: the source notebooks (notebooks/), the executed ones (reports/notebooks/) and the
+# rendered reports; LAB_ARGS adds flags (default --allow-root when run as root, e.g. in a container; for a remote
+# machine: make lab LAB_ARGS="--no-browser --ip 0.0.0.0 --port 8888")
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(LAB_ARGS)
