@@ -18,10 +18,11 @@ from .claims import Estimate, NotTestable, paired_difference, unavailable
 from .guard import METHOD, check_comparison
 from .results import (
     ACCURACY,
-    DIVERGENCE_ENTROPY_FACTOR,
+    LOG_FACTOR,
     TAIL_STEPS,
     column,
     entropy_retained,
+    log_entropy_retained,
     metric_bounds,
 )
 
@@ -85,7 +86,7 @@ COLLAPSED = 0.5  # "collapse": less than half the starting entropy left at the e
 COLLAPSE_MARGIN = 0.1  # ... by at least 10% of it (retained <= 0.4)
 ENTROPY_MARGIN = 0.05  # entropy retained: 5% of the starting entropy, the testbed's seed-to-seed spread
 ROUGHNESS_MARGIN = 0.01  # "oscillations" / "smooth": 1% more step-to-step change of the entropy
-STABLE_BAND = 0.5  # "stable": the end entropy within half of the starting one (retained in [0.5, 1.5])
+# "stable": within a factor of 2 of the starting entropy, |log retained| <= results.LOG_FACTOR (the project's one band)
 STABILITY_MARGIN = 0.05  # "the most stable": |log retained| closer to 0 by 0.05 than any other run's
 REWARD_MARGIN = 0.02  # training reward, a 64-sample batch mean, noisier than mean@n: two points
 COMPETITIVE = 0.02  # "competitive reward": at most two points of training reward below strict on-policy GRPO
@@ -587,9 +588,8 @@ class Paper(PaperBase):
             "stable",
             f"entropy retained (last {TAIL_STEPS} steps / first step) of {r.opefo}, per seed",
             "equal",
-            STABLE_BAND,
-            lambda: self.single_run(r.opefo, entropy_retained),
-            reference=1.0,
+            LOG_FACTOR,
+            lambda: self.single_run(r.opefo, log_entropy_retained),
             part_of=key,
         )
         self.claim(
@@ -611,8 +611,8 @@ class Paper(PaperBase):
             f"entropy retained of {r.opefo}, per seed, below the divergence factor",
             "less",
             0.0,
-            lambda: self.single_run(r.opefo, entropy_retained),
-            reference=DIVERGENCE_ENTROPY_FACTOR,
+            lambda: self.single_run(r.opefo, log_entropy_retained),
+            reference=LOG_FACTOR,
             part_of=key,
         )
         self.claim(
@@ -692,9 +692,8 @@ class Paper(PaperBase):
             "stable",
             f"entropy retained of {r.opefo}, per seed",
             "equal",
-            STABLE_BAND,
-            lambda: self.single_run(r.opefo, entropy_retained),
-            reference=1.0,
+            LOG_FACTOR,
+            lambda: self.single_run(r.opefo, log_entropy_retained),
             part_of=key,
         )
         self.claim(

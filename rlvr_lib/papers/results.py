@@ -34,6 +34,10 @@ ACCURACY = "accuracy"  # mean@n: the mean accuracy over the n samples (= unbiase
 EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"
 BOUNDED = ("accuracy", "format_rate")  # and pass@<k>: in [0, 1], so they can saturate
 DIVERGENCE_ENTROPY_FACTOR = 2.0  # rollout entropy at the end over its first step's: past this, a run has diverged
+# Entropy ratios are tested on the log scale (x2 and x1/2 equally far from 1; one seed's x28 does not swamp the
+# others' mean): "stable", "maintained", "reasonable" = within a factor of 2 of the start, |log ratio| <= LOG_FACTOR;
+# an explosion = past it. Decided before the runs of the issue-20 protocol (docs/assumptions.md).
+LOG_FACTOR = math.log(DIVERGENCE_ENTROPY_FACTOR)
 TAIL_STEPS = 5  # the end of a run: its last 5 logged steps
 
 
@@ -158,7 +162,7 @@ class RunResults:
     def divergence(self, run: str) -> str:
         """Why ``run`` counts as diverged ('' when it does not): its mean@n accuracy ends below the base policy's
         (the mean over seeds), or its rollout entropy over its last steps exceeds ``DIVERGENCE_ENTROPY_FACTOR``
-        times its first step's in the mean over seeds."""
+        times its first step's (the geometric mean over seeds)."""
         if run in self._divergence:
             return self._divergence[run]
         reasons = []
@@ -168,7 +172,7 @@ class RunResults:
             if acc < base:
                 reasons.append(f"accuracy {acc:.3f} below the base policy's {base:.3f}")
         try:
-            growth = float(self.per_seed(run, entropy_retained).mean())
+            growth = float(np.exp(self.per_seed(run, log_entropy_retained).mean()))  # the geometric mean over seeds
         except NotTestable:
             growth = math.nan
         if growth > DIVERGENCE_ENTROPY_FACTOR:
@@ -243,6 +247,11 @@ def entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> flo
     """Mean rollout entropy over the last ``tail_steps`` steps / its value at the first step (rlvr_lib.report's)."""
     series = column(history, "entropy/mean")
     return float(series.tail(tail_steps).mean() / series.iloc[0])
+
+
+def log_entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
+    """log of ``entropy_retained``: the scale on which ratio bands and explosions are tested (``LOG_FACTOR``)."""
+    return float(np.log(entropy_retained(history, tail_steps)))
 
 
 def mean_over_training(history: pd.DataFrame, key: str) -> float:

@@ -18,7 +18,15 @@ import pandas as pd
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import Estimate, NotTestable, estimate_of, paired_difference, unavailable
 from .guard import check_comparison
-from .results import ACCURACY, DIVERGENCE_ENTROPY_FACTOR, column, entropy_retained, mean_over_training
+from .results import (
+    ACCURACY,
+    DIVERGENCE_ENTROPY_FACTOR,
+    LOG_FACTOR,
+    column,
+    entropy_retained,
+    log_entropy_retained,
+    mean_over_training,
+)
 
 PAPER_TABLE1 = {  # tepo.txt table 1, Qwen2.5-7B, Avg. (%)
     "base": "13.30",
@@ -266,12 +274,12 @@ class Paper(PaperBase):
             "KL-Divergence constraint preserves stability",
             "sec. 3.2.1",
             "no number",
-            "rollout entropy of the global-KL beta 0.001 run, last 5 steps over its first step (a diverging run "
+            "log rollout entropy of the global-KL beta 0.001 run, last 5 steps over its first step (a diverging run "
             f"exceeds x{DIVERGENCE_ENTROPY_FACTOR:g}, rlvr_lib.papers.results)",
             "less",
             0.0,
             lambda: self._entropy_level(self._run_with(r.global_kl, "beta", 0.001, "panel A")),
-            reference=DIVERGENCE_ENTROPY_FACTOR,
+            reference=LOG_FACTOR,
             part_of=remark,
         )
         self.claim(
@@ -511,11 +519,11 @@ class Paper(PaperBase):
             "Maintains training stability",
             "sec. 3.3.1",
             "no number",
-            f"entropy retained of {r.tepo}; a diverging run exceeds x{DIVERGENCE_ENTROPY_FACTOR:g}",
+            f"log entropy retained of {r.tepo}; a diverging run exceeds log {DIVERGENCE_ENTROPY_FACTOR:g}",
             "less",
             0.0,
             lambda: self._entropy_level(r.tepo),
-            reference=DIVERGENCE_ENTROPY_FACTOR,
+            reference=LOG_FACTOR,
             part_of=whole,
         )
         # Non-inferiority: TEPO keeps at least GRPO/DAPO's entropy, less 0.05 of the first step's.
@@ -596,8 +604,9 @@ class Paper(PaperBase):
         return estimate_of(self.results.eval_table(run, ACCURACY), detail=f"{self.results.label(run)}")
 
     def _entropy_level(self, run: str) -> Estimate:
-        values = self.results.per_seed(run, entropy_retained)
-        return estimate_of(values, detail=f"{self.results.label(run)} x{values.mean():.2f}")
+        """log entropy retained per seed (ratios are tested on the log scale: ``results.LOG_FACTOR``)."""
+        values = self.results.per_seed(run, log_entropy_retained)
+        return estimate_of(values, detail=f"{self.results.label(run)} x{np.exp(values.mean()):.2f} (geometric mean)")
 
     def _history_difference(self, fn, digits: int = 3) -> Estimate:
         r = self.runs
