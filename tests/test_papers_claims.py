@@ -299,3 +299,16 @@ def test_every_quote_is_the_papers_own_words_and_a_planted_paraphrase_is_caught(
     word = next(w for w in first.quote.split() if len(w) > 4 and w.isalpha())
     planted = {first.key: first.quote.replace(word, word.upper() + "S", 1)}
     assert list(quotes.check_quotes(planted, source)) == [first.key]
+
+
+def test_log_entropy_retained_is_finite_for_a_collapsed_run():
+    import pandas as pd
+
+    from rlvr_lib.papers.results import LOG_FACTOR, RETAINED_FLOOR, log_entropy_retained
+
+    history = pd.DataFrame({"step": range(1, 7), "entropy/mean": [0.4, 0.0, 0.0, 0.0, 0.0, 0.0]})
+    collapsed = log_entropy_retained(history)
+    assert collapsed == pytest.approx(math.log(RETAINED_FLOOR)) and collapsed < -LOG_FACTOR
+    grown = pd.DataFrame({"step": range(1, 7), "entropy/mean": [0.2, 0.4, 0.8, 0.8, 0.8, 0.8]})
+    exploded = log_entropy_retained(grown)  # last 5 steps (0.4 + 4 x 0.8) / 5 over the first 0.2: x3.6
+    assert exploded == pytest.approx(math.log(3.6)) and exploded > LOG_FACTOR

@@ -249,9 +249,13 @@ def entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> flo
     return float(series.tail(tail_steps).mean() / series.iloc[0])
 
 
+RETAINED_FLOOR = 1e-6  # a run whose entropy fell to exactly 0 (one-hot softmax in float32) counts as this: log -13.8
+
+
 def log_entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
-    """log of ``entropy_retained``: the scale on which ratio bands and explosions are tested (``LOG_FACTOR``)."""
-    return float(np.log(entropy_retained(history, tail_steps)))
+    """log of ``entropy_retained``: the scale on which ratio bands and explosions are tested (``LOG_FACTOR``); a
+    fully collapsed run's 0 is floored at ``RETAINED_FLOOR``, far outside any band, instead of -inf."""
+    return float(np.log(max(entropy_retained(history, tail_steps), RETAINED_FLOOR)))
 
 
 def mean_over_training(history: pd.DataFrame, key: str) -> float:
