@@ -1,6 +1,6 @@
 """Synthetic pipeline outputs for the paper modules (no training): every run's evaluation results and training
-history on two seeds, and stand-ins for the sampling studies (ERPO's perturbation study and real-file count, AER's
-pass@k with many samples). Shared by the tests that build the paper reports."""
+history on two seeds, and the sampling studies' files (reports/samples/) as the sampling stages write them.
+Shared by the tests that build the paper reports."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import yaml
 from conftest import REPO
 
 from rlvr_lib import papers
+from rlvr_lib.atomic import write_json_atomic
 from rlvr_lib.config import load_params, read_yaml
-from rlvr_lib.papers import aer, erpo
+from rlvr_lib.papers import erpo, sampling
 from rlvr_lib.papers.claims import NotTestable
 from rlvr_lib.papers.config import ALL_PAPERS
 
@@ -111,11 +112,10 @@ def build_workspace(root: Path) -> Path:
     return root
 
 
-def build_papers(workspace: Path, monkeypatch) -> dict:
-    """Every paper's report built in ``workspace`` (the cwd from now on) with the stand-ins: {name: (paper,
-    README path)}."""
-    monkeypatch.chdir(workspace)
-    study = {
+def perturbation_seed(seed: int) -> dict:
+    """One seed's entry of reports/samples/erpo_perturbation.json, as ``sampling.run_perturbation`` writes it."""
+    return {
+        "seed": seed,
         "n_responses": 20,
         "n_trials": {"top": 20, "bottom": 20},
         "accuracy": {
@@ -126,26 +126,34 @@ def build_papers(workspace: Path, monkeypatch) -> dict:
         "difference_bottom_minus_top": {"value": 0.4, "ci_low": 0.3, "ci_high": 0.5},
         "mean_entropy": {"top": 1.2, "bottom": 0.01},
         "per_response": {
-            "top": {"perturbed": [0.4, 0.6] * 10, "control": [0.9, 1.0] * 10},
-            "bottom": {"perturbed": [0.85, 0.95] * 10, "control": [0.9, 1.0] * 10},
+            "top": {"perturbed": [0.4 + 0.01 * seed, 0.6] * 10, "control": [0.9, 1.0] * 10},
+            "bottom": {"perturbed": [0.85, 0.95 - 0.01 * seed] * 10, "control": [0.9, 1.0] * 10},
         },
     }
-    monkeypatch.setattr(erpo, "run_perturbation", lambda params, settings: study)
+
+
+def write_samples(params) -> None:
+    """reports/samples/*.json as the sampling stages write them (no model needed)."""
+    rng = np.random.default_rng(1)
+    settings = params.papers.aer.pass_at_k
+    shape = (len(sampling.study_seeds("aer_pass_at_k", params)), settings.max_problems)
+    counts = {run: rng.binomial(settings.n, 0.3 + 0.1 * i, size=shape).tolist() for i, run in enumerate(settings.runs)}
+    per_seed = [perturbation_seed(s) for s in sampling.study_seeds("erpo_perturbation", params)]
+    for name, results in (("aer_pass_at_k", {"counts": counts}), ("erpo_perturbation", {"per_seed": per_seed})):
+        recorded = sampling.recorded_settings(name, params)
+        write_json_atomic(sampling.study_path(name), {"study": name, "recorded": recorded, **results})
+
+
+def build_papers(workspace: Path, monkeypatch) -> dict:
+    """Every paper's report built in ``workspace`` (the cwd from now on), ERPO's real-file count stubbed out:
+    {name: (paper, README path)}."""
+    monkeypatch.chdir(workspace)
 
     def no_files(params, settings):
         raise NotTestable("the real files are not here")
 
     monkeypatch.setattr(erpo, "count_real_data", no_files)
-
-    def counts(params, settings):
-        rng = np.random.default_rng(1)
-        shape = (settings.n_seeds, settings.max_problems)
-        return {
-            run: rng.binomial(settings.n, 0.3 + 0.1 * i, size=shape).astype(float)
-            for i, run in enumerate(settings.runs)
-        }
-
-    monkeypatch.setattr(aer, "sample_correct_counts", counts)
+    write_samples(load_params("params.yaml", check_methods=False))
     params = load_params("params.yaml", check_methods=False)
     out = {}
     for name in ALL_PAPERS:  # summary last: it reads the others' claims
