@@ -2,7 +2,8 @@
 
 ``write_report(out_dir, ...)`` writes, for trained runs R and benchmarks B:
 
-- ``figures/training_dynamics.png`` and ``figures/entropy_quantiles.png`` (when R is non-empty),
+- ``figures/training_dynamics.png`` and ``figures/entropy_quantiles.png`` (when R is non-empty): the core runs only,
+  each method at its default settings (a run named after its method); the variants are in the paper reports,
 - ``figures/method_<run>.png`` for each run of R that logs its own ``<method>/...`` quantities,
 - ``figures/pass_at_k_<benchmark>.png`` for each benchmark of B (all runs, the base model included),
 - ``tables/results_<benchmark>.md`` and ``tables/results_<benchmark>.csv`` for each benchmark of B,
@@ -223,26 +224,33 @@ def _add(files: dict[str, bytes], rel: str, data: bytes) -> None:
     files[rel] = data
 
 
+def core_runs(runs: Iterable[str], run_methods: Mapping[str, str]) -> list[str]:
+    """The runs named after their method (each method at its default settings), sorted."""
+    return sorted({run for run in runs if run_methods.get(run) == run})
+
+
 def _figure_makers(
-    histories: pd.DataFrame, evals: pd.DataFrame, colors: dict, ema_alpha: float
+    histories: pd.DataFrame, evals: pd.DataFrame, run_methods: Mapping[str, str], ema_alpha: float
 ) -> dict[str, Callable[[], Figure]]:
-    """Relative PNG path -> function drawing that figure."""
+    """Relative PNG path -> function drawing that figure, every run in its fixed style (``plots.run_styles``)."""
+    styles = plots.run_styles(run_methods)
     makers: dict[str, Callable[[], Figure]] = {}
-    if not histories.empty:
+    core = histories[histories["run"].isin(core_runs(histories["run"], run_methods))]
+    if not core.empty:
         makers["figures/training_dynamics.png"] = partial(
-            plots.plot_training_dynamics, histories, ema_alpha=ema_alpha, colors=colors
+            plots.plot_training_dynamics, core, ema_alpha=ema_alpha, styles=styles
         )
         makers["figures/entropy_quantiles.png"] = partial(
-            plots.plot_entropy_quantiles, histories, ema_alpha=ema_alpha, colors=colors
+            plots.plot_entropy_quantiles, core, ema_alpha=ema_alpha, styles=styles
         )
-        for run, history in histories.groupby("run", sort=True):
-            if plots.method_keys(history):
-                makers[f"figures/method_{_slug(run)}.png"] = partial(
-                    plots.plot_method_quantities, history, run, ema_alpha=ema_alpha, color=colors[run]
-                )
+    for run, history in histories.groupby("run", sort=True):
+        if plots.method_keys(history):
+            makers[f"figures/method_{_slug(run)}.png"] = partial(
+                plots.plot_method_quantities, history, run, ema_alpha=ema_alpha, style=styles[run]
+            )
     for benchmark in evals["benchmark"].unique():
         makers[f"figures/pass_at_k_{_slug(benchmark)}.png"] = partial(
-            plots.plot_pass_at_k, evals, benchmark, colors=colors
+            plots.plot_pass_at_k, evals, benchmark, styles=styles
         )
     return makers
 
@@ -339,8 +347,10 @@ def _training_sections(figures: list[str], ema_alpha: float) -> list[str]:
     lines = [
         "## Training dynamics",
         "",
+        "Each method at its default settings (the run named after it; the variants are in the paper reports). "
         f"EMA-smoothed (alpha = {ema_alpha}) over the raw values drawn faintly; dashed: the base model "
-        "(mean over runs of the step-1 value, whose rollouts come from the untrained policy).",
+        "(mean over runs of the step-1 value, whose rollouts come from the untrained policy); line: mean over "
+        "training seeds, band: the seeds' min-max.",
         "",
         "![training dynamics](figures/training_dynamics.png)",
         "",
@@ -366,15 +376,18 @@ def render_report(
     tail_steps: int = TAIL_STEPS,
     links: Mapping[str, str] | None = None,
     papers: Sequence[tuple[str, str]] = (),
+    run_methods: Mapping[str, str] | None = None,
 ) -> dict[str, bytes]:
     """Every report file in memory: relative path -> content (README.md last). ``links``: label -> path relative
     to the report folder of other reports listed near the README's top; ``papers``: (name, title) of the paper
-    reports to link first."""
+    reports to link first; ``run_methods``: {run: method} of params.yaml's runs in its order (their figure styles;
+    a run missing from it gets the method its name starts with, ``plots.method_of``)."""
     if evals.empty:
         raise ValueError("no evaluation results to report")
-    colors = plots.run_colors({*histories["run"], *evals["run"]})
+    missing = sorted({*histories["run"], *evals["run"]} - {BASE_RUN, *(run_methods or {})})
+    run_methods = {**(run_methods or {}), **{run: plots.method_of(run) for run in missing}}
     files: dict[str, bytes] = {}
-    for rel, make in _figure_makers(histories, evals, colors, ema_alpha).items():
+    for rel, make in _figure_makers(histories, evals, run_methods, ema_alpha).items():
         _add(files, rel, _png(make()))
     tables = {}
     for benchmark in evals["benchmark"].unique():
@@ -398,6 +411,7 @@ def write_report(
     tail_steps: int = TAIL_STEPS,
     links: Mapping[str, str] | None = None,
     papers: Sequence[tuple[str, str]] = (),
+    run_methods: Mapping[str, str] | None = None,
 ) -> None:
     """Render the report (``render_report``) and write each file atomically under ``out_dir`` (the
     ``reports/`` folder), README.md last. ``histories``/``evals``: ``load_histories``/``load_eval_results``.
@@ -411,6 +425,7 @@ def write_report(
         tail_steps=tail_steps,
         links=links,
         papers=papers,
+        run_methods=run_methods,
     )
     out = Path(out_dir)
     for rel, data in files.items():

@@ -204,9 +204,16 @@ def test_readme_links_resolve(report_dir):
     assert "2 training seed(s)" not in text and "training seed(s)" in text
 
 
-def test_colors_stable_and_base_black():
-    a, b = plots.run_colors(["grpo", "erpo", "base"]), plots.run_colors(["base", "erpo", "grpo"])
-    assert a == b and a["base"] == (0.0, 0.0, 0.0) and len(set(a.values())) == 3
+def test_styles_fixed_per_method_and_variants_told_apart():
+    styles = plots.run_styles({"grpo": "grpo", "erpo": "erpo", "grpo_8updates": "grpo", "grpo_cw": "grpo"})
+    assert styles == plots.run_styles({"erpo": "erpo", "grpo_8updates": "grpo", "grpo": "grpo", "grpo_cw": "grpo"})
+    assert styles["base"].color == "black" and styles["base"].linestyle == "--"
+    assert styles["grpo"] == plots.method_style("grpo") and styles["grpo"].linestyle == "-"
+    assert styles["grpo_8updates"].color == styles["grpo"].color != styles["erpo"].color
+    assert len({styles[r].linestyle for r in ("grpo", "grpo_8updates", "grpo_cw")}) == 3
+    assert plots.method_of("kl_cov_8updates") == "kl_cov" and plots.method_of("grpo_onpolicy") == "grpo_onpolicy"
+    with pytest.raises(ValueError, match="no figure style"):
+        plots.run_styles({"x": "unknown_method"})
 
 
 def test_ema_and_method_keys(data):

@@ -1040,34 +1040,28 @@ class Paper(PaperBase):
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "tables6_7_pass_at_k", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
-        fig, (ax,) = plots._new_figure(1, ncols=1, panel_size=(5.2, 3.6))
-        colors = plots.run_colors(p.runs)
+        fig, (ax,) = plots.new_figure(1, ncols=1, panel_size=(5.6, 3.8))
         for row in raw_rows:
             run = row["run"]
-            ax.plot(
-                ks,
-                [row[f"pass@{k}"] for k in ks],
-                "--" if run == "base" else "-",
-                marker="o",
-                ms=3,
-                color=colors[run],
-                label=run,
-            )
+            ax.plot(ks, [row[f"pass@{k}"] for k in ks], label=run, **self.styles[run].points())
             ax.fill_between(
                 ks,
                 [row[f"pass@{k}_ci_low"] for k in ks],
                 [row[f"pass@{k}_ci_high"] for k in ks],
-                color=colors[run],
-                alpha=0.15,
+                color=self.styles[run].color,
+                alpha=plots.BAND_ALPHA,
                 linewidth=0,
             )
-        ax.axhline(self.settings.k50_threshold, color="grey", linewidth=0.8, linestyle=":")
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(ks, [str(k) for k in ks])
-        ax.set_xlabel("k")
-        ax.set_ylabel("pass@k")
-        ax.set_title(f"pass@k from {p.n} samples (95% interval)")
-        ax.legend(loc="lower right")
+        ax.axhline(
+            self.settings.k50_threshold, color=plots.REFERENCE_COLOR, linewidth=0.8, linestyle=":", label="k50 level"
+        )
+        plots.pass_at_k_axes(ax, list(ks))
+        plots.figure_legend(fig)
+        plots.figure_title(
+            fig,
+            f"Paper fig. 3(a, d) / tables 6-7: pass@k from {p.n} samples, {n_problems} problems, {n_seeds} seed(s) "
+            "(band: 95% interval)",
+        )
         self.report.add_figure(heading, "figure3ad_pass_at_k", fig)
         return pd.DataFrame(shown_rows)
 
@@ -1082,7 +1076,7 @@ class Paper(PaperBase):
                 ("completions/mean_length", "(e) response length", "linear"),
             ],
             ema_alpha=0.3,
-            title="Training dynamics (EMA 0.3; band: seeds' min-max). (f) test score: not logged during training",
+            title="Paper fig. 3(b, c, e): training dynamics (EMA 0.3; (f), the test score, is not logged in training)",
             ncols=3,
         )
         self.report.add_figure(heading, "figure3_training_dynamics", fig)
@@ -1143,25 +1137,29 @@ class Paper(PaperBase):
             )
         raw = pd.DataFrame(raw_rows)
         self.report.add_table(heading, f"sweep_{name}", raw, pd.DataFrame(shown_rows))
-        fig, (ax,) = plots._new_figure(1, ncols=1, panel_size=(4.6, 3.2))
-        ax.errorbar(
+        fig, (ours, theirs) = plots.new_figure(2, ncols=2, panel_size=(3.8, 3.2))
+        aer_style = self.styles[self.runs.aer]
+        ours.errorbar(
             raw[name],
             raw["accuracy"],
             yerr=[raw["accuracy"] - raw["ci_low"], raw["ci_high"] - raw["accuracy"]],
-            fmt="o-",
             capsize=3,
-            label="ours (mean@n)",
+            label="testbed (mean@n, 95% interval)",
+            **aer_style.points(),
         )
-        ax.set_xlabel(name)
-        ax.set_ylabel("pass@1 (ours)")
-        twin = ax.twinx()
+        ours.set_ylabel("pass@1 on the testbed (fraction)")
+        plots.panel_title(ours, "(a) testbed")
         xs = sorted(paper)
-        twin.plot(xs, [paper[x] for x in xs], "s--", color="grey", label="paper (Avg. %)")
-        twin.set_ylabel("paper Avg. pass@1 (%)")
-        twin.grid(False)
-        handles = [*ax.get_legend_handles_labels()[0], *twin.get_legend_handles_labels()[0]]
-        ax.legend(handles, [h.get_label() for h in handles], loc="best", fontsize=8)
-        ax.set_title(f"{name} sweep")
+        theirs.plot(xs, [paper[x] for x in xs], "s--", color=plots.PAPER_COLOR, label="paper (Qwen3-8B, Avg. %)")
+        theirs.set_ylabel("paper's Avg. pass@1 (%)")
+        plots.panel_title(theirs, "(b) paper")
+        for ax in (ours, theirs):
+            ax.set_xlabel(name)
+            ax.axvline(self.hparam(self.runs.aer, name), color=plots.REFERENCE_COLOR, linestyle=":", linewidth=1.0)
+        plots.figure_legend(fig)
+        plots.figure_title(
+            fig, f"{name} sweep: testbed and paper, each on its own scale (dotted: AER's default {name})"
+        )
         self.report.add_figure(heading, f"sweep_{name}", fig)
         return pd.DataFrame(shown_rows)
 
@@ -1177,29 +1175,22 @@ class Paper(PaperBase):
     def entropy_target(self, heading: str):
         run = self.runs.aer
         history = self.results.history(run)
-        fig, (ax,) = plots._new_figure(1, ncols=1, panel_size=(5.6, 3.6))
-        for key, label, color in (
-            ("aer/entropy", "H_t (rollout entropy)", plots.PALETTE[0]),
-            ("aer/target_entropy", "H* = tau H_0", "black"),
+        fig, (ax, coefficient) = plots.new_figure(2, ncols=1, panel_size=(5.6, 2.6), sharex=True)
+        for key, label, style in (
+            ("aer/entropy", "H_t (rollout entropy)", self.styles[run]),
+            ("aer/target_entropy", "H* = tau H_0", plots.Style(plots.PAPER_COLOR, "", "--")),
         ):
-            table = plots.seed_table(history, key)
-            if table.empty:
-                continue
-            ax.plot(table.index, table.mean(axis=1), color=color, label=label)
-            if table.shape[1] > 1:
-                ax.fill_between(table.index, table.min(axis=1), table.max(axis=1), color=color, alpha=0.15)
-        ax.set_xlabel("step")
-        ax.set_ylabel("entropy (nats)")
-        twin = ax.twinx()
-        alpha = plots.seed_table(history, "aer/alpha")
-        if not alpha.empty:
-            twin.plot(alpha.index, alpha.mean(axis=1), color=plots.PALETTE[3], label="alpha_t")
-        twin.set_ylabel("alpha_t")
-        twin.grid(False)
-        handles = [*ax.get_legend_handles_labels()[0], *twin.get_legend_handles_labels()[0]]
-        labels = [*ax.get_legend_handles_labels()[1], *twin.get_legend_handles_labels()[1]]
-        ax.legend(handles, labels, loc="best")
-        ax.set_title(f"{run}: H_t against H* (mean over seeds; band: min-max)")
+            plots.plot_curve(ax, history, key, style, label, ema_alpha=1.0)
+        ax.set_ylabel("token entropy (nats)")
+        plots.panel_title(ax, "(a) entropy and its target")
+        if not plots.plot_curve(coefficient, history, "aer/alpha", self.styles[run], "alpha_t", ema_alpha=1.0):
+            plots.not_logged(coefficient, "aer/alpha")
+        else:
+            plots.label_step_axes(coefficient, "aer/alpha")
+        plots.panel_title(coefficient, "(b) entropy coefficient")
+        ax.set_xlabel("training step")
+        plots.figure_legend(fig)
+        plots.figure_title(fig, f"{run}: H_t against H*, and alpha_t ({plots.BAND_NOTE})")
         self.report.add_figure(heading, "entropy_target_alpha", fig)
         return fig
 

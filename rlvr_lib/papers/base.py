@@ -337,6 +337,12 @@ class PaperBase:
             shown_rows.append(shown)
         return pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
 
+    @functools.cached_property
+    def styles(self) -> dict[str, plots.Style]:
+        """Every run's figure style (``plots.run_styles`` over params.yaml's runs in order: the same in every
+        report)."""
+        return plots.run_styles({run: spec.method for run, spec in self.params.runs.items()})
+
     def curves(
         self,
         runs: Sequence[str],
@@ -346,12 +352,14 @@ class PaperBase:
         title: str,
         ncols: int = 4,
         labels: dict[str, str] | None = None,
+        references: dict[str, tuple[float, str]] | None = None,
     ) -> Figure:
-        """Training curves: one panel per (history key, title, y scale: linear | log | symlog), one line per run
-        (mean over seeds of each seed's EMA, raw mean faint, seeds' min-max band)."""
-        colors = plots.run_colors(runs)
-        fig, axes = plots._new_figure(len(panels), ncols=ncols)
-        for ax, (key, panel_title, scale) in zip(axes, panels, strict=False):
+        """Training curves: one panel per (history key, title, y scale: linear | log), one line per run in its
+        style (mean over seeds of each seed's EMA, raw mean faint, seeds' min-max band), the y axis labelled with
+        the quantity and its unit (``plots.QUANTITY_LABELS``), one legend below the panels. ``references``: a
+        horizontal line (value, label) on the panel of a key, e.g. the paper's number."""
+        fig, axes = plots.new_figure(len(panels), ncols=ncols)
+        for ax, (key, panel_title, scale) in zip(axes, panels, strict=True):
             drawn = False
             for run in runs:
                 try:
@@ -360,36 +368,17 @@ class PaperBase:
                     continue
                 if key in history.columns and history[key].notna().any():
                     label = (labels or {}).get(run, run)
-                    plots._plot_curve(ax, history, key, colors[run], label, ema_alpha)
-                    drawn = True
-            ax.set_title(panel_title)
-            ax.set_xlabel("step")
-            if not drawn:
-                ax.text(0.5, 0.5, f"'{key}' not logged", ha="center", va="center", transform=ax.transAxes)
-            elif scale == "symlog":
-                ax.set_yscale("symlog", linthresh=1e-2)
-            elif scale == "log":
-                ax.set_yscale("log")
-        handles = {}
-        for ax in axes:
-            for h, label in zip(*ax.get_legend_handles_labels(), strict=False):
-                handles.setdefault(label, h)
-        if handles:
-            fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=min(len(handles), 6))
-        fig.suptitle(title)
-        return fig
-
-    def bar_figure(self, rows: Sequence[tuple[str, str]], metric: str, title: str, ylabel: str | None = None) -> Figure:
-        """One bar per (label, run): ``metric``'s mean with its 95% interval."""
-        fig, (ax,) = plots._new_figure(1, ncols=1, panel_size=(max(4.0, 0.9 * len(rows) + 1.5), 3.2))
-        colors = plots.run_colors([r for _, r in rows])
-        for i, (label, run) in enumerate(rows):
-            value, low, high = self.results.eval_summary(run, metric)
-            ax.bar(i, value, color=colors[run], label=label)
-            ax.errorbar(i, value, yerr=[[value - low], [high - value]], color="black", capsize=3)
-        ax.set_xticks(range(len(rows)), [label for label, _ in rows], rotation=30, ha="right")
-        ax.set_ylabel(ylabel or metric)
-        ax.set_title(title)
+                    drawn |= plots.plot_curve(ax, history, key, self.styles[run], label, ema_alpha)
+            plots.panel_title(ax, panel_title)
+            if key in (references or {}):
+                value, label = references[key]
+                ax.axhline(value, color=plots.PAPER_COLOR, linestyle=":", linewidth=1.2, label=label)
+            if drawn:
+                plots.label_step_axes(ax, key, log_y=scale == "log")
+            else:
+                plots.not_logged(ax, key)
+        plots.figure_legend(fig)
+        plots.figure_title(fig, f"{title} ({plots.BAND_NOTE})")
         return fig
 
     @staticmethod

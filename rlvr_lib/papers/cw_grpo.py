@@ -256,7 +256,7 @@ class Paper(PaperBase):
             [r.grpo, r.clip_cov, r.cw_grpo],
             [("entropy/mean", "rollout token entropy (nats)", "linear")],
             ema_alpha=self.settings.ema_alpha,
-            title=f"Fig. 1: policy entropy (EMA {self.settings.ema_alpha}; band: seeds' min-max)",
+            title=f"Paper fig. 1: policy entropy (EMA {self.settings.ema_alpha})",
             ncols=1,
         )
         self.report.add_figure(heading, "figure1_entropy", fig)
@@ -301,31 +301,32 @@ class Paper(PaperBase):
             heading, "table1_covariance_percentiles", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
         )
         if raw_rows:
-            fig, axes = plots._new_figure(2, ncols=2, panel_size=(4.2, 3.2))
-            colors = plots.run_colors([r.grpo, r.cw_grpo])
+            fig, axes = plots.new_figure(2, ncols=2, panel_size=(4.2, 3.2))
             for ax, side in zip(axes, ("positive", "negative"), strict=True):
                 for row in (x for x in raw_rows if x["side"] == side):
                     ax.plot(
                         percents,
                         [abs(row[f"top {p:g}%"]) for p in percents],
-                        "o-",
-                        color=colors[row["run"]],
                         label=row["run"],
+                        **self.styles[row["run"]].points(),
                     )
                 ax.plot(
                     percents,
                     [abs(PAPER_TABLE1[side][float(p)]) for p in percents],
                     "s--",
-                    color="grey",
-                    label="paper GRPO",
+                    color=plots.PAPER_COLOR,
+                    label="paper GRPO (table 1)",
                 )
                 ax.set_xscale("log")
                 ax.set_yscale("log")
                 ax.set_xlabel("top share of tokens (%)")
-                ax.set_ylabel("|covariance threshold|")
-                ax.set_title(side)
-                ax.legend()
-            self.report.add_figure(heading, "figure3_covariance_thresholds", fig)
+                ax.set_ylabel("|covariance threshold| (a.u.)")
+                ax.set_title(f"{side} covariances")
+            plots.figure_legend(fig)
+            plots.figure_title(
+                fig, "Table 1 as a plot: covariance threshold of each top share (not the paper's fig. 3)"
+            )
+            self.report.add_figure(heading, "table1_covariance_thresholds", fig)
         return pd.DataFrame(shown_rows)
 
     def checkpoint_equality(self, short: str, long: str) -> str:

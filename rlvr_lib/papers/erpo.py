@@ -664,9 +664,9 @@ class Paper(PaperBase):
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "figure1b_perturbation", raw, shown)
-        fig, (ax,) = plots._new_figure(1, ncols=1, panel_size=(4.4, 3.2))
+        fig, (ax,) = plots.new_figure(1, ncols=1, panel_size=(5.0, 3.6))
         for i, row in raw.iterrows():
-            ax.bar(i, row["accuracy"], color=plots.PALETTE[i])
+            ax.bar(i, row["accuracy"], color=plots.QUANTITY_COLORS[i], label=f"perturbed: {row['tokens perturbed']}")
             ax.errorbar(
                 i,
                 row["accuracy"],
@@ -674,11 +674,20 @@ class Paper(PaperBase):
                 color="black",
                 capsize=3,
             )
-            ax.plot([i - 0.4, i + 0.4], [row["control_accuracy"]] * 2, "k--", linewidth=1)
+            ax.plot(
+                [i - 0.4, i + 0.4],
+                [row["control_accuracy"]] * 2,
+                "--",
+                color="black",
+                linewidth=1,
+                label="control (token kept)" if i == 0 else None,
+            )
         ax.set_xticks(range(len(raw)), raw["tokens perturbed"])
-        ax.set_ylabel("accuracy after regeneration")
+        ax.set_xlabel("tokens perturbed (by entropy rank)")
+        ax.set_ylabel("accuracy (fraction)")
         ax.set_ylim(0, 1.05)
-        ax.set_title("fig. 1(b): perturbation study (dashed: control)")
+        plots.figure_legend(fig)
+        plots.figure_title(fig, f"Paper fig. 1(b): perturbation study on `{p.policy}` (bars: 95% interval)")
         self.report.add_figure(heading, "figure1b_perturbation", fig)
         return shown
 
@@ -689,12 +698,12 @@ class Paper(PaperBase):
             [r.grpo, r.erpo],
             [
                 ("reward", "(a) reward", "linear"),
-                ("entropy/mean", "(b) entropy (symlog)", "symlog"),
+                ("entropy/mean", "(b) entropy (log scale)", "log"),
                 ("grad_norm", "(c) grad norm", "linear"),
                 ("kl_to_reference", "(d) KL to reference", "linear"),
             ],
             ema_alpha=self.settings.ema_alpha,
-            title=f"ERPO vs GRPO (EMA alpha = {self.settings.ema_alpha}; raw faint; band: seeds' min-max)",
+            title=f"Paper fig. 4: ERPO vs GRPO (EMA alpha = {self.settings.ema_alpha}; raw faint)",
         )
         self.report.add_figure(heading, "figure4_training_dynamics", fig)
         return fig
@@ -709,36 +718,40 @@ class Paper(PaperBase):
         )
         self.report.add_table(heading, "figure5a_accuracy_length", raw_eval, shown_eval, "(a) accuracy and length")
         self.report.add_table(heading, "figure5b_training_time", raw_t, shown_t, "(b) training time, mean (per seed)")
-        fig, axes = plots._new_figure(3, ncols=3, panel_size=(4.0, 3.2))
-        colors = plots.run_colors([run for _, run in self.rows])
+        fig, axes = plots.new_figure(3, ncols=3, panel_size=(4.0, 3.2))
         for label, run in self.rows:
             acc, length = self.results.eval_summary(run, ACCURACY)[0], self.results.eval_summary(run, "response_length")
             axes[0].errorbar(
-                length[0], acc, xerr=[[length[0] - length[1]], [length[2] - length[0]]], fmt="o", color=colors[run]
+                length[0],
+                acc,
+                xerr=[[length[0] - length[1]], [length[2] - length[0]]],
+                label=label,
+                **{**self.styles[run].points(), "linestyle": "none"},
             )
-            axes[0].annotate(label, (length[0], acc), textcoords="offset points", xytext=(4, 4))
         axes[0].set_xlabel("response length (tokens)")
         axes[0].set_ylabel("accuracy (mean@n)")
-        axes[0].set_title("(a) accuracy vs length")
+        plots.panel_title(axes[0], "(a) accuracy vs length (95% interval)")
         for i, (_, run) in enumerate(trained):
             values = self.results.per_seed(run, total_time)
-            axes[1].bar(i, values.mean(), color=colors[run])
-            self.per_seed_points(axes[1], i, values, colors[run])
+            axes[1].bar(i, values.mean(), color=self.styles[run].color)
+            self.per_seed_points(axes[1], i, values, self.styles[run].color)
         axes[1].set_xticks(range(len(trained)), [label for label, _ in trained])
-        axes[1].set_ylabel("seconds")
-        axes[1].set_title("(b) total training time")
+        axes[1].set_xlabel("run (points: seeds)")
+        axes[1].set_ylabel("total training time (s)")
+        plots.panel_title(axes[1], "(b) total training time")
         for label, run in trained:
-            plots._plot_curve(
+            plots.plot_curve(
                 axes[2],
                 self.results.history(run),
                 "completions/mean_length",
-                colors[run],
+                self.styles[run],
                 label,
                 self.settings.ema_alpha,
             )
-        axes[2].set_xlabel("step")
-        axes[2].set_title(f"(c) rollout length (EMA {self.settings.ema_alpha})")
-        axes[2].legend()
+        plots.label_step_axes(axes[2], "completions/mean_length")
+        plots.panel_title(axes[2], f"(c) rollout length (EMA {self.settings.ema_alpha})")
+        plots.figure_legend(fig)
+        plots.figure_title(fig, f"Paper fig. 5: response length and training time ({plots.BAND_NOTE})")
         self.report.add_figure(heading, "figure5_length_time", fig)
         return fig
 

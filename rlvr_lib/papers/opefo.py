@@ -977,36 +977,52 @@ class Paper(PaperBase):
     def figure2(self, heading: str):
         r = self.runs
         alpha = self.settings.ema_alpha
-        fig, axes = plots._new_figure(3, ncols=3, panel_size=(4.0, 3.0))
-        colors = plots.run_colors([r.grpo, r.grpo_onpolicy, r.clip_higher, r.opefo])
+        fig, axes = plots.new_figure(4, ncols=4, panel_size=(3.6, 3.3))
         notes = []
         for run in (r.grpo, r.grpo_onpolicy):
-            plots._plot_curve(axes[0], self.results.history(run), "entropy/mean", colors[run], self.label(run), alpha)
             history = self.results.history(run)
+            plots.plot_curve(axes[0], history, "entropy/mean", self.styles[run], self.label(run), alpha)
             if FLOW + "net" in history.columns and history[FLOW + "net"].notna().any():
-                plots._plot_curve(axes[1], history, FLOW + "net", colors[run], self.label(run), alpha)
+                plots.plot_curve(axes[1], history, FLOW + "net", self.styles[run], self.label(run), alpha)
             else:
                 notes.append(f"`{run}` logs no `{FLOW}net` (set `methods.{run}.log_entropy_flow: true`)")
         opefo = self.results.history(r.opefo)
-        if "opefo/flow_net" in opefo.columns:
-            plots._plot_curve(axes[1], opefo, "opefo/flow_net", colors[r.opefo], "OPEFO (unscaled)", alpha)
+        if "opefo/flow_net" in opefo.columns and opefo["opefo/flow_net"].notna().any():
+            plots.plot_curve(axes[2], opefo, "opefo/flow_net", self.styles[r.opefo], self.label(r.opefo), alpha)
+            plots.label_step_axes(axes[2], "opefo/flow_net")
+        else:
+            plots.not_logged(axes[2], "opefo/flow_net")
         history = self.results.history(r.clip_higher)
-        for side, style in (("clipped_high", "-"), ("clipped_low", "--")):
+        sides = (("clipped_high", "-", plots.QUANTITY_COLORS[0]), ("clipped_low", "--", plots.QUANTITY_COLORS[1]))
+        for side, linestyle, color in sides:
             key = FLOW + side
             if key in history.columns and history[key].notna().any():
                 table = plots.seed_table(history, key)
-                axes[2].plot(table.index, plots.ema(table.mean(axis=1), alpha), style, label=side.replace("_", " "))
+                axes[3].plot(
+                    table.index,
+                    plots.ema(table.mean(axis=1), alpha),
+                    linestyle,
+                    color=color,
+                    label=f"{r.clip_higher}: {side.replace('_', ' ')}",
+                )
             else:
                 notes.append(f"`{r.clip_higher}` logs no `{key}`")
-        axes[0].set_title("(a) rollout entropy")
-        axes[1].set_title("(b) net dH per step")
-        axes[2].set_title(f"(c) dH of clipped tokens ({r.clip_higher})")
-        for ax in axes:
-            ax.set_xlabel("step")
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=7)
-        axes[1].axhline(0, color="grey", linewidth=0.8)
-        axes[2].axhline(0, color="grey", linewidth=0.8)
+        plots.panel_title(axes[0], "(a) rollout entropy")
+        plots.panel_title(axes[1], "(b) net dH per step, sampled-token eq. 6")
+        plots.panel_title(axes[2], "(c) OPEFO's own net dH (its eq. 6 form, before rescaling)")
+        plots.panel_title(axes[3], f"(d) dH of clipped tokens ({r.clip_higher})")
+        plots.label_step_axes(axes[0], "entropy/mean")
+        for ax in (axes[1], axes[3]):
+            ax.set_xlabel("training step")
+            ax.axhline(0, color=plots.REFERENCE_COLOR, linewidth=0.8)
+        axes[1].set_ylabel("net dH (a.u.)")
+        axes[3].set_ylabel("dH summed, clipped (a.u.)")
+        plots.figure_legend(fig)
+        plots.figure_title(
+            fig,
+            f"Paper fig. 2: entropy and first-order entropy change dH (eta dropped; EMA {alpha}; lines: mean over "
+            "seeds). (b) and (c) are different estimators: compare shapes, not values.",
+        )
         text = f"EMA {alpha}; mean over seeds. " + ("Missing: " + "; ".join(notes) + "." if notes else "")
         self.report.section(heading, text)
         self.report.add_figure(heading, "figure2_entropy_flow", fig)
@@ -1023,7 +1039,7 @@ class Paper(PaperBase):
                 ("completions/mean_length", "(c) response length", "linear"),
             ],
             ema_alpha=self.settings.ema_alpha,
-            title=f"Training dynamics (EMA {self.settings.ema_alpha}; band: seeds' min-max)",
+            title=f"Paper fig. 4: training dynamics (EMA {self.settings.ema_alpha})",
             ncols=3,
         )
         self.report.add_figure(heading, "figure4_training_dynamics", fig)
@@ -1088,8 +1104,9 @@ class Paper(PaperBase):
             runs,
             [("opefo/lambda", "lambda*", "linear"), ("opefo/flow_net_rescaled", "rescaled net flow (eq. 8)", "linear")],
             ema_alpha=self.settings.ema_alpha,
-            title=f"Fig. 5: lambda* over steps (EMA {self.settings.ema_alpha})",
+            title=f"Paper fig. 5: lambda* over steps (EMA {self.settings.ema_alpha})",
             ncols=2,
+            references={"opefo/lambda": (self.settings.paper_lambda_mean, "paper's mean lambda* (sec. 6.4)")},
         )
         self.report.add_figure(heading, "figure5_lambda", fig)
         return pd.DataFrame(shown_rows)

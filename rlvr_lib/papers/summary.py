@@ -188,17 +188,13 @@ class Paper(PaperBase):
         runs = [self.runs.base, *self.methods()]
         n = self.results.samples(self.runs.reference)
         ks = k_values(n)
-        colors = plots.run_colors(runs)
-        fig, (ax,) = plots._new_figure(1, ncols=1, panel_size=(6.0, 4.2))
+        fig, (ax,) = plots.new_figure(1, ncols=1, panel_size=(6.4, 4.2))
         for run in runs:
             values = [self.results.eval_summary(run, f"pass@{k}")[0] for k in ks]
-            ax.plot(ks, values, "--" if run == "base" else "-", marker="o", ms=3, color=colors[run], label=run)
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(ks, [str(k) for k in ks])
-        ax.set_xlabel("k")
-        ax.set_ylabel("pass@k")
-        ax.set_title("pass@k, every method (mean over seeds and problems)")
-        ax.legend(fontsize=7, ncols=2)
+            ax.plot(ks, values, label=run, **self.styles[run].points())
+        plots.pass_at_k_axes(ax, list(ks))
+        plots.figure_legend(fig)
+        plots.figure_title(fig, "pass@k, every method (mean over seeds and problems)")
         self.report.add_figure(heading, "pass_at_k", fig)
         return fig
 

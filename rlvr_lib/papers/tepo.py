@@ -758,7 +758,7 @@ class Paper(PaperBase):
                 ("grad_norm", "fig. 3(b) gradient norm", "linear"),
             ],
             ema_alpha=self.settings.ema_alpha,
-            title=f"TEPO vs GRPO/DAPO (EMA {self.settings.ema_alpha}; band: seeds' min-max)",
+            title=f"Paper figs. 2-3: TEPO vs GRPO/DAPO (EMA {self.settings.ema_alpha})",
         )
         self.report.add_figure(heading, "figures2_3", fig)
         return fig
