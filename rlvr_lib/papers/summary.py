@@ -355,12 +355,12 @@ class Paper(PaperBase):
         ]
         total = counts.sum()
         testable = int(total.sum() - total[NOT_TESTABLE])
-        most = share.idxmax() if share.notna().any() else None
+        most = share.idxmax() if share.notna().any() and share.max() > 0 else None
         across = (
             f"Across the papers, {int(total[HOLDS])} of the {testable} claims the testbed can test hold and "
             f"{int(total[DOES_NOT_HOLD])} do not; {int(total[NOT_TESTABLE])} of {int(total.sum())} claims need "
             "what the testbed does not have."
-            + (f" The largest share of holding claims is {most}'s." if most is not None else "")
+            + (f" The largest share of holding claims (of all its claims) is {most}'s." if most is not None else "")
             + " A claim that holds here says the mechanism works on a small policy that collapses its entropy; "
             "the papers' headline numbers are not testable at this scale."
         )

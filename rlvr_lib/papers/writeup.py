@@ -97,6 +97,16 @@ def _listing(results: Sequence[ClaimResult]) -> str:
     return "; ".join(_name(r) for r in results) if results else "none"
 
 
+def _reasons(results: Sequence[ClaimResult]) -> str:
+    """The not-testable claims counted by the kind of reason (the note's words before its first colon)."""
+    kinds: dict[str, int] = {}
+    for r in results:
+        head = r.note.split(":", 1)[0].strip()
+        kind = head if ":" in r.note and len(head) <= 40 else "other reasons"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return "; ".join(f"{kind} ({n})" for kind, n in sorted(kinds.items(), key=lambda x: -x[1])) or "none"
+
+
 def summary_lines(paper: PaperBase, results: Sequence[ClaimResult]) -> list[str]:
     """Five lines: what was tested (with the citation), what holds, what does not, what is inconclusive, what
     could not be tested and why."""
@@ -107,14 +117,13 @@ def summary_lines(paper: PaperBase, results: Sequence[ClaimResult]) -> list[str]
     untestable = _by_verdict(results, NOT_TESTABLE)
     whole = [r for r in results if r.claim.parent is None]
     return [
-        f"- **Tested:** {len(whole)} claims of {ref.markdown()} On the testbed (a 0.56M-parameter policy on "
+        f"- **Tested:** {len(whole)} claims of {ref.markdown()} On the testbed (a small from-scratch policy on "
         "one-digit sums; see Setup and Limitations), each judged by the verdict rule under Claims.",
         f"- **Holds ({len(holds)}):** {_listing(holds)}.",
         f"- **Does not hold ({len(fails)}):** {_listing(fails)}.",
         f"- **Inconclusive ({len(open_)}):** {_listing(open_)} (the seeds' interval leaves the claimed effect open).",
-        f"- **Not testable here ({len(untestable)}):** "
-        + ("; ".join(f"{_name(r)}: {r.note.rstrip('.')}" for r in untestable) if untestable else "none")
-        + ".",
+        f"- **Not testable here ({len(untestable)}):** {_reasons(untestable)} (each claim with its reason under "
+        "Limitations).",
     ]
 
 
