@@ -8,6 +8,7 @@ import copy
 import csv
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from rlvr_lib import papers
 from rlvr_lib.atomic import write_json_atomic
 from rlvr_lib.config import load_params, read_yaml
 from rlvr_lib.papers import erpo, sampling
+from rlvr_lib.papers.captions import caption_for
 from rlvr_lib.papers.claims import VERDICTS, NotTestable, flatten
 from rlvr_lib.papers.config import ALL_PAPERS, PAPERS, paper_runs
 from rlvr_lib.papers.output import SECTIONS
@@ -266,6 +268,17 @@ def test_every_report_readme_has_the_seven_sections_in_order(built):
         assert REFERENCES[name].title in readme.split("## The method", 1)[0], name
         assert "| setting | paper | paper's source |" in readme, name
         assert "$$" in readme.split("## The method", 1)[1].split("## Setup", 1)[0], name
+
+
+def test_every_table_and_figure_of_the_evidence_has_a_caption(built):
+    _, out = built
+    for name, (paper, _) in out.items():
+        for section in paper.report.sections:
+            for table in section.tables:
+                assert table.caption or caption_for(name, table.name), (name, table.name)
+            for rel, caption in section.figures:
+                assert caption or caption_for(name, Path(rel).stem), (name, rel)
+    assert not caption_for("aer", "a_table_nobody_captioned")
 
 
 def test_a_planted_section_order_fails_the_heading_check():

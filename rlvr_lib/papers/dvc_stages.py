@@ -35,6 +35,7 @@ COMMON_CODE = [
     "rlvr_lib/papers/method_text.py",
     "rlvr_lib/papers/setup.py",
     "rlvr_lib/papers/writeup.py",
+    "rlvr_lib/papers/captions.py",
     "rlvr_lib/methods",  # the setup table resolves each method's hyperparameters
     "docs/paper_configs.md",  # the setup table's paper sources
     "rlvr_lib/analysis",

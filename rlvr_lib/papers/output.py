@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 from ..atomic import publish, staging_dir, write_atomic
 from ..report import markdown_table
+from .captions import caption_for
 from .claims import VERDICT_RULE, ClaimResult, claims_frame, claims_table, flatten, verdict_counts
 
 PAPERS_DIR = Path("reports/papers")
@@ -177,9 +178,11 @@ class PaperReport:
                     f"Table: [markdown](tables/{t.name}.md), [CSV](tables/{t.name}.csv)",
                     "",
                 ]
-                if t.caption:
-                    lines += [f"_{t.caption}_", ""]
+                caption = t.caption or caption_for(self.name, t.name)
+                if caption:
+                    lines += [f"_{caption}_", ""]
             for rel, caption in s.figures:
+                caption = caption or caption_for(self.name, Path(rel).stem)
                 lines += [f"![{caption or Path(rel).stem}]({rel})", ""]
                 if caption:
                     lines += [f"_{caption}_", ""]
