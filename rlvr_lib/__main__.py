@@ -18,6 +18,7 @@ import typing
 from pathlib import Path
 
 from .methods import REGISTRY
+from .papers.references import REFERENCES
 from .schema import choices
 
 
@@ -27,6 +28,8 @@ def format_methods() -> str:
         cls = REGISTRY[name]
         lines.append(f"{name}  [{cls.updates_per_batch} update(s) per rollout batch]")
         lines.append(f"    paper: {cls.paper}")
+        if name in REFERENCES:
+            lines.append(f"    cites: {REFERENCES[name].short()}")
         hints = typing.get_type_hints(cls.Config)
         for f in dataclasses.fields(cls.Config):
             allowed = choices(hints[f.name])

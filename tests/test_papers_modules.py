@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +18,11 @@ from paper_workspace import N_PROBLEMS, SEEDS, build_papers, build_workspace, pe
 from rlvr_lib import papers
 from rlvr_lib.config import load_params, read_yaml
 from rlvr_lib.papers import sampling
+from rlvr_lib.papers.captions import caption_for
 from rlvr_lib.papers.claims import VERDICTS, NotTestable, flatten
 from rlvr_lib.papers.config import ALL_PAPERS, PAPERS, paper_runs
+from rlvr_lib.papers.output import SECTIONS
+from rlvr_lib.papers.references import REFERENCES
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +42,7 @@ def test_every_paper_writes_a_complete_report_with_a_verdict_per_claim(built):
         folder = root / "reports/papers" / name
         assert readme_path == folder.relative_to(root) / "README.md"
         readme = (folder / "README.md").read_text()
-        assert readme.index("Verdict rule") < readme.index("## Claims") + 200 < len(readme)
+        assert readme.index("## Claims") < readme.index("Verdict rule") < readme.index("## Evidence")
         claims = list(csv.DictReader((folder / "claims.csv").open()))
         assert len(claims) == len(paper.declared_claims()), name
         assert (len(claims) == 0) == (name == "summary"), name  # the summary gathers the papers' claims, makes none
@@ -105,6 +109,66 @@ def test_every_declared_run_has_reports_in_the_workspace(workspace):
     for name in ALL_PAPERS:
         for run in paper_runs(params.papers.paper(name)):
             assert (workspace / "reports/eval" / run / "seed0/results.json").is_file()
+
+
+def headings(markdown: str) -> list[str]:
+    """The level-2 headings of a Markdown text, outside fenced code blocks."""
+    found, fenced = [], False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("## "):
+            found.append(line[3:].strip())
+    return found
+
+
+def test_every_report_readme_has_the_seven_sections_in_order(built):
+    root, _ = built
+    for name in ALL_PAPERS:
+        readme = (root / "reports/papers" / name / "README.md").read_text()
+        assert headings(readme) == list(SECTIONS), name
+        summary = readme.split("## Summary", 1)[1].split("## The method", 1)[0]
+        assert len([line for line in summary.splitlines() if line.startswith("- **")]) == 5, name
+        assert "run with their papers' settings" not in readme, name
+    for name in PAPERS:  # each paper's Summary cites it; its Setup table compares it with the testbed
+        readme = (root / "reports/papers" / name / "README.md").read_text()
+        assert REFERENCES[name].title in readme.split("## The method", 1)[0], name
+        assert "| setting | paper | paper's source |" in readme, name
+        assert "$$" in readme.split("## The method", 1)[1].split("## Setup", 1)[0], name
+
+
+def test_every_table_and_figure_of_the_evidence_has_a_caption(built):
+    _, out = built
+    for name, (paper, _) in out.items():
+        for section in paper.report.sections:
+            for table in section.tables:
+                assert table.caption or caption_for(name, table.name), (name, table.name)
+            for rel, caption in section.figures:
+                assert caption or caption_for(name, Path(rel).stem), (name, rel)
+    assert not caption_for("aer", "a_table_nobody_captioned")
+
+
+def test_a_planted_section_order_fails_the_heading_check():
+    text = "\n".join(f"## {h}\n\ntext" for h in SECTIONS)
+    assert headings(text) == list(SECTIONS)
+    swapped = (
+        text.replace("## Discussion", "## X")
+        .replace("## Limitations", "## Discussion")
+        .replace("## X", "## Limitations")
+    )
+    assert headings(swapped) != list(SECTIONS)
+    assert headings("```text\n## Claims\n```\n") == []
+
+
+def test_every_paper_notebook_has_the_seven_sections_in_order():
+    for name in ALL_PAPERS:
+        nb = json.loads((REPO / f"notebooks/papers/{name}.ipynb").read_text())
+        text = "\n".join(
+            "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in nb["cells"]
+            if c["cell_type"] == "markdown"
+        )
+        assert headings(text) == list(SECTIONS), name
 
 
 def test_sampling_study_missing_or_stale_names_the_stage_to_run(workspace, monkeypatch):

@@ -41,8 +41,11 @@ from .claims import (
 )
 from .config import BASE_RUN, paper_runs
 from .guard import METHOD
-from .output import PaperReport
+from .method_text import METHODS
+from .output import PaperReport, WriteUp
 from .results import ACCURACY, RunResults
+from .setup import hyperparameter_sentence, setup_table
+from .writeup import discussion, limitations, summary_lines
 
 MISSING = "—"
 SHARED_PROTOCOL = (
@@ -88,7 +91,8 @@ def fmt_ci(value: float, low: float, high: float, digits: int = 3) -> str:
 
 
 def show(obj: Any) -> Any:
-    """Display a table or a figure in a notebook (figures as PNG, so they render under papermill too)."""
+    """Display a table, a figure or Markdown text in a notebook (figures as PNG, so they render under papermill
+    too)."""
     from IPython.display import Image, Markdown, display
 
     if isinstance(obj, Figure):
@@ -97,6 +101,8 @@ def show(obj: Any) -> Any:
         display(Image(data=buf.getvalue()))
     elif isinstance(obj, pd.DataFrame):
         display(Markdown(markdown_table(obj)))
+    elif isinstance(obj, str):
+        display(Markdown(obj))
     elif isinstance(obj, dict):
         for value in obj.values():
             show(value)
@@ -223,8 +229,51 @@ class PaperBase:
         """Run every experiment not yet run, evaluate the claims, write ``reports/papers/<name>/``."""
         self.run_all()
         self.evaluate_claims()
-        self.report.settings_md = self.settings_markdown()
+        self.report.writeup = WriteUp(
+            self.summary(), self.method(), self.setup(), self.discussion(), self.limitations()
+        )
         return self.report.write()
+
+    # ------------------------------------------------------------------ the write-up's sections (Markdown)
+    def summary(self) -> str:
+        """Five lines from the claims' verdicts, naming the paper's citation."""
+        return "\n".join(summary_lines(self, self.evaluate_claims()))
+
+    def method(self) -> str:
+        return METHODS[self.name]
+
+    def claims_section(self) -> str:
+        """The Claims section: the verdict rule, the counts and the compact claims table."""
+        self.evaluate_claims()
+        return self.report.claims_markdown()
+
+    def main_run(self) -> str:
+        """The run of the paper's own method whose settings the setup table shows."""
+        return getattr(self.runs, self.name)
+
+    def setup(self) -> str:
+        """The paper-vs-testbed table, the exact sentence on the hyperparameters used as given, and the runs."""
+        run = self.main_run()
+        return "\n".join(
+            [
+                hyperparameter_sentence(self.name, self.params, run),
+                "",
+                markdown_table(setup_table(self.name, self.params, run)),
+                "Paper column: `configs/" + self.name + ".yaml` (the paper's profile), sources from "
+                "docs/paper_configs.md; testbed column: params.yaml resolved for the run.",
+                "",
+                "### The runs",
+                "",
+                self.settings_markdown(),
+            ]
+        )
+
+    def discussion(self) -> str:
+        self.run_all()  # the sensitivity tables are part of it
+        return discussion(self, self.evaluate_claims())
+
+    def limitations(self) -> str:
+        return limitations(self, self.evaluate_claims())
 
     # ------------------------------------------------------------------ helpers for the paper modules
     def hparam(self, run: str, name: str) -> Any:

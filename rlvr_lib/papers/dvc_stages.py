@@ -31,6 +31,13 @@ COMMON_CODE = [
     "rlvr_lib/papers/external.py",
     "rlvr_lib/papers/output.py",
     "rlvr_lib/papers/results.py",
+    "rlvr_lib/papers/references.py",
+    "rlvr_lib/papers/method_text.py",
+    "rlvr_lib/papers/setup.py",
+    "rlvr_lib/papers/writeup.py",
+    "rlvr_lib/papers/captions.py",
+    "rlvr_lib/methods",  # the setup table resolves each method's hyperparameters
+    "docs/paper_configs.md",  # the setup table's paper sources
     "rlvr_lib/analysis",
     "rlvr_lib/pipeline.py",
     "rlvr_lib/config.py",
@@ -49,6 +56,7 @@ def stage(name: str, settings: Any, raw_params: dict) -> dict[str, Any]:
     """The DVC stage of paper ``name`` as a mapping (the shape ``yaml.safe_load`` gives of dvc.yaml)."""
     runs = paper_runs(settings)
     deps = [f"notebooks/papers/{name}.ipynb", f"rlvr_lib/papers/{name}.py", *COMMON_CODE, *EXTRA_CODE.get(name, [])]
+    deps += [f"configs/{name}.yaml"] if name in PAPERS else []  # the setup table's paper column
     deps += [f"reports/eval/{run}" for run in runs]
     deps += [f"reports/training/{run}" for run in runs if run != BASE_RUN]
     deps += [str(sampling.study_path(study)) for study, (paper, _) in sampling.STUDIES.items() if paper == name]

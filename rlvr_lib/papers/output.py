@@ -16,9 +16,19 @@ from matplotlib.figure import Figure
 
 from ..atomic import publish, staging_dir, write_atomic
 from ..report import markdown_table
-from .claims import VERDICT_RULE, ClaimResult, claims_frame, claims_table, verdict_counts
+from .captions import caption_for
+from .claims import VERDICT_RULE, ClaimResult, claims_frame, claims_table, flatten, verdict_counts
 
 PAPERS_DIR = Path("reports/papers")
+SECTIONS = (
+    "Summary",
+    "The method",
+    "Setup: paper vs testbed",
+    "Claims",
+    "Evidence",
+    "Discussion",
+    "Limitations",
+)  # every report's top-level sections, in this order (README and notebook)
 RELATIVE_LINK = re.compile(r"\]\((?!https?:|#|/)([^)]+)\)")  # a Markdown link to a file of the report
 DPI = 120
 
@@ -43,8 +53,31 @@ class Section:
     figures: list[tuple[str, str]] = field(default_factory=list)  # (relative png path, caption)
 
 
+@dataclass
+class WriteUp:
+    """The report's sections other than Claims and Evidence, as Markdown (``PaperBase.write`` computes them)."""
+
+    summary: str = ""
+    method: str = ""
+    setup: str = ""
+    discussion: str = ""
+    limitations: str = ""
+    claims: str = ""  # replaces the claims table where the report has no claims of its own (the summary)
+
+
+def compact_claims_table(results: list[ClaimResult]) -> pd.DataFrame:
+    """One row per claim (parts marked '↳'): its key, source, our difference and verdict; the full table with
+    quotes and definitions is claims.md."""
+    full = claims_table(results)
+    keys = [("↳ " if r.claim.parent else "") + f"`{r.claim.key}`" for r in flatten(results)]
+    return pd.DataFrame(
+        {"claim": keys, "source": full["source"], "ours: d [95% interval]": full["ours"], "verdict": full["verdict"]}
+    )
+
+
 class PaperReport:
-    """Sections of tables, figures and text, in the order they were added, plus the claims table."""
+    """Sections of tables, figures and text (the Evidence, in the order they were added), the claims and the
+    write-up's sections."""
 
     def __init__(self, name: str, title: str, intro: str = ""):
         self.name = name
@@ -53,7 +86,7 @@ class PaperReport:
         self.sections: list[Section] = []
         self.files: dict[str, bytes] = {}
         self.claims: list[ClaimResult] = []
-        self.settings_md = ""
+        self.writeup = WriteUp()
 
     def section(self, heading: str, text: str = "") -> Section:
         """The section titled ``heading`` (created at the end when new); ``text`` is appended."""
@@ -92,7 +125,9 @@ class PaperReport:
 
     # ------------------------------------------------------------------ rendering
     def readme(self) -> str:
-        counts = verdict_counts(self.claims)
+        """The README: ``SECTIONS`` in order, the Evidence holding each experiment's section (tables and figures,
+        each followed by its caption line)."""
+        w = self.writeup
         lines = [
             f"# {self.title}",
             "",
@@ -101,40 +136,56 @@ class PaperReport:
             "Regenerate with `dvc repro paper_" + self.name + "`._",
             "",
         ]
-        if self.intro:
-            lines += [self.intro, ""]
+        for heading, body in zip(
+            SECTIONS,
+            (
+                w.summary,
+                w.method,
+                w.setup,
+                self.claims_markdown(),
+                self.evidence_markdown(),
+                w.discussion,
+                w.limitations,
+            ),
+            strict=True,
+        ):
+            lines += [f"## {heading}", "", body.strip() or "_(none)_", ""]
+        return "\n".join(lines)
+
+    def claims_markdown(self) -> str:
+        counts = verdict_counts(self.claims)
+        lines = ["```text", VERDICT_RULE, "```", ""]
+        if not self.claims:
+            return "\n".join([*lines, self.writeup.claims or "_(no claims of its own)_"])
         lines += [
-            "## Claims",
-            "",
-            "```text",
-            VERDICT_RULE,
-            "```",
-            "",
             "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
             "",
-            markdown_table(claims_table(self.claims)) if self.claims else "_(no claims)_\n",
-            "Claims as CSV: [claims.csv](claims.csv). Each row's interval is for the difference d named in its last "
-            "column.",
-            "",
+            markdown_table(compact_claims_table(self.claims)),
+            "The full table (the paper's words, its numbers, how ours is computed): [claims.md](claims.md), "
+            "[claims.csv](claims.csv). Each row's interval is for the difference d its definition names.",
         ]
+        return "\n".join(lines)
+
+    def evidence_markdown(self) -> str:
+        lines = []
         for s in self.sections:
-            lines += [f"## {s.heading}", ""]
+            lines += [f"### {s.heading}", ""]
             if s.text:
                 lines += [s.text, ""]
             for t in s.tables:
-                if t.caption:
-                    lines += [t.caption, ""]
                 lines += [
                     markdown_table(t.shown),
                     f"Table: [markdown](tables/{t.name}.md), [CSV](tables/{t.name}.csv)",
                     "",
                 ]
+                caption = t.caption or caption_for(self.name, t.name)
+                if caption:
+                    lines += [f"_{caption}_", ""]
             for rel, caption in s.figures:
+                caption = caption or caption_for(self.name, Path(rel).stem)
                 lines += [f"![{caption or Path(rel).stem}]({rel})", ""]
                 if caption:
                     lines += [f"_{caption}_", ""]
-        if self.settings_md:
-            lines += ["## Settings", "", self.settings_md, ""]
         return "\n".join(lines)
 
     def render(self) -> dict[str, bytes]:

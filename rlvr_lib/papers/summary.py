@@ -15,11 +15,14 @@ import pandas as pd
 
 from .. import plots
 from ..eval.passk import k_values
-from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
-from .claims import VERDICTS, Estimate, estimate_of
+from ..report import markdown_table
+from .base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt, fmt_ci
+from .claims import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Estimate, estimate_of
 from .guard import METHOD, settings_difference
-from .output import PAPERS_DIR
+from .output import PAPERS_DIR, WriteUp
+from .references import REFERENCES
 from .results import ACCURACY, entropy_retained, step_time
+from .writeup import CAN_SAY, CANNOT_SAY, MECHANISMS, TESTBED_SCALE
 
 
 class Paper(PaperBase):
@@ -245,3 +248,119 @@ class Paper(PaperBase):
         )
         self.report.add_table(heading, "all_claims", claims, listing, "Every claim of every paper.")
         return shown_counts
+
+    # ------------------------------------------------------------------ the write-up (no claims of its own)
+    def write(self):
+        """As every paper's report, with the papers' verdict counts in the Claims section."""
+        self.run_all()
+        self.evaluate_claims()
+        counts = self.paper_claims()
+        self.report.writeup = WriteUp(
+            self.summary(),
+            self.method(),
+            self.setup(),
+            self.discussion(),
+            self.limitations(),
+            claims=self.claims_counts_markdown(counts),
+        )
+        return self.report.write()
+
+    def verdict_counts(self) -> pd.DataFrame:
+        """paper x verdict: the number of claims (conjunctive claims once, their parts not at all)."""
+        claims = self.gathered_claims()
+        whole = claims[claims["parent"].isna() | (claims["parent"] == "")]
+        counts = whole.groupby("paper_name")["verdict"].value_counts().unstack(fill_value=0)
+        return counts.reindex(index=self.settings.papers, columns=list(VERDICTS), fill_value=0)
+
+    @staticmethod
+    def claims_counts_markdown(shown_counts: pd.DataFrame) -> str:
+        return "\n".join(
+            [
+                "The summary makes no claim of its own; each paper's claims are judged in its report. Per paper, "
+                "the number of claims with each verdict (a conjunctive claim counts once):",
+                "",
+                markdown_table(shown_counts),
+                "Every claim with its verdict: [tables/all_claims.md](tables/all_claims.md).",
+            ]
+        )
+
+    def _top_groups(self) -> list[str]:
+        """Per protocol group, the runs of the first tie group by mean@n."""
+        out = []
+        for protocol, runs in self.protocol_groups().items():
+            leaders = [run for run, _, group in self.tie_groups(runs, ACCURACY) if group == 1]
+            out.append(f"{', '.join(f'`{r}`' for r in leaders)} (protocol: {protocol}, {len(runs)} runs)")
+        return out
+
+    def summary(self) -> str:
+        counts = self.verdict_counts()
+        total = counts.sum()
+        return "\n".join(
+            [
+                f"- **Tested:** {int(total.sum())} claims of five papers ("
+                + "; ".join(f"{p}: {int(counts.loc[p].sum())}" for p in counts.index)
+                + "), and every method under one protocol (Setup).",
+                f"- **Holds:** {int(total[HOLDS])} claims; **does not hold:** {int(total[DOES_NOT_HOLD])}.",
+                f"- **Inconclusive:** {int(total[INCONCLUSIVE])} (the seeds' intervals leave the effect open).",
+                f"- **Not testable here:** {int(total[NOT_TESTABLE])} (scale, benchmarks or quantities the testbed "
+                "does not have; each paper's Limitations lists them with the reason).",
+                "- **Best by mean@n (first tie group, not distinguishable from the best run):** "
+                + "; ".join(self._top_groups())
+                + ".",
+            ]
+        )
+
+    def main_run(self) -> str:
+        return self.runs.reference
+
+    def setup(self) -> str:
+        """The one protocol: the shared `train` settings, and the protocol groups the runs fall into."""
+        shared = {k: v for k, v in dataclasses.asdict(self.params.train).items() if k != "seed"}
+        groups = [
+            f"- {protocol}: {', '.join(f'`{r}`' for r in runs)}" for protocol, runs in self.protocol_groups().items()
+        ]
+        citations = [f"- {REFERENCES[p].markdown()}" for p in self.settings.papers]
+        return "\n".join(
+            [
+                SHARED_PROTOCOL,
+                "",
+                "Every method trains at the shared `train` settings below with its own hyperparameters (its "
+                "`methods:` entry over its defaults); how each paper's own settings differ from these is the setup "
+                "table of that paper's report.",
+                "",
+                markdown_table(pd.DataFrame(list(shared.items()), columns=["train setting", "value"])),
+                "Protocol groups (runs are compared and ranked only within one):",
+                "",
+                *groups,
+                "",
+                "The papers:",
+                "",
+                *citations,
+            ]
+        )
+
+    def discussion(self) -> str:
+        counts = self.verdict_counts()
+        share = counts[HOLDS] / counts.sum(axis=1).where(counts.sum(axis=1) > 0)
+        tested = counts.sum(axis=1) - counts[NOT_TESTABLE]
+        lines = [
+            f"- {p}: {int(counts.loc[p, HOLDS])} of {int(tested[p])} testable claims hold, "
+            f"{int(counts.loc[p, DOES_NOT_HOLD])} do not, {int(counts.loc[p, INCONCLUSIVE])} are inconclusive; "
+            f"{int(counts.loc[p, NOT_TESTABLE])} are not testable here"
+            for p in counts.index
+        ]
+        total = counts.sum()
+        testable = int(total.sum() - total[NOT_TESTABLE])
+        most = share.idxmax() if share.notna().any() and share.max() > 0 else None
+        across = (
+            f"Across the papers, {int(total[HOLDS])} of the {testable} claims the testbed can test hold and "
+            f"{int(total[DOES_NOT_HOLD])} do not; {int(total[NOT_TESTABLE])} of {int(total.sum())} claims need "
+            "what the testbed does not have."
+            + (f" The largest share of holding claims (of all its claims) is {most}'s." if most is not None else "")
+            + " A claim that holds here says the mechanism works on a small policy that collapses its entropy; "
+            "the papers' headline numbers are not testable at this scale."
+        )
+        return "\n\n".join([across, "\n".join(lines), MECHANISMS["summary"]])
+
+    def limitations(self) -> str:
+        return "\n\n".join([TESTBED_SCALE, CAN_SAY, CANNOT_SAY])
