@@ -198,18 +198,19 @@ def _fmt(value: float, digits: int) -> str:
     return MISSING if pd.isna(value) else f"{value:.{digits}f}"
 
 
-def format_table(table: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> pd.DataFrame:
-    """``results_table`` as text: ``value [ci_low, ci_high]`` per metric, ``—`` where not applicable."""
+def format_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``results_table`` as text: ``value [ci_low, ci_high]`` per metric, ``—`` where not applicable; short
+    column names (the README's text above the table defines them), so that the table fits a 1,000 px column."""
     out = {"run": table["run"]}
     for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns):
         digits = 1 if metric == "response_length" else 3
-        label = "response length (tokens)" if metric == "response_length" else metric
+        label = "length (tokens)" if metric == "response_length" else metric
         out[label] = [
             MISSING if pd.isna(v) else f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
             for v, lo, hi in zip(table[metric], table[f"{metric}_ci_low"], table[f"{metric}_ci_high"], strict=False)
         ]
-    out[f"entropy retained (last {tail_steps} / first)"] = [_fmt(v, 3) for v in table["entropy_retained"]]
-    out[f"train accuracy (last {tail_steps})"] = [_fmt(v, 3) for v in table["train_accuracy"]]
+    out["entropy retained"] = [_fmt(v, 3) for v in table["entropy_retained"]]
+    out["train accuracy"] = [_fmt(v, 3) for v in table["train_accuracy"]]
     return pd.DataFrame(out)
 
 
@@ -355,7 +356,7 @@ def _readme(
         "accuracy over the n samples (the unbiased pass@1); pass@k is the unbiased estimator over the n samples. "
         f"*Entropy retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at "
         f"step 1 (the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
-        f"steps, averaged over seeds. {MISSING}: not applicable. "
+        f"steps, averaged over seeds. *Length*: mean response length in tokens. {MISSING}: not applicable. "
         + "Benchmarks: "
         + ", ".join(
             f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, {s.n_seeds} training seeds)"
@@ -457,7 +458,7 @@ def render_report(
     tables = {}
     for benchmark in evals["benchmark"].unique():
         table = results_table(evals, histories, benchmark, tail_steps=tail_steps)
-        tables[benchmark] = markdown_table(format_table(table, tail_steps))
+        tables[benchmark] = markdown_table(format_table(table))
         _add(files, f"tables/results_{_slug(benchmark)}.md", tables[benchmark].encode())
         _add(files, f"tables/results_{_slug(benchmark)}.csv", table.to_csv(index=False).encode())
     readme = _readme(
