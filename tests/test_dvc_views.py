@@ -4,6 +4,9 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -116,3 +119,26 @@ def test_plots_page_loads_no_script_from_the_network():
     for library in ("vega", "vega-lite", "vega-embed"):
         assert f"<!-- {library} " in page
     assert os.path.getsize(ROOT / ".dvc" / found.group(1)) < 2_000_000
+
+
+def test_dvc_shows_the_written_files_with_the_committed_template(tmp_path):
+    """`dvc metrics show` and `dvc plots show` on a tiny repository with the root dvc.yaml's metrics/plots, the
+    .dvc/plots templates and .dvc/config: one metrics row per run, one chart per file, no script from the network."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    dvc = [sys.executable, "-m", "dvc"]
+    subprocess.run([*dvc, "init", "-q"], cwd=tmp_path, check=True)
+    shutil.copytree(ROOT / ".dvc" / "plots", tmp_path / ".dvc" / "plots")
+    shutil.copy(ROOT / ".dvc" / "config", tmp_path / ".dvc" / "config")
+    root = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+    (tmp_path / "dvc.yaml").write_text(yaml.safe_dump({"metrics": root["metrics"], "plots": root["plots"]}))
+    files = dvc_views.render({"testbed": table()}, histories(), {"erpo": ["grpo", "erpo"]}, ema_alpha=1.0)
+    dvc_views.write(tmp_path / "reports", files)
+    env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
+    metrics = subprocess.run([*dvc, "metrics", "show", "--json"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    rows = json.loads(metrics.stdout)[""]["data"]
+    assert sorted(rows) == ["reports/run_metrics/base.json", "reports/run_metrics/grpo.json"], metrics.stderr
+    shown = subprocess.run([*dvc, "plots", "show"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert shown.returncode == 0, shown.stderr
+    page = (tmp_path / "dvc_plots" / "index.html").read_text()
+    assert page.count("vegaEmbed(") == 3 and not re.search(r"<script[^>]*\bsrc\s*=", page)
+    assert '"run": "erpo"' in page and '"low"' in page  # the runs overlaid, with their bands
