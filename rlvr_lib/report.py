@@ -199,14 +199,13 @@ def _fmt(value: float, digits: int) -> str:
 
 
 def format_table(table: pd.DataFrame) -> pd.DataFrame:
-    """``results_table`` as text: ``value [ci_low, ci_high]`` per metric, ``—`` where not applicable; short
-    column names (the README's text above the table defines them), so that the table fits a 1,000 px column."""
+    """``results_table`` as text: ``value [ci_low, ci_high]`` per accuracy metric, ``—`` where not applicable; short
+    column names (the README's text above the table defines them) and no response length (in the CSV), so that
+    the table fits a 1,000 px column."""
     out = {"run": table["run"]}
-    for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns):
-        digits = 1 if metric == "response_length" else 3
-        label = "length (tokens)" if metric == "response_length" else metric
-        out[label] = [
-            MISSING if pd.isna(v) else f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+    for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns and c != "response_length"):
+        out[metric] = [
+            MISSING if pd.isna(v) else f"{_fmt(v, 3)} [{_fmt(lo, 3)}, {_fmt(hi, 3)}]"
             for v, lo, hi in zip(table[metric], table[f"{metric}_ci_low"], table[f"{metric}_ci_high"], strict=False)
         ]
     out["entropy retained"] = [_fmt(v, 3) for v in table["entropy_retained"]]
@@ -356,7 +355,7 @@ def _readme(
         "accuracy over the n samples (the unbiased pass@1); pass@k is the unbiased estimator over the n samples. "
         f"*Entropy retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at "
         f"step 1 (the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
-        f"steps, averaged over seeds. *Length*: mean response length in tokens. {MISSING}: not applicable. "
+        f"steps, averaged over seeds. {MISSING}: not applicable. The CSV adds the response length (tokens). "
         + "Benchmarks: "
         + ", ".join(
             f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, {s.n_seeds} training seeds)"

@@ -184,8 +184,11 @@ def test_markdown_table_lists_every_run(report_dir):
     assert [r.split("|")[1].strip() for r in rows] == ["base", "grpo", "erpo"]
     assert "0.700 [" in rows[2]  # erpo pass@8, mean over its two seeds
     assert rows[0].count(report.MISSING) == 2  # base: no entropy retained, no train accuracy
+    header = text.splitlines()[0]
+    assert header == "| run | mean@8 | pass@8 | entropy retained | train accuracy |"  # fits a 1,000 px column
     csv = pd.read_csv(report_dir / "tables" / "results_math500.csv")
     assert csv.loc[csv["run"] == "erpo", "pass@8"].item() == pytest.approx(0.7)
+    assert csv.loc[csv["run"] == "erpo", "response_length"].item() == pytest.approx(40.0)  # in the CSV only
 
 
 def test_every_file_written(report_dir):
