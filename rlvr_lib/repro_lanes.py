@@ -6,7 +6,9 @@
 3. per (run, seed) pair, its ``train@N`` and ``eval@N`` stages (``pipelines/<run>/dvc.yaml``) in one call, the same
    way, after one in-process ``dvc status`` that skips the pairs already up to date; one line per finished pair:
    pairs done / total, elapsed, and an ETA from the finished pairs' durations;
-4. ``dvc repro`` (properties, report, paper stages and anything still missing).
+4. the stages that sample trained models (the testbed's properties, the paper studies of
+   ``rlvr_lib.papers.sampling``), one ``dvc repro -s`` call each, the same way;
+5. ``dvc repro`` (report, paper stages and anything still missing).
 
 Each lane runs with ``--threads`` threads (default 1, so that the lane count never changes a result's bytes: float
 reductions depend on the thread count; OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
@@ -56,6 +58,15 @@ def pair_units(runs: dict[str, list[int]]) -> list[Unit]:
         for run, seeds in runs.items()
         for n in seeds
     ]
+
+
+def sampling_units(with_papers: bool) -> list[Unit]:
+    """The stages that sample trained models once the pairs are done, each its own unit: the testbed's properties
+    and (with a ``papers`` section) each paper study of ``rlvr_lib.papers.sampling``."""
+    from .papers.sampling import STUDIES, stage_name
+
+    studies = [Unit(f"study {name}", (stage_name(name),)) for name in STUDIES] if with_papers else []
+    return [Unit("testbed properties", ("testbed_properties",)), *studies]
 
 
 def clock(seconds: float) -> str:
@@ -181,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         todo = changed_units(pairs)
         print(f"{len(pairs) - len(todo)} of {len(pairs)} (run, seed) pairs are up to date")
         run_units(todo, args.jobs, runner, "(run, seed) pairs")
+        run_units(changed_units(sampling_units(params.papers is not None)), args.jobs, runner, "sampling stages")
         subprocess.run(["dvc", "repro"], env=env, check=True)
     except UnitFailed as err:
         print(f"make repro stopped: {err}", file=sys.stderr)

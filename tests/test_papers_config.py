@@ -9,7 +9,7 @@ import yaml
 from conftest import REPO
 
 from rlvr_lib.config import parse_params, read_yaml
-from rlvr_lib.papers import dvc_stages
+from rlvr_lib.papers import dvc_stages, sampling
 from rlvr_lib.papers.config import ALL_PAPERS, BASE_RUN, paper_runs, parse_papers, sampled_policies
 
 RAW = read_yaml(REPO / "params.yaml")
@@ -130,8 +130,15 @@ def test_paper_stage_deps_are_exactly_the_reports_of_its_runs():
         reports = {d for d in deps if d.startswith(("reports/eval/", "reports/training/"))}
         want = {f"reports/eval/{r}" for r in runs} | {f"reports/training/{r}" for r in runs if r != BASE_RUN}
         assert reports == want, name
-        models = {d for d in deps if d.startswith(("runs/", "models/"))}
-        assert models == {"models/base" if r == BASE_RUN else f"runs/{r}" for r in sampled_policies(settings)}, name
+        assert not [d for d in deps if d.startswith(("runs/", "models/", "data/"))], name  # a clone has none
+        studies = [s for s, (paper, _) in sampling.STUDIES.items() if paper == name]
+        assert {d for d in deps if d.startswith("reports/samples/")} == {f"reports/samples/{s}.json" for s in studies}
+        for study in studies:  # the sampling stage reads exactly the models the paper's settings name
+            models = {d for d in dvc[f"sample_{study}"]["deps"] if d.startswith(("runs/", "models/"))}
+            assert models == {"models/base" if r == BASE_RUN else f"runs/{r}" for r in sampled_policies(settings)}
+            assert dvc[f"sample_{study}"]["outs"][0] == {
+                f"reports/samples/{study}.json": {"cache": False, "persist": True}
+            }
         params = dvc[f"paper_{name}"]["params"]
         assert f"papers.{name}" in params
         assert {p for p in params if p.startswith("methods.")} == {f"methods.{r}" for r in runs if r != BASE_RUN}

@@ -15,8 +15,9 @@ import yaml
 from conftest import REPO
 
 from rlvr_lib import papers
+from rlvr_lib.atomic import write_json_atomic
 from rlvr_lib.config import load_params, read_yaml
-from rlvr_lib.papers import aer, erpo
+from rlvr_lib.papers import erpo, sampling
 from rlvr_lib.papers.claims import VERDICTS, NotTestable, flatten
 from rlvr_lib.papers.config import ALL_PAPERS, PAPERS, paper_runs
 
@@ -114,10 +115,10 @@ def workspace(tmp_path_factory):
     return root
 
 
-@pytest.fixture()
-def built(workspace, monkeypatch):
-    monkeypatch.chdir(workspace)
-    study = {
+def perturbation_seed(seed: int) -> dict:
+    """One seed's entry of reports/samples/erpo_perturbation.json, as ``sampling.run_perturbation`` writes it."""
+    return {
+        "seed": seed,
         "n_responses": 20,
         "n_trials": {"top": 20, "bottom": 20},
         "accuracy": {
@@ -128,26 +129,33 @@ def built(workspace, monkeypatch):
         "difference_bottom_minus_top": {"value": 0.4, "ci_low": 0.3, "ci_high": 0.5},
         "mean_entropy": {"top": 1.2, "bottom": 0.01},
         "per_response": {
-            "top": {"perturbed": [0.4, 0.6] * 10, "control": [0.9, 1.0] * 10},
-            "bottom": {"perturbed": [0.85, 0.95] * 10, "control": [0.9, 1.0] * 10},
+            "top": {"perturbed": [0.4 + 0.01 * seed, 0.6] * 10, "control": [0.9, 1.0] * 10},
+            "bottom": {"perturbed": [0.85, 0.95 - 0.01 * seed] * 10, "control": [0.9, 1.0] * 10},
         },
     }
-    monkeypatch.setattr(erpo, "run_perturbation", lambda params, settings: study)
+
+
+def write_samples(params) -> None:
+    """reports/samples/*.json as the sampling stages write them (no model needed)."""
+    rng = np.random.default_rng(1)
+    settings = params.papers.aer.pass_at_k
+    shape = (len(sampling.study_seeds("aer_pass_at_k", params)), settings.max_problems)
+    counts = {run: rng.binomial(settings.n, 0.3 + 0.1 * i, size=shape).tolist() for i, run in enumerate(settings.runs)}
+    per_seed = [perturbation_seed(s) for s in sampling.study_seeds("erpo_perturbation", params)]
+    for name, results in (("aer_pass_at_k", {"counts": counts}), ("erpo_perturbation", {"per_seed": per_seed})):
+        recorded = sampling.recorded_settings(name, params)
+        write_json_atomic(sampling.study_path(name), {"study": name, "recorded": recorded, **results})
+
+
+@pytest.fixture()
+def built(workspace, monkeypatch):
+    monkeypatch.chdir(workspace)
 
     def no_files(params, settings):
         raise NotTestable("the real files are not here")
 
     monkeypatch.setattr(erpo, "count_real_data", no_files)
-
-    def counts(params, settings):
-        rng = np.random.default_rng(1)
-        shape = (settings.n_seeds, settings.max_problems)
-        return {
-            run: rng.binomial(settings.n, 0.3 + 0.1 * i, size=shape).astype(float)
-            for i, run in enumerate(settings.runs)
-        }
-
-    monkeypatch.setattr(aer, "sample_correct_counts", counts)
+    write_samples(load_params("params.yaml", check_methods=False))
     params = load_params("params.yaml", check_methods=False)
     out = {}
     for name in ALL_PAPERS:  # summary last: it reads the others' claims
@@ -182,12 +190,13 @@ def test_claims_pair_runs_and_use_the_declared_runs(built):
     results = {r.claim.key: r for r in flatten(aer_paper.evaluate_claims())}
     e = results["pass1_vs_grpo"].estimate
     assert e.n_seeds == len(SEEDS) and e.n_problems == N_PROBLEMS
-    assert results["passk_32_vs_grpo"].estimate.n_seeds == 3  # papers.aer.pass_at_k.n_seeds
+    assert results["passk_32_vs_grpo"].estimate.n_seeds == min(3, len(SEEDS))  # papers.aer.pass_at_k.n_seeds
     assert results["passk_32_vs_grpo"].verdict == "not testable here"  # the stand-in pass@32 is 1.0: saturated
     assert results["k50_aime24"].verdict in VERDICTS and results["k50_aime24"].parts  # judged whole from its parts
     erpo_results = {r.claim.key: r for r in out["erpo"][0].evaluate_claims()}
-    assert erpo_results["perturbation_hubs"].verdict == "not testable here"  # one base policy: one seed
-    assert erpo_results["perturbation_hubs"].estimate.value == pytest.approx(0.4)
+    hubs = erpo_results["perturbation_hubs"]  # one study per seed's base policy: the t interval is over seeds
+    assert hubs.verdict == "not testable here" and hubs.estimate.n_seeds == len(SEEDS) < 3  # two seeds: no verdict
+    assert hubs.estimate.value == pytest.approx(np.mean([0.4 - 0.01 * s for s in SEEDS]))  # top minus bottom drop
     tepo_results = {r.claim.key: r for r in flatten(out["tepo"][0].evaluate_claims())}
     assert tepo_results["acc_vs_gpg"].verdict == "not testable here"
 
@@ -229,3 +238,40 @@ def test_every_declared_run_has_reports_in_the_workspace(workspace):
     for name in ALL_PAPERS:
         for run in paper_runs(params.papers.paper(name)):
             assert (workspace / "reports/eval" / run / "seed0/results.json").is_file()
+
+
+def test_sampling_study_missing_or_stale_names_the_stage_to_run(workspace, monkeypatch):
+    monkeypatch.chdir(workspace)
+    params = load_params("params.yaml", check_methods=False)
+    write_samples(params)
+    assert sampling.load_study("aer_pass_at_k", params)["counts"]  # as written
+    path = sampling.study_path("aer_pass_at_k")
+    saved = path.read_text()
+    path.unlink()
+    with pytest.raises(NotTestable, match=r"reports/samples/aer_pass_at_k.json is not here: run `dvc repro sample_aer"):
+        sampling.load_study("aer_pass_at_k", params)
+    path.write_text(saved)
+    raw = read_yaml("params.yaml")
+    raw["papers"]["aer"]["pass_at_k"]["n"] = 128  # sampled with n = 256, asked for 128
+    (workspace / "other.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    other = load_params("other.yaml", check_methods=False)
+    with pytest.raises(NotTestable, match=r'was sampled with .*"n": 256.*params.yaml now gives .*"n": 128.*rerun'):
+        sampling.load_study("aer_pass_at_k", other)
+
+
+def test_run_study_writes_what_load_study_reads_and_nothing_when_sampling_fails(workspace, monkeypatch):
+    monkeypatch.chdir(workspace)
+    params = load_params("params.yaml", check_methods=False)
+    seeds = sampling.study_seeds("erpo_perturbation", params)
+    monkeypatch.setattr(sampling, "run_perturbation", lambda p, s, seeds: [perturbation_seed(x) for x in seeds])
+    path = sampling.run_study("erpo_perturbation", params)
+    assert [s["seed"] for s in sampling.load_study("erpo_perturbation", params)["per_seed"]] == seeds
+    before = path.read_bytes()
+
+    def fails(p, s, seeds):
+        raise FileNotFoundError("no base model in models/base/seed0")
+
+    monkeypatch.setattr(sampling, "run_perturbation", fails)
+    with pytest.raises(FileNotFoundError, match="models/base/seed0"):
+        sampling.run_study("erpo_perturbation", params)
+    assert path.read_bytes() == before  # the previous results stay whole

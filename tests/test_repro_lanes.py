@@ -69,3 +69,17 @@ def test_lanes_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         repro_lanes.main(["--jobs", "0"])
     assert "--jobs and --threads must be >= 1, got 0 and 1" in capsys.readouterr().err
+
+
+def test_sampling_units_are_the_stages_of_dvc_yaml_that_read_trained_models():
+    import yaml
+    from conftest import REPO
+
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    units = repro_lanes.sampling_units(with_papers=True)
+    named = [s for u in units for s in u.stages]
+    assert all(len(u.stages) == 1 for u in units) and all(s in stages for s in named)
+    single = {n: s for n, s in stages.items() if "foreach" not in s}  # the per-seed stages are seed_units' lanes
+    reads_models = {n for n, s in single.items() if any(str(d).startswith(("runs/", "models/")) for d in s["deps"])}
+    assert reads_models == set(named)  # every other stage sampling a model is a lane of its own, and only those
+    assert [u.stages for u in repro_lanes.sampling_units(with_papers=False)] == [("testbed_properties",)]

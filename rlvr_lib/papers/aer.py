@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import plots
 from ..eval.passk import k_values, pass_at_k
-from . import external
+from . import external, sampling
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import (
     SATURATION,
@@ -928,9 +928,11 @@ class Paper(PaperBase):
 
     # ------------------------------------------------------------------ pass@k with many samples
     def large_k_counts(self) -> dict[str, np.ndarray]:
-        """run -> (seeds, problems) correct counts out of n samples (cached; sampled here)."""
+        """run -> (seeds, problems) correct counts out of n samples (cached), from the ``sample_aer_pass_at_k``
+        stage's reports/samples/aer_pass_at_k.json."""
         if "_large_k" not in self._done:
-            self._done["_large_k"] = sample_correct_counts(self.params, self.settings.pass_at_k)
+            counts = sampling.load_study("aer_pass_at_k", self.params)["counts"]
+            self._done["_large_k"] = {run: np.asarray(table, dtype=float) for run, table in counts.items()}
         return self._done["_large_k"]
 
     def large_k_table(self, run: str, k: int) -> np.ndarray:
@@ -1030,7 +1032,8 @@ class Paper(PaperBase):
         n_seeds = next(iter(counts.values())).shape[0]
         text = (
             f"{p.n} samples per problem on the first {n_problems} evaluation problems, {n_seeds} training seed(s) "
-            f"(`papers.aer.pass_at_k`), sampled by this stage with params' eval temperature and length; pass@k is the "
+            f"(`papers.aer.pass_at_k`), sampled by the `sample_aer_pass_at_k` stage "
+            "(reports/samples/aer_pass_at_k.json) with params' eval temperature and length; pass@k is the "
             "unbiased estimator. Paper (Qwen3-8B, AIME24, %): "
             + "; ".join(f"{name} {values[-1]} at k = 256" for name, values in PAPER_PASS_AT_K_AIME24.items())
             + ". k50 on AIME24: 8 (AER), 16 (Clip-Higher), 64 (Base, GRPO)."
@@ -1204,49 +1207,6 @@ class Paper(PaperBase):
     def sensitivity(self, heading: str) -> pd.DataFrame:
         """AER with eq. 11's step size scaled from the paper's ~500 updates to our run's (docs/assumptions.md)."""
         return self.sensitivity_table(heading, self.runs.aer, self.runs.grpo, self.runs.sensitivity)
-
-
-# ----------------------------------------------------------------------------- sampling
-def sample_correct_counts(params, settings) -> dict[str, np.ndarray]:
-    """For each run of ``settings.runs``: (seeds, problems) counts of correct answers among ``settings.n`` samples
-    of that seed's model (the base policy for ``base``), sampled with the seed, on the first ``max_problems``
-    evaluation problems."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from .. import pipeline
-    from ..eval import evaluate_benchmark
-
-    problems = [p for rows in pipeline.eval_sets().values() for p in rows]
-    if settings.max_problems is not None:
-        problems = problems[: settings.max_problems]
-    seeds = params.seeds[: settings.n_seeds]
-    e = params.eval
-    out = {}
-    for run in settings.runs:
-        by_seed = []
-        for seed in seeds:
-            path = pipeline.model_for_run(params, run, seed)
-            tokenizer = AutoTokenizer.from_pretrained(path)
-            tokenizer.padding_side = "left"
-            model = AutoModelForCausalLM.from_pretrained(path).eval()
-            if torch.cuda.is_available():
-                model = model.to("cuda")
-            result = evaluate_benchmark(
-                model,
-                tokenizer,
-                problems,
-                n=settings.n,
-                temperature=e.temperature,
-                top_p=e.top_p,
-                max_new_tokens=e.max_new_tokens,
-                batch_size=settings.batch_size,
-                seed=seed,
-                n_boot=1,
-            )
-            by_seed.append([row["c"] for row in result["per_problem"]])
-        out[run] = np.asarray(by_seed, dtype=float)
-    return out
 
 
 # ----------------------------------------------------------------------------- claim helpers

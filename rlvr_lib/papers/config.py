@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..schema import SampleCount, Seed, SettingError, build, require, require_at_least, require_between, setting
+from ..schema import SampleCount, SettingError, build, require, require_at_least, require_between, setting
 
 BASE_RUN = "base"
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer")  # the five replications; `summary` reads them all
@@ -79,10 +79,14 @@ class PerturbationSettings:
     )
     samples: SampleCount = setting(16, "samples per problem to find one correct response")
     max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
-    seed: Seed = setting(0, "seed of sampling, replacement and regeneration")
+    n_seeds: int = setting(
+        3,
+        "training seeds studied (the first of `seeds`): each seed's policy, sampled and regenerated with it",
+    )
 
     def __post_init__(self) -> None:
         require_between(self, "frac", 0.0, 1.0, low_open=True)
+        require_at_least(self, 1, "n_seeds")
         require_at_least(self, 1, "samples", "max_problems")
 
 
@@ -291,7 +295,7 @@ class AerRuns:
 
 @dataclass
 class PassAtLargeK:
-    """Tables 6-7: pass@k up to k = n with n samples per problem, sampled by this paper's stage."""
+    """Tables 6-7: pass@k up to k = n with n samples per problem, sampled by the `sample_aer_pass_at_k` stage."""
 
     runs: list[str] = setting(
         help="runs sampled (tables 6-7: Base, GRPO, w/Clip-Higher, w/AER)",

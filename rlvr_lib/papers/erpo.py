@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plots
+from . import sampling
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import Estimate, NotTestable, estimate_of, paired_difference, t_interval, unavailable
 from .guard import METHOD, check_comparison
@@ -526,17 +527,28 @@ class Paper(PaperBase):
         )
 
     def _drops(self, which: str) -> np.ndarray:
-        """(R,) per response: control accuracy minus perturbed accuracy at the ``which`` entropy tokens."""
-        per_response = self.perturbation_study()["per_response"][which]
-        return np.asarray(per_response["control"], dtype=float) - np.asarray(per_response["perturbed"], dtype=float)
+        """(S,) per studied seed: the mean over its responses of control accuracy minus perturbed accuracy at the
+        ``which`` entropy tokens."""
+        out = []
+        for study in self.perturbation_study():
+            per_response = study["per_response"][which]
+            control, perturbed = (np.asarray(per_response[k], dtype=float) for k in ("control", "perturbed"))
+            out.append(float((control - perturbed).mean()))
+        return np.asarray(out)
 
     def _perturbation_drop(self, which: str) -> Estimate:
         drops = self._drops(which)
-        return response_estimate(drops, f"{which}-entropy drop {drops.mean():.3f}")
+        return estimate_of(drops, detail=f"{which}-entropy drop {drops.mean():.3f}{self._perturbation_detail()}")
 
     def _perturbation_gap(self) -> Estimate:
         top, bottom = self._drops("top"), self._drops("bottom")
-        return response_estimate(top - bottom, f"drop {top.mean():.3f} (top) vs {bottom.mean():.3f} (bottom)")
+        detail = f"drop {top.mean():.3f} (top) vs {bottom.mean():.3f} (bottom){self._perturbation_detail()}"
+        return estimate_of(top - bottom, detail=detail)
+
+    def _perturbation_detail(self) -> str:
+        studies = self.perturbation_study()
+        responses = [s["n_responses"] for s in studies]
+        return f"; {len(studies)} seeds' policies, {min(responses)}-{max(responses)} responses each"
 
     def _pass_growth_over_base(self, run: str) -> Estimate:
         ks, base = self.settings.pass_at_k, self.runs.base
@@ -595,11 +607,16 @@ class Paper(PaperBase):
         )
         return shown
 
-    def perturbation_study(self) -> dict:
-        """fig. 1(b)'s study on the settings' policy (cached): ``rlvr_lib.analysis.perturbation``."""
+    def perturbation_study(self) -> list[dict]:
+        """fig. 1(b)'s study, one entry per studied seed (cached), from the ``sample_erpo_perturbation`` stage's
+        reports/samples/erpo_perturbation.json. A seed whose policy solved nothing makes the study not testable."""
         if "_perturbation" not in self._done:
             try:
-                self._done["_perturbation"] = run_perturbation(self.params, self.settings.perturbation)
+                per_seed = sampling.load_study("erpo_perturbation", self.params)["per_seed"]
+                failed = [s for s in per_seed if "not_testable" in s]
+                if failed:
+                    raise NotTestable(f"seed {failed[0]['seed']}: {failed[0]['not_testable']}")
+                self._done["_perturbation"] = per_seed
             except NotTestable as reason:
                 self._done["_perturbation"] = reason
         if isinstance(self._done["_perturbation"], NotTestable):
@@ -609,19 +626,19 @@ class Paper(PaperBase):
     @experiment("Fig. 1(b): perturbing high- and low-entropy tokens")
     def figure1b(self, heading: str):
         p = self.settings.perturbation
-        study = self.perturbation_study()
+        studies = self.perturbation_study()
         rows = []
         for which, label in (("top", f"top {p.frac:.0%} entropy"), ("bottom", f"bottom {p.frac:.0%} entropy")):
-            acc, ctrl = study["accuracy"][which], study["control_accuracy"][which]
+            mean, low, high, _ = t_interval(np.array([s["accuracy"][which]["value"] for s in studies]))
             rows.append(
                 {
                     "tokens perturbed": label,
-                    "accuracy": acc["value"],
-                    "accuracy_ci_low": acc["ci_low"],
-                    "accuracy_ci_high": acc["ci_high"],
-                    "control_accuracy": ctrl["value"],
-                    "mean_entropy": study["mean_entropy"][which],
-                    "trials": study["n_trials"][which],
+                    "accuracy": mean,
+                    "accuracy_ci_low": low,
+                    "accuracy_ci_high": high,
+                    "control_accuracy": float(np.mean([s["control_accuracy"][which]["value"] for s in studies])),
+                    "mean_entropy": float(np.mean([s["mean_entropy"][which] for s in studies])),
+                    "trials": int(sum(s["n_trials"][which] for s in studies)),
                 }
             )
         raw = pd.DataFrame(rows)
@@ -637,8 +654,11 @@ class Paper(PaperBase):
             }
         )
         text = (
-            f"Policy `{p.policy}`; {study['n_responses']} responses it answered correctly (one per problem, from "
-            f"{p.samples} samples each); at each selected position the token is replaced ({p.replacement}) and the "
+            f"Policy `{p.policy}` of each of {len(studies)} training seeds (sampled with its seed; accuracy: mean "
+            "over seeds [t interval over the seeds]); per seed, "
+            f"{'-'.join(str(f(s['n_responses'] for s in studies)) for f in (min, max))} responses it answered "
+            f"correctly (one per problem, from {p.samples} samples each); at each selected position the token is "
+            f"replaced ({p.replacement}) and the "
             "policy regenerates the rest; the control keeps the token. Paper: Qwen2.5-3B, perturbing the top 5% "
             "drops accuracy by 35.2%, the bottom 5% barely matters."
         )
@@ -827,85 +847,7 @@ def spike_ratio(history: pd.DataFrame, key: str) -> float:
     return float(series.max() / series.median())
 
 
-def response_estimate(values: np.ndarray, detail: str) -> Estimate:
-    """Mean of (R,) per-response values of one policy with its t interval over the responses. The study samples
-    one base policy (one training seed's), so the estimate counts one seed: the verdict rule asks for the study on
-    three seeds' base policies before it judges (a response-level interval leaves out the policy's own variance)."""
-    values = np.asarray(values, dtype=float)
-    mean, low, high, se = t_interval(values)
-    return Estimate(mean, low, high, 1, len(values), f"{detail}; one policy, {len(values)} responses", se)
-
-
-def per_response_accuracy(trials, n_responses: int, which: str, perturbed: bool) -> list[float]:
-    """(R,) mean correctness of each response's trials at its ``which`` entropy tokens, perturbed or control."""
-    hits, counts = np.zeros(n_responses), np.zeros(n_responses)
-    for trial in trials:
-        if trial.which == which and trial.perturbed == perturbed:
-            hits[trial.response] += trial.correct
-            counts[trial.response] += 1
-    return (hits / counts).tolist()
-
-
 # ----------------------------------------------------------------------------- computations
-def policy_path(params, policy: str) -> str:
-    from .. import pipeline
-
-    return pipeline.model_for_run(params, policy, params.seeds[0])  # base: the first seed's base policy
-
-
-def run_perturbation(params, settings) -> dict:
-    """``rlvr_lib.analysis.perturbation`` on the first ``max_problems`` evaluation problems of every set."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from .. import pipeline
-    from ..analysis.perturbation import collect_correct_responses, perturbation_study
-
-    path = policy_path(params, settings.policy)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(path).eval()
-    if torch.cuda.is_available():
-        model = model.to("cuda")
-    problems = [p for rows in pipeline.eval_sets().values() for p in rows]
-    if settings.max_problems is not None:
-        problems = problems[: settings.max_problems]
-    e = params.eval
-    responses = collect_correct_responses(
-        model,
-        tokenizer,
-        problems,
-        n=settings.samples,
-        max_new_tokens=e.max_new_tokens,
-        temperature=e.temperature,
-        batch_size=e.batch_size,
-        seed=settings.seed,
-    )
-    if not responses:
-        raise NotTestable(f"the policy answered none of {len(problems)} problems correctly in {settings.samples} tries")
-    study = perturbation_study(
-        model,
-        tokenizer,
-        responses,
-        frac=settings.frac,
-        replacement=settings.replacement,
-        max_new_tokens=e.max_new_tokens,
-        temperature=e.temperature,
-        batch_size=e.batch_size,
-        seed=settings.seed,
-        n_boot=e.n_boot,
-    )
-    trials = study.pop("trials")
-    study["per_response"] = {
-        which: {
-            "perturbed": per_response_accuracy(trials, len(responses), which, True),
-            "control": per_response_accuracy(trials, len(responses), which, False),
-        }
-        for which in ("top", "bottom")
-    }
-    return study
-
-
 def count_real_data(params, settings) -> dict:
     """App. A.3's filter on the real files: rows after the level filter and after the solution-length filter with
     the Qwen2.5 tokenizer, and the budget that would keep the paper's count. NotTestable without the files."""
