@@ -3,7 +3,9 @@
 - ``pipelines/<run>/dvc.yaml``, one per entry of ``methods``: the run's ``train`` and ``eval`` stages, each a foreach
   over the run's training seeds (``methods.<run>.seeds``, default the top-level ``seeds``), with ``wdir: ../..`` so
   that commands and paths are relative to the repository root and params come from its params.yaml. Each file gets
-  its own small dvc.lock, so a stage commit rewrites a few KB instead of one lock holding every run.
+  its own small dvc.lock, so a stage commit rewrites a few KB instead of one lock holding every run. Their logs and
+  metrics are plain outputs, not DVC ``metrics:``/``plots:`` (thousands of single-series files): the project's
+  metrics and overlay plots are the root dvc.yaml's, written by the report stage (``rlvr_lib.report_stage``).
 - ``pipelines/seeds.yaml``: every run's seeds together (``base_seeds``), over which the root dvc.yaml's
   ``base_model``, ``eval_base`` and ``filter_data`` stages iterate (one base policy per training seed).
 - the ``paper_<name>`` stages of the root dvc.yaml (``rlvr_lib.papers.dvc_stages``).
@@ -71,11 +73,10 @@ def run_stages(params: Params, raw: dict, run: str) -> dict[str, Any]:
         "cmd": f"{PAPERMILL} notebooks/train.ipynb {train_nb} -p run {run} -p seed ${{item}}",
         "deps": [*TRAIN_CODE, data, f"models/base/{item}"],
         "params": ["profile", "seed", "train", f"methods.{run}", *_smoke_params(raw, "train")],
-        "outs": [{f"runs/{run}/{item}": {"persist": True}}, {train_nb: NO_CACHE}],
-        "metrics": [{f"{logs}/metrics.json": NO_CACHE}],
-        "plots": [
-            {f"{logs}/plots/metrics": {**NO_CACHE, "x": "step"}},
-            {f"{logs}/history.json": {**NO_CACHE, "x": "step"}},
+        "outs": [
+            {f"runs/{run}/{item}": {"persist": True}},
+            {train_nb: NO_CACHE},
+            *({path: NO_CACHE} for path in (f"{logs}/metrics.json", f"{logs}/plots/metrics", f"{logs}/history.json")),
         ],
     }
     evaluate = {
@@ -83,8 +84,11 @@ def run_stages(params: Params, raw: dict, run: str) -> dict[str, Any]:
         "cmd": f"{PAPERMILL} notebooks/eval.ipynb {eval_nb} -p run {run} -p seed ${{item}}",
         "deps": [*EVAL_CODE, "data/generated", f"runs/{run}/{item}"],
         "params": ["profile", "eval", *_smoke_params(raw, "eval")],
-        "outs": [{f"reports/eval/{run}/{item}": NO_CACHE}, {eval_nb: NO_CACHE}],
-        "metrics": [{f"reports/metrics/{run}/{item}.json": NO_CACHE}],
+        "outs": [
+            {f"reports/eval/{run}/{item}": NO_CACHE},
+            {eval_nb: NO_CACHE},
+            {f"reports/metrics/{run}/{item}.json": NO_CACHE},
+        ],
     }
     return {"train": {"foreach": list(spec.seeds), "do": train}, "eval": {"foreach": list(spec.seeds), "do": evaluate}}
 

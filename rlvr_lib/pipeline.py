@@ -716,7 +716,6 @@ def stage_report(params: Params) -> Path:
         params_summary=summary,
         links=links,
         papers=papers,
-        run_methods={run: spec.method for run, spec in params.runs.items()},
     )
     return REPORTS_DIR / "README.md"
 

@@ -1,13 +1,24 @@
-"""Progress bars, in one place: text bars inside DVC stages (papermill's log shows them), and transformers'
-notebook table replaced by a bar (under papermill its per-step HTML re-render made training quadratic)."""
+"""Progress bars, in one place: text bars inside DVC stages (papermill's log shows them), transformers'
+notebook table replaced by a bar (under papermill its per-step HTML re-render made training quadratic), and none
+at all in the notebooks whose executed copies are read as results (the paper and report notebooks)."""
 
 from __future__ import annotations
 
 import os
+import warnings
 
 
 def in_dvc_stage() -> bool:
     return bool(os.environ.get("DVC_STAGE"))
+
+
+def silence_progress_bars() -> None:
+    """No progress bar and no tqdm "IProgress not found" warning (ipywidgets is not a dependency) in this process:
+    for the paper and report notebooks, whose executed copies in reports/notebooks/ are read as results. Call it
+    before importing anything that imports tqdm (tqdm >= 4.66 reads ``TQDM_DISABLE`` when a bar is made)."""
+    os.environ["TQDM_DISABLE"] = "1"
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    warnings.filterwarnings("ignore", message="IProgress not found")
 
 
 def use_text_progress_bars() -> None:

@@ -1,18 +1,18 @@
 """Load training histories and evaluation results, tabulate them per benchmark and write the report folder.
 
-``write_report(out_dir, ...)`` writes, for trained runs R and benchmarks B:
+``write_report(out_dir, ...)`` writes, for trained runs R (the figures: ``figure_runs`` of R) and benchmarks B:
 
-- ``figures/training_dynamics.png`` and ``figures/entropy_quantiles.png`` (when R is non-empty): the core runs only,
-  each method at its default settings (a run named after its method); the variants are in the paper reports,
-- ``figures/method_<run>.png`` for each run of R that logs its own ``<method>/...`` quantities,
-- ``figures/pass_at_k_<benchmark>.png`` for each benchmark of B (all runs, the base model included),
-- ``tables/results_<benchmark>.md`` and ``tables/results_<benchmark>.csv`` for each benchmark of B,
-- ``README.md``, which embeds the tables and figures through relative links.
+- ``figures/training_dynamics.png`` and ``figures/entropy_quantiles.png`` (when R is non-empty): the figure runs that
+  are core runs, each method at its default settings (a run named after its method); the variants are in the paper
+  reports,
+- ``figures/method_<run>.png`` for each figure run that logs its own ``<method>/...`` quantities,
+- ``figures/pass_at_k_<benchmark>.png`` for each benchmark of B (the figure runs and the base model),
+- ``tables/results_<benchmark>.md`` and ``tables/results_<benchmark>.csv`` for each benchmark of B (every run),
+- ``README.md``, results first: the verdicts per paper (``paper_verdicts``), the tables and figures through
+  relative links, the settings last (collapsed).
 
-Everything is rendered in memory first and then written one file at a time through a temp file and
-``os.replace``, README last: an error while rendering writes nothing, and an error while writing leaves each
-file complete (new or previous) or absent, never partial, and no temp file behind.
-"""
+Everything is rendered in memory first, then written aside and moved into place together: an error while
+rendering or writing leaves the previous report as it was, and no temp file behind."""
 
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from . import plots
-from .atomic import write_atomic
-from .eval.evaluate import combine_seeds
+from .atomic import publish, staging_dir, write_atomic
+from .eval.evaluate import problem_values
+from .papers.claims import VERDICTS, t_interval
 from .readers import read_json
 
 HISTORY_FILE = "history.json"
@@ -77,19 +78,35 @@ def _run_results(run: str, dirs: Mapping[int, str | os.PathLike]) -> dict[int, d
     return results
 
 
-def load_eval_results(
-    result_dirs: Mapping[str, Mapping[int, str | os.PathLike]], *, n_boot: int = 1000
-) -> pd.DataFrame:
+def t_over_seeds(results: Sequence[dict]) -> dict[str, dict[str, float]]:
+    """One benchmark's ``evaluate_benchmark`` results of several training seeds -> ``{metric: {value, ci_low,
+    ci_high, n_seeds}}``: the mean over seeds and problems with the 95% Student t interval over the per-seed means
+    (``rlvr_lib.papers.claims.t_interval``, as the paper reports; one seed: an infinite interval). Every result
+    must hold the same problems (uids) and n."""
+    uids = [r["uid"] for r in results[0]["per_problem"]]
+    n, ks = results[0]["settings"]["n"], results[0]["settings"]["ks"]
+    for i, result in enumerate(results[1:], start=1):
+        if [r["uid"] for r in result["per_problem"]] != uids or result["settings"]["n"] != n:
+            raise ValueError(f"seed result {i} was evaluated on other problems or another n than seed result 0")
+    tables = [problem_values(r["per_problem"], n, ks) for r in results]
+    combined = {}
+    for metric in tables[0]:
+        mean, low, high, _ = t_interval([sum(t[metric]) / len(t[metric]) for t in tables])
+        combined[metric] = {"value": mean, "ci_low": low, "ci_high": high, "n_seeds": len(results)}
+    return combined
+
+
+def load_eval_results(result_dirs: Mapping[str, Mapping[int, str | os.PathLike]]) -> pd.DataFrame:
     """Read ``<dir>/results.json`` of each run (``base`` included) and training seed (``{run: {seed: dir}}``) and
-    combine the seeds (``rlvr_lib.eval.combine_seeds``: mean over seeds and problems, 95% two-way bootstrap
-    interval over seeds and problems). One row per run x benchmark x metric with ``EVAL_COLUMNS``."""
+    combine the seeds (``t_over_seeds``: mean over seeds and problems, 95% t interval over the per-seed means).
+    One row per run x benchmark x metric with ``EVAL_COLUMNS``."""
     rows = []
     for run, dirs in result_dirs.items():
         by_seed = _run_results(run, dirs)
         for benchmark in next(iter(by_seed.values())):
             seeds_results = [by_seed[seed][benchmark] for seed in sorted(by_seed)]
             try:
-                combined = combine_seeds(seeds_results, n_boot=n_boot)
+                combined = t_over_seeds(seeds_results)
             except ValueError as err:
                 raise ValueError(f"run '{run}', benchmark '{benchmark}': {err}") from None
             first = seeds_results[0]
@@ -115,7 +132,8 @@ def _run_order(runs: Iterable[str]) -> list[str]:
 
 
 def _table_metrics(bench: pd.DataFrame, benchmark: str) -> list[str]:
-    """mean@n, pass@1, pass@k of the largest k, response_length (each once)."""
+    """mean@n (which equals the unbiased pass@1, so pass@1 is not repeated), pass@k of the largest k,
+    response_length."""
     means = sorted({m for m in bench["metric"] if m.startswith("mean@")})
     ks = sorted({int(m.removeprefix("pass@")) for m in bench["metric"] if m.startswith("pass@")})
     if len(means) != 1 or not ks:
@@ -123,7 +141,7 @@ def _table_metrics(bench: pd.DataFrame, benchmark: str) -> list[str]:
             f"benchmark '{benchmark}': expected one mean@n metric and pass@k metrics, got "
             f"{means} and {ks} (were runs evaluated with different n?)"
         )
-    return list(dict.fromkeys([means[0], "pass@1", f"pass@{ks[-1]}", "response_length"]))
+    return list(dict.fromkeys([means[0], f"pass@{ks[-1]}", "response_length"]))
 
 
 def _tail_mean(history: pd.DataFrame, key: str, tail_steps: int) -> float:
@@ -182,18 +200,18 @@ def _fmt(value: float, digits: int) -> str:
     return MISSING if pd.isna(value) else f"{value:.{digits}f}"
 
 
-def format_table(table: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> pd.DataFrame:
-    """``results_table`` as text: ``value [ci_low, ci_high]`` per metric, ``—`` where not applicable."""
+def format_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``results_table`` as text: ``value [ci_low, ci_high]`` per accuracy metric, ``—`` where not applicable; short
+    column names (the README's text above the table defines them) and no response length (in the CSV), so that
+    the table fits a 1,000 px column."""
     out = {"run": table["run"]}
-    for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns):
-        digits = 1 if metric == "response_length" else 3
-        label = "response length (tokens)" if metric == "response_length" else metric
-        out[label] = [
-            MISSING if pd.isna(v) else f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+    for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns and c != "response_length"):
+        out[metric] = [
+            MISSING if pd.isna(v) else f"{_fmt(v, 3)} [{_fmt(lo, 3)}, {_fmt(hi, 3)}]"
             for v, lo, hi in zip(table[metric], table[f"{metric}_ci_low"], table[f"{metric}_ci_high"], strict=False)
         ]
-    out[f"entropy retained (last {tail_steps} / first)"] = [_fmt(v, 3) for v in table["entropy_retained"]]
-    out[f"train accuracy (last {tail_steps})"] = [_fmt(v, 3) for v in table["train_accuracy"]]
+    out["entropy retained"] = [_fmt(v, 3) for v in table["entropy_retained"]]
+    out["train accuracy"] = [_fmt(v, 3) for v in table["train_accuracy"]]
     return pd.DataFrame(out)
 
 
@@ -265,21 +283,51 @@ def _flatten(params: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def _paper_links(papers: Sequence[tuple[str, str]]) -> list[str]:
-    """The section linking each paper's replication report (``reports/papers/<name>/README.md``)."""
-    if not papers:
-        return []
-    lines = [
-        "## Paper replications",
+# ---------------------------------------------------------------------------------------------- verdicts
+VERDICT_TABLE_COLUMNS = ("paper", *VERDICTS, "claims")
+
+
+def paper_verdicts(papers_dir: str | os.PathLike, papers: Sequence[tuple[str, str]]) -> pd.DataFrame:
+    """Per paper ``(name, title)`` the verdict counts of its claims, read from ``<papers_dir>/<name>/claims.csv``
+    (a conjunctive claim counts once: the rows with an empty ``parent``): ``VERDICT_TABLE_COLUMNS``, ``paper`` the
+    name. Raises FileNotFoundError / ValueError naming the file and what is missing."""
+    rows = []
+    for name, _ in papers:
+        path = Path(papers_dir) / name / "claims.csv"
+        if not path.is_file():
+            raise FileNotFoundError(f"no {path}: run the paper's stage first (dvc repro paper_{name})")
+        claims = pd.read_csv(path, dtype={"parent": str}, keep_default_na=False)
+        missing = [c for c in ("parent", "verdict") if c not in claims.columns]
+        if missing:
+            raise ValueError(f"{path}: no column(s) {missing}: it predates this code; rerun dvc repro paper_{name}")
+        whole = claims[claims["parent"] == ""]
+        unknown = sorted(set(whole["verdict"]) - set(VERDICTS))
+        if unknown:
+            raise ValueError(f"{path}: column 'verdict' has unknown value(s) {unknown}; valid: {list(VERDICTS)}")
+        counts = whole["verdict"].value_counts()
+        rows.append({"paper": name, **{v: int(counts.get(v, 0)) for v in VERDICTS}, "claims": len(whole)})
+    return pd.DataFrame(rows, columns=list(VERDICT_TABLE_COLUMNS))
+
+
+def _verdict_section(verdicts: pd.DataFrame, papers: Sequence[tuple[str, str]]) -> list[str]:
+    """The README's opening: the verdict counts per paper, each paper's title linking its report; then a link to
+    each paper report without claims of its own (the summary)."""
+    titles = dict(papers)
+    linked = verdicts.assign(paper=[f"[{titles[p]}](papers/{p}/README.md)" for p in verdicts["paper"]])
+    return [
+        "## Which claims hold",
         "",
-        "Each paper's own tables and figures regenerated on the testbed, next to the paper's numbers, with a verdict "
-        "on each claim (`notebooks/papers/<paper>.ipynb`, DVC stage `paper_<paper>`):",
+        "Each paper's claims, quoted from the paper, judged on the testbed by the rule at the top of every paper "
+        "report (`rlvr_lib.papers.claims`); a conjunctive claim counts once. Each paper's report has its claims, "
+        "tables and figures next to the paper's numbers.",
+        "",
+        markdown_table(linked),
+        *(f"- [{title}](papers/{name}/README.md)" for name, title in papers if name not in set(verdicts["paper"])),
         "",
     ]
-    lines += [f"- [{title}](papers/{name}/README.md)" for name, title in papers]
-    return [*lines, ""]
 
 
+# ---------------------------------------------------------------------------------------------- the README
 def _readme(
     title: str,
     params_summary: Mapping[str, Any],
@@ -289,41 +337,40 @@ def _readme(
     tail_steps: int,
     ema_alpha: float,
     links: Mapping[str, str],
-    papers: Sequence[tuple[str, str]] = (),
+    papers: Sequence[tuple[str, str]],
+    verdicts: pd.DataFrame | None,
+    figure_runs: Sequence[str],
 ) -> str:
-    """The report's README: header, the paper reports, links to the other reports, settings, one section per
-    benchmark, then the training figures."""
+    """The report's README, results first: the verdicts per paper (or the paper links), one section per
+    benchmark, the training figures, the other reports, then the runs and the settings (collapsed)."""
     runs = _run_order(evals["run"])
     sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples", "n_seeds"]].first()
     lines = [
         f"# {title}",
         "",
-        "_Generated by `rlvr_lib.report.write_report` from each run's `history.json` and `results.json`; "
-        "do not edit by hand. Regenerate everything with `make repro`._",
+        "_Generated by the report stage (`rlvr_lib.report_stage`) from each run's `history.json` and `results.json` "
+        "and each paper's `claims.csv`; do not edit by hand. Regenerate everything with `make repro`._",
         "",
-        *_paper_links(papers),
-        "Runs: "
-        + ", ".join(f"`{r}`" + (" (untrained model, evaluated only)" if r == BASE_RUN else "") for r in runs)
-        + ".",
-        "Benchmarks: "
+    ]
+    if verdicts is not None:
+        lines += _verdict_section(verdicts, papers)
+    elif papers:
+        lines += ["## Paper replications", "", *(f"- [{t}](papers/{name}/README.md)" for name, t in papers), ""]
+    lines += [
+        "## Results",
+        "",
+        "Each metric: mean over training seeds and problems [95% Student t interval over the per-seed means, as in "
+        "the paper reports]; each seed's model is sampled with that seed (the base model too). mean@n is the mean "
+        "accuracy over the n samples (the unbiased pass@1); pass@k is the unbiased estimator over the n samples. "
+        f"*Entropy retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at "
+        f"step 1 (the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
+        f"steps, averaged over seeds. {MISSING}: not applicable. The CSV adds the response length (tokens). "
+        + "Benchmarks: "
         + ", ".join(
-            f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, {s.n_seeds} training seed(s))"
+            f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, {s.n_seeds} training seeds)"
             for b, s in sizes.iterrows()
         )
         + ".",
-        "",
-        *(["## Other reports", "", *(f"- [{label}]({path})" for label, path in links.items()), ""] if links else []),
-        "## Settings",
-        "",
-        markdown_table(pd.DataFrame(list(_flatten(params_summary).items()), columns=["setting", "value"])),
-        "## Results",
-        "",
-        "Each metric: mean over training seeds and problems [95% two-way percentile-bootstrap interval: seeds and "
-        "problems resampled independently, so run-to-run variation is inside it]; each seed's model is sampled "
-        "with that seed (the base model too). pass@k is the unbiased estimator over the n samples. *Entropy "
-        f"retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at step 1 "
-        f"(the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
-        f"steps, averaged over seeds. {MISSING}: not applicable.",
         "",
     ]
     for benchmark, table_md in tables.items():
@@ -337,20 +384,41 @@ def _readme(
             f"![pass@k on {benchmark}](figures/pass_at_k_{slug}.png)",
             "",
         ]
-    lines += _training_sections(figures, ema_alpha)
+    lines += _training_sections(figures, ema_alpha, figure_runs, len(runs) - 1)
+    if links:
+        lines += ["## Other reports", "", *(f"- [{label}]({path})" for label, path in links.items()), ""]
+    lines += [
+        "## Runs and settings",
+        "",
+        "Runs: "
+        + ", ".join(f"`{r}`" + (" (untrained model, evaluated only)" if r == BASE_RUN else "") for r in runs)
+        + ".",
+        "",
+        "<details><summary>Every setting of params.yaml these results were made with</summary>",
+        "",
+        markdown_table(pd.DataFrame(list(_flatten(params_summary).items()), columns=["setting", "value"])),
+        "</details>",
+        "",
+    ]
     return "\n".join(lines)
 
 
-def _training_sections(figures: list[str], ema_alpha: float) -> list[str]:
+def _training_sections(figures: list[str], ema_alpha: float, figure_runs: Sequence[str], n_trained: int) -> list[str]:
     if "figures/training_dynamics.png" not in figures:
         return []
+    shown = (
+        f"The {len(figure_runs)} core methods ({', '.join(f'`{r}`' for r in figure_runs)}); every other run's "
+        "curves are in its paper's report."
+        if len(figure_runs) < n_trained
+        else "Every run."
+    )
     lines = [
         "## Training dynamics",
         "",
-        "Each method at its default settings (the run named after it; the variants are in the paper reports). "
-        f"EMA-smoothed (alpha = {ema_alpha}) over the raw values drawn faintly; dashed: the base model "
+        f"{shown} EMA-smoothed (alpha = {ema_alpha}) over the raw values drawn faintly; dashed: the base model "
         "(mean over runs of the step-1 value, whose rollouts come from the untrained policy); line: mean over "
-        "training seeds, band: the seeds' min-max.",
+        "training seeds, band: the seeds' min-max. `dvc plots show` overlays each paper's runs with their seed bands "
+        "(`reports/plots/`).",
         "",
         "![training dynamics](figures/training_dynamics.png)",
         "",
@@ -376,57 +444,61 @@ def render_report(
     tail_steps: int = TAIL_STEPS,
     links: Mapping[str, str] | None = None,
     papers: Sequence[tuple[str, str]] = (),
+    verdicts: pd.DataFrame | None = None,
+    figure_runs: Sequence[str] | None = None,
     run_methods: Mapping[str, str] | None = None,
 ) -> dict[str, bytes]:
     """Every report file in memory: relative path -> content (README.md last). ``links``: label -> path relative
-    to the report folder of other reports listed near the README's top; ``papers``: (name, title) of the paper
-    reports to link first; ``run_methods``: {run: method} of params.yaml's runs in its order (their figure styles;
-    a run missing from it gets the method its name starts with, ``plots.method_of``)."""
+    to the report folder of other reports; ``papers``: (name, title) of the paper reports; ``verdicts``:
+    ``paper_verdicts`` of them, the README's opening table; ``figure_runs``: the trained runs whose curves and
+    pass@k the figures draw (default every run; the tables always have every run); ``run_methods``: {run: method}
+    of params.yaml's runs in its order (their figure styles; a run missing from it gets the method its name starts
+    with, ``plots.method_of``)."""
     if evals.empty:
         raise ValueError("no evaluation results to report")
+    trained = list(dict.fromkeys(histories["run"]))
+    figure_runs = trained if figure_runs is None else list(figure_runs)
+    unknown = [r for r in figure_runs if r not in trained]
+    if unknown:
+        raise ValueError(f"figure runs {unknown} have no training history; runs: {trained}")
     missing = sorted({*histories["run"], *evals["run"]} - {BASE_RUN, *(run_methods or {})})
     run_methods = {**(run_methods or {}), **{run: plots.method_of(run) for run in missing}}
+    drawn = histories[histories["run"].isin(figure_runs)]
     files: dict[str, bytes] = {}
-    for rel, make in _figure_makers(histories, evals, run_methods, ema_alpha).items():
+    drawn_evals = evals[evals["run"].isin([BASE_RUN, *figure_runs])]
+    for rel, make in _figure_makers(drawn, drawn_evals, run_methods, ema_alpha).items():
         _add(files, rel, _png(make()))
     tables = {}
     for benchmark in evals["benchmark"].unique():
         table = results_table(evals, histories, benchmark, tail_steps=tail_steps)
-        tables[benchmark] = markdown_table(format_table(table, tail_steps))
+        tables[benchmark] = markdown_table(format_table(table))
         _add(files, f"tables/results_{_slug(benchmark)}.md", tables[benchmark].encode())
         _add(files, f"tables/results_{_slug(benchmark)}.csv", table.to_csv(index=False).encode())
-    readme = _readme(title, params_summary, evals, tables, list(files), tail_steps, ema_alpha, links or {}, papers)
+    readme = _readme(
+        title,
+        params_summary,
+        evals,
+        tables,
+        list(files),
+        tail_steps,
+        ema_alpha,
+        links or {},
+        papers,
+        verdicts,
+        figure_runs,
+    )
     _add(files, "README.md", readme.encode())
     return files
 
 
-def write_report(
-    out_dir: str | os.PathLike,
-    histories: pd.DataFrame,
-    evals: pd.DataFrame,
-    *,
-    title: str,
-    params_summary: Mapping[str, Any],
-    ema_alpha: float = plots.DEFAULT_EMA_ALPHA,
-    tail_steps: int = TAIL_STEPS,
-    links: Mapping[str, str] | None = None,
-    papers: Sequence[tuple[str, str]] = (),
-    run_methods: Mapping[str, str] | None = None,
-) -> None:
-    """Render the report (``render_report``) and write each file atomically under ``out_dir`` (the
-    ``reports/`` folder), README.md last. ``histories``/``evals``: ``load_histories``/``load_eval_results``.
-    Files of an earlier report that this one does not produce are left alone."""
-    files = render_report(
-        histories,
-        evals,
-        title=title,
-        params_summary=params_summary,
-        ema_alpha=ema_alpha,
-        tail_steps=tail_steps,
-        links=links,
-        papers=papers,
-        run_methods=run_methods,
-    )
+def write_report(out_dir: str | os.PathLike, histories: pd.DataFrame, evals: pd.DataFrame, **options: Any) -> None:
+    """Render the report (``render_report(histories, evals, **options)``) and write each file atomically under
+    ``out_dir`` (the ``reports/`` folder): built aside, then ``figures/``, ``tables/`` and README.md replace the
+    previous ones together (``rlvr_lib.atomic.publish``), so no figure of an earlier report's runs stays behind.
+    ``histories``/``evals``: ``load_histories``/``load_eval_results``."""
+    files = render_report(histories, evals, **options)
     out = Path(out_dir)
-    for rel, data in files.items():
-        write_atomic(out / rel, data)
+    with staging_dir(out, "report") as staged:
+        for rel, data in files.items():
+            write_atomic(staged / rel, data)
+        publish({staged / top: out / top for top in dict.fromkeys(Path(rel).parts[0] for rel in files)})

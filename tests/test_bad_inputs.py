@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_lib import pipeline
+from rlvr_lib import pipeline, report_stage
 from rlvr_lib.config import load_params
 
 OUTPUT_DIRS = ("runs", "reports", "data/generated", "models/base")
@@ -438,7 +438,7 @@ def test_corrupt_results_file_is_named(repo, content, messages):
     params = pipeline.enter_repo()
     stage_fails_naming(
         repo,
-        lambda: pipeline.stage_report(params),
+        lambda: report_stage.stage_report(params),
         ValueError,
         *messages,
         "dvc repro -f pipelines/grpo/dvc.yaml:eval@0",
@@ -458,7 +458,7 @@ def test_corrupt_history_file_is_named(repo, content, message):
     (repo / "reports/eval/base/seed0/results.json").write_text("{}")
     (repo / "reports/training/grpo/seed0/history.json").write_text(content)
     params = pipeline.enter_repo()
-    stage_fails_naming(repo, lambda: pipeline.stage_report(params), ValueError, message)
+    stage_fails_naming(repo, lambda: report_stage.stage_report(params), ValueError, message)
 
 
 def truncate(path: Path) -> None:
@@ -534,4 +534,4 @@ def test_report_refuses_evaluations_with_other_settings(repo):
         match=r"reports/eval/base/seed0/results.json \(testbed\) was evaluated with other "
         r"settings.*n=99 \(params: 2\).*dvc repro eval_base@0",
     ):
-        pipeline.stage_report(params)
+        report_stage.stage_report(params)

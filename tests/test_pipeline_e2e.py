@@ -247,7 +247,12 @@ def test_misspelled_key_stops_dvc_repro(smoke_repo):
 def test_every_paper_stage_writes_its_report_with_a_verdict_in_every_claim_row(smoke_repo):
     root, _, _ = smoke_repo
     main_readme = (root / "reports/README.md").read_text()
-    assert main_readme.index("## Paper replications") < main_readme.index("## Settings")
+    assert main_readme.index("## Which claims hold") < main_readme.index("## Results")
+    assert main_readme.index("## Results") < main_readme.index("## Runs and settings")
+    run_metrics = json.loads((root / "reports/run_metrics/grpo.json").read_text())  # `dvc metrics show`
+    assert math.isfinite(run_metrics["entropy_retained"]), run_metrics
+    plot_files = sorted(p.name for p in (root / "reports/plots/core").iterdir())  # `dvc plots show`
+    assert plot_files == ["accuracy.csv", "entropy.csv", "reward.csv"]
     for paper in PAPERS:
         folder = root / "reports/papers" / paper
         readme = (folder / "README.md").read_text()

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from rlvr_lib import plots, report
 from rlvr_lib.eval import write_results
@@ -99,7 +100,7 @@ def data(tmp_path_factory):
                 {"math500": eval_result(counts, LENGTH[run], seed), "aime24": eval_result(aime, LENGTH[run], seed)},
                 result_dirs[run][seed],
             )
-    return report.load_histories(run_dirs), report.load_eval_results(result_dirs, n_boot=200)
+    return report.load_histories(run_dirs), report.load_eval_results(result_dirs)
 
 
 PARAMS = {"model": "tiny", "train": {"max_steps": STEPS, "learning_rate": 1e-4}}
@@ -149,10 +150,15 @@ def test_results_table_numbers(data):
     histories, evals = data
     table = report.results_table(evals, histories, "math500").set_index("run")
     assert list(table.index) == ["base", "grpo", "erpo"]
-    assert {"mean@8", "pass@1", "pass@8", "pass@8_ci_low", "pass@8_ci_high", "response_length"} <= set(table.columns)
+    assert {"mean@8", "pass@8", "pass@8_ci_low", "pass@8_ci_high", "response_length"} <= set(table.columns)
+    assert "pass@1" not in table.columns  # mean@8 is the unbiased pass@1: not repeated
     assert table.loc["erpo", "pass@8"] == pytest.approx((0.8 + 0.6) / 2)  # mean over seeds
-    assert table.loc["erpo", "pass@8_ci_low"] < 0.7 < table.loc["erpo", "pass@8_ci_high"]
-    assert table.loc["grpo", "pass@1"] == pytest.approx(0.5)
+    # Student t over the two per-seed means (0.8, 0.6): standard error 0.1, t(0.975, df 1) = 12.706
+    half = stats.t.ppf(0.975, 1) * 0.1
+    assert table.loc["erpo", "pass@8_ci_low"] == pytest.approx(0.7 - half)
+    assert table.loc["erpo", "pass@8_ci_high"] == pytest.approx(0.7 + half)
+    assert table.loc["grpo", "mean@8"] == pytest.approx(0.5)
+    assert table.loc["grpo", "pass@8_ci_low"] == -np.inf  # one seed: an infinite interval
     assert table.loc["grpo", "pass@8"] == pytest.approx(0.75)
     assert table.loc["base", "mean@8"] == pytest.approx(0.25)
     assert table.loc["base", "pass@8"] == pytest.approx(0.5)
@@ -178,8 +184,11 @@ def test_markdown_table_lists_every_run(report_dir):
     assert [r.split("|")[1].strip() for r in rows] == ["base", "grpo", "erpo"]
     assert "0.700 [" in rows[2]  # erpo pass@8, mean over its two seeds
     assert rows[0].count(report.MISSING) == 2  # base: no entropy retained, no train accuracy
+    header = text.splitlines()[0]
+    assert header == "| run | mean@8 | pass@8 | entropy retained | train accuracy |"  # fits a 1,000 px column
     csv = pd.read_csv(report_dir / "tables" / "results_math500.csv")
     assert csv.loc[csv["run"] == "erpo", "pass@8"].item() == pytest.approx(0.7)
+    assert csv.loc[csv["run"] == "erpo", "response_length"].item() == pytest.approx(40.0)  # in the CSV only
 
 
 def test_every_file_written(report_dir):
@@ -201,7 +210,9 @@ def test_readme_links_resolve(report_dir):
     assert "make repro" in text and "# Synthetic replication" in text and "train.learning_rate" in text
     for run in COUNTS:
         assert f"| {run} |" in text
-    assert "2 training seed(s)" not in text and "training seed(s)" in text
+    assert "training seeds)" in text
+    assert text.index("## Results") < text.index("## Runs and settings") < text.index("<details>")
+    assert text.index("<details>") < text.index("train.learning_rate") < text.index("</details>")
 
 
 def test_styles_fixed_per_method_and_variants_told_apart():
@@ -241,22 +252,34 @@ def test_failed_plot_leaves_previous_report_untouched(data, report_dir, monkeypa
     assert snapshot(report_dir) == before
 
 
-def test_failed_write_leaves_complete_files_or_none(data, tmp_path, monkeypatch):
+def test_failed_write_leaves_previous_report(data, tmp_path, monkeypatch):
     rendered = report.render_report(*data, title="Synthetic replication", params_summary=PARAMS)
     assert sorted(rendered) == sorted(expected_files()) and list(rendered)[-1] == "README.md"
+    report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
+    before = snapshot(tmp_path)
     real_replace, calls = os.replace, []
 
-    def replace_twice(src, dst):
+    def fail_late(src, dst):  # the staged files are written, then moving the second folder into place fails
         calls.append(dst)
-        if len(calls) > 2:
+        if len(calls) == len(rendered) + 3:  # once: the rollback of publish succeeds
             raise OSError("disk full")
         real_replace(src, dst)
 
-    monkeypatch.setattr(report.os, "replace", replace_twice)
+    monkeypatch.setattr(os, "replace", fail_late)
     with pytest.raises(OSError, match="disk full"):
-        report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
-    written = snapshot(tmp_path)
-    assert written == {rel: rendered[rel] for rel in list(rendered)[:2]}  # complete; no temp files, no README
+        report.write_report(tmp_path, *data, title="Another title", params_summary=PARAMS)
+    assert snapshot(tmp_path) == before  # the previous report, whole; no staging folder or temp file left
+
+
+def test_rewrite_drops_figures_of_runs_no_longer_drawn(data, tmp_path):
+    report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
+    assert (tmp_path / "figures" / "method_erpo.png").is_file()
+    report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS, figure_runs=["grpo"])
+    assert not (tmp_path / "figures" / "method_erpo.png").exists()
+    text = (tmp_path / "README.md").read_text()
+    assert "The 1 core methods (`grpo`)" in text and "| erpo |" in text  # the tables keep every run
+    with pytest.raises(ValueError, match=r"figure runs \['dapo'\] have no training history"):
+        report.render_report(*data, title="T", params_summary=PARAMS, figure_runs=["dapo"])
 
 
 def test_base_only_report(data, tmp_path):
@@ -281,6 +304,50 @@ def test_paper_reports_are_linked_first(data):
     )
     readme = files["README.md"].decode()
     assert "- [ERPO: replication](papers/erpo/README.md)" in readme
-    assert readme.index("## Paper replications") < readme.index("## Settings") < readme.index("## Results")
+    assert readme.index("## Paper replications") < readme.index("## Results") < readme.index("## Runs and settings")
     without = report.render_report(*data, title="Synthetic replication", params_summary=PARAMS)["README.md"]
     assert b"Paper replications" not in without
+
+
+def claims_csv(folder, paper: str, rows: list[tuple[str, str, str]]) -> None:
+    """A claims.csv of (key, parent, verdict) rows, the columns the verdict table reads."""
+    (folder / paper).mkdir(parents=True)
+    pd.DataFrame(rows, columns=["key", "parent", "verdict"]).to_csv(folder / paper / "claims.csv", index=False)
+
+
+def test_verdict_table_opens_the_readme(data, tmp_path):
+    claims_csv(tmp_path, "erpo", [("a", "", "holds"), ("b", "", "does not hold"), ("b1", "b", "holds")])
+    claims_csv(tmp_path, "aer", [("c", "", "inconclusive")])
+    papers = [("erpo", "ERPO: replication"), ("aer", "AER: replication"), ("summary", "Summary")]
+    verdicts = report.paper_verdicts(tmp_path, papers[:2])
+    assert verdicts.set_index("paper").loc["erpo"].to_dict() == {
+        "holds": 1,  # the part b1 of the conjunctive claim b is not counted
+        "does not hold": 1,
+        "inconclusive": 0,
+        "not testable here": 0,
+        "claims": 2,
+    }
+    readme = report.render_report(*data, title="T", params_summary=PARAMS, papers=papers, verdicts=verdicts)[
+        "README.md"
+    ].decode()
+    assert readme.index("## Which claims hold") < readme.index("## Results")
+    assert "| [ERPO: replication](papers/erpo/README.md) | 1 | 1 | 0 | 0 | 2 |" in readme
+    assert "- [Summary](papers/summary/README.md)" in readme
+
+
+@pytest.mark.parametrize(
+    "rows, columns, message",
+    [
+        ([("a", "", "holds")], ["key", "verdict"], r"no column\(s\) \['parent'\]: it predates this code"),
+        ([("a", "", "maybe")], ["key", "parent", "verdict"], r"column 'verdict' has unknown value\(s\) \['maybe'\]"),
+    ],
+)
+def test_bad_claims_csv_is_named(tmp_path, rows, columns, message):
+    (tmp_path / "erpo").mkdir()
+    pd.DataFrame([r[: len(columns)] if len(columns) == 3 else (r[0], r[2]) for r in rows], columns=columns).to_csv(
+        tmp_path / "erpo" / "claims.csv", index=False
+    )
+    with pytest.raises(ValueError, match=re.escape(str(tmp_path / "erpo" / "claims.csv")) + ": " + message):
+        report.paper_verdicts(tmp_path, [("erpo", "ERPO")])
+    with pytest.raises(FileNotFoundError, match=r"aer/claims.csv: run the paper's stage first \(dvc repro paper_aer\)"):
+        report.paper_verdicts(tmp_path, [("aer", "AER")])
