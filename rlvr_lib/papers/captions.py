@@ -36,7 +36,7 @@ CAPTIONS: dict[str, dict[str, str]] = {
         "figure1_entropy": "Compare the steadiness of CW-GRPO's entropy with GRPO's and Clip-Cov's over training.",
         "table1_covariance_percentiles": "Compare how fast the thresholds fall from the top 0.01% to all tokens: a "
         "steep fall is a heavy tail, as the paper's GRPO row shows.",
-        "figure3_covariance_thresholds": "The same thresholds on log axes, the paper's GRPO dashed: compare the "
+        "table1_covariance_thresholds": "The same thresholds on log axes, the paper's GRPO dashed: compare the "
         "slopes, not the magnitudes (those depend on model and length).",
         "table3_checkpoints": "Compare each method's mean@n across its checkpoints: the paper has GRPO falling and "
         "CW-GRPO flat.",

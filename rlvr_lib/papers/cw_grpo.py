@@ -224,8 +224,9 @@ class Paper(PaperBase):
 
     def _entropy_accuracy_correlation(self) -> Estimate:
         runs = [*self.runs.grpo_checkpoints, *self.runs.cw_grpo_checkpoints]
-        fluctuation = np.stack([self.results.per_seed(run, entropy_fluctuation) for run in runs], axis=1)
-        accuracy = np.stack([seed_values(self.results.eval_table(run, ACCURACY)) for run in runs], axis=1)
+        seeds = sorted(set.intersection(*(set(self.results.seeds_of(run)) for run in runs)))  # a row per seed all ran
+        fluctuation = np.stack([self.results.per_seed(run, entropy_fluctuation, seeds) for run in runs], axis=1)
+        accuracy = np.stack([seed_values(self.results.eval_table(run, ACCURACY, seeds)) for run in runs], axis=1)
         rho = np.asarray([stats.spearmanr(f, a).statistic for f, a in zip(fluctuation, accuracy, strict=True)])
         return estimate_of(rho, detail=f"over {len(runs)} checkpoint runs per seed")
 
@@ -332,8 +333,9 @@ class Paper(PaperBase):
     def checkpoint_equality(self, short: str, long: str) -> str:
         """Whether ``short``'s history equals the first steps of ``long``'s (same seed): the shorter run is then
         exactly the longer run's checkpoint."""
-        diffs = []
-        for hs, hl in zip(self.results.seed_histories(short), self.results.seed_histories(long), strict=True):
+        diffs, seeds = [], self.results.common_seeds(short, long)
+        pairs = zip(self.results.seed_histories(short, seeds), self.results.seed_histories(long, seeds), strict=True)
+        for hs, hl in pairs:
             n = len(hs)
             for key in ("reward", "loss"):
                 if key in hs.columns and key in hl.columns:

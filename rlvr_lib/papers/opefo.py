@@ -915,17 +915,19 @@ class Paper(PaperBase):
     def _versus_best(self, run: str, others: list[str], metric_or_fn, best: str = "max") -> Estimate:
         """``run`` minus, per seed, the best (``max`` or ``min``) of ``others``: an evaluation metric (paired by seed
         and problem means) or a history quantity. Each pair passes the guard with table 1's ``TABLE1``."""
+        seeds = self.results.common_seeds(run, *others)
         if isinstance(metric_or_fn, str):
-            values = {o: self.results.eval_table(o, metric_or_fn).mean(axis=1) for o in [run, *others]}
+            values = {o: self.results.eval_table(o, metric_or_fn, seeds).mean(axis=1) for o in [run, *others]}
             bounds = metric_bounds(metric_or_fn)
         else:
-            values = {o: self.results.per_seed(o, metric_or_fn) for o in [run, *others]}
+            values = {o: self.results.per_seed(o, metric_or_fn, seeds) for o in [run, *others]}
             bounds = None
         return self._gap([run], others, values, "max", best, bounds)
 
     def _group_gap(self, group: list[str], others: list[str], fn, group_reduce: str, others_reduce: str) -> Estimate:
         """Per seed, the ``group_reduce`` of ``fn`` over ``group`` minus the ``others_reduce`` over ``others``."""
-        values = {o: self.results.per_seed(o, fn) for o in [*group, *others]}
+        seeds = self.results.common_seeds(*group, *others)
+        values = {o: self.results.per_seed(o, fn, seeds) for o in [*group, *others]}
         return self._gap(group, others, values, group_reduce, others_reduce, None)
 
     def _gap(self, group, others, values, group_reduce, others_reduce, bounds) -> Estimate:

@@ -69,11 +69,11 @@ class RunResults:
             return sorted({s for r in self.runs if r != BASE_RUN for s in self.params.runs[r].seeds})
         return list(self.params.runs[run].seeds)
 
-    def common_seeds(self, a: str, b: str) -> list[int]:
-        """The seeds both runs trained with (a comparison pairs them)."""
-        shared = [s for s in self.seeds_of(a) if s in set(self.seeds_of(b))]
+    def common_seeds(self, a: str, *others: str) -> list[int]:
+        """The seeds every one of the runs trained with (a comparison pairs them), in ``a``'s order."""
+        shared = [s for s in self.seeds_of(a) if all(s in set(self.seeds_of(o)) for o in others)]
         if not shared:
-            raise NotTestable(f"runs '{a}' and '{b}' share no training seed")
+            raise NotTestable(f"runs {', '.join(repr(r) for r in (a, *others))} share no training seed")
         return shared
 
     def eval_results(self, run: str) -> dict[int, dict]:

@@ -89,8 +89,9 @@ class Paper(PaperBase):
         return self.results.eval_summary(run, quantity)[0]
 
     def time_ratio(self, run: str) -> Estimate:
-        a = self.results.per_seed(run, step_time)
-        b = self.results.per_seed(self.runs.reference, step_time)
+        seeds = self.results.common_seeds(run, self.runs.reference)  # paired by seed
+        a = self.results.per_seed(run, step_time, seeds)
+        b = self.results.per_seed(self.runs.reference, step_time, seeds)
         return estimate_of(a / b)
 
     # ------------------------------------------------------------------ experiments
