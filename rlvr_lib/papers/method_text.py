@@ -62,8 +62,11 @@ cancels the net flow (eq. 8-9):
 
 $$\lambda^* = \frac{\sum_{\mathcal{S}^-}|\Delta\mathcal{H}_t| - \sum_{\mathcal{S}^+}\Delta\mathcal{H}_t}{\sum_{\mathcal{S}^-}|\Delta\mathcal{H}_t| + \sum_{\mathcal{S}^+}\Delta\mathcal{H}_t} \qquad (9)$$
 
-The implementation's default computes eq. 6 as written, the expectation over the vocabulary; the sampled-token
-estimate is the `delta_h: sampled` option.
+Eq. 6 is written as an expectation over the vocabulary; sec. 5.1 estimates it "for each generated token $y_t$".
+The implementation's default is that per-token estimate (`delta_h: sampled`: the factor at the sampled token); the
+expectation is the `delta_h: expectation` variant, whose factor $\mathbb{E}_a[(1-\pi(a))^2(\log\pi(a)+\mathcal{H}_t)]$
+is never positive (docs/assumptions.md), so $\Delta\mathcal{H}_t$ takes the sign of $A_t$ and $\mathcal{S}^+$ is
+exactly the positive-advantage tokens.
 
 Regenerated here: table 1 (GRPO with 8 updates per rollout, GRPO strict on-policy, Entropy-Reg, Clip-higher,
 Clip-Cov, KL-Cov, OPEFO); table 2 (static lambda, S+ only, S- only); fig. 2 (entropy, net flow, flow of clipped

@@ -1097,9 +1097,10 @@ class Paper(PaperBase):
         )
         self.report.section(
             heading,
-            "lambda* statistics over the training steps, averaged over seeds. Eq. 6 as written is an expectation over "
-            "the vocabulary (`delta_h: expectation`, the default); with the sampled-token estimate (`delta_h: "
-            "sampled`) each token's dH carries the noise of one sample.",
+            "lambda* statistics over the training steps, averaged over seeds. Each run's eq. 6 form is its "
+            "`delta_h`: the sampled-token estimate (`sampled`, the default: sec. 5.1 'for each generated token', each "
+            "token's dH carries the noise of one sample) or eq. 6 as written, the expectation over the vocabulary "
+            "(`expectation`).",
         )
         self.report.add_table(heading, "lambda_statistics", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         fig = self.curves(

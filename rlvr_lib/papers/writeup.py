@@ -9,9 +9,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .claims import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, ClaimResult, NotTestable
 from .config import paper_runs
 from .references import REFERENCES
+from .results import ACCURACY, RETAINED_FLOOR, entropy_retained
 
 if TYPE_CHECKING:
     from .base import PaperBase
@@ -211,7 +214,33 @@ def _aer_notes(paper: PaperBase) -> list[str]:
     ]
 
 
-PAPER_NOTES = {"aer": _aer_notes}
+def _opefo_notes(paper: PaperBase) -> list[str]:
+    """OPEFO's run beside its runs with the other eq. 6 estimator (``delta_h``), which differ in nothing else: where
+    the two forms end (mean@n, entropy retained), the diagnosis of a collapse or an explosion of either."""
+    lines = []
+    for run in [paper.runs.opefo, *paper.runs.delta_h_variants]:
+        try:
+            accuracy = paper.results.eval_summary(run, ACCURACY)[0]
+            ratios = np.maximum(paper.results.per_seed(run, entropy_retained), RETAINED_FLOOR)
+            retained = float(np.exp(np.mean(np.log(ratios))))
+        except NotTestable:
+            continue
+        lines.append(
+            f"- `{run}` (`delta_h: {paper.hparam(run, 'delta_h')}`): mean@n {accuracy:.3f}, rollout entropy x"
+            f"{retained:.2f} of its first step (geometric mean over seeds)"
+        )
+    if len(lines) < 2:
+        return []
+    return [
+        "The two eq. 6 estimators, the runs otherwise identical: the per-token form `sampled` (sec. 5.1, 'for each "
+        "generated token y_t') puts each token in S+ or S- by one sample's log-probability, so the split and lambda* "
+        "carry that sample's noise; with the `expectation` form dH_t takes the sign of A_t (its factor is never "
+        "positive, docs/assumptions.md), so it reduces to reweighting positive against negative samples:\n\n"
+        + "\n".join(lines)
+    ]
+
+
+PAPER_NOTES = {"aer": _aer_notes, "opefo": _opefo_notes}
 
 
 def limitations(paper: PaperBase, results: Sequence[ClaimResult]) -> str:
