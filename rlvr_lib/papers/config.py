@@ -234,7 +234,12 @@ class OpefoRuns:
     )
     clip_higher: str = setting("dapo_8updates", "fig. 2(c): the clip-higher run")
     opefo: str = role("opefo", "opefo", "OPEFO")
-    static_lambda: str = role("opefo", "opefo_static_lambda", "table 2 'Static Scaling' (lambda = 0.001)")
+    static_lambda: str = role(
+        "opefo",
+        "opefo_static_lambda_testbed",
+        "table 2 'Static Scaling' by sec. 6.4's procedure: lambda = the average lambda* of the testbed's `opefo` runs",
+    )
+    static_lambda_paper: str = role("opefo", "opefo_static_lambda", "'Static Scaling' at the paper's number, 0.001")
     pos_only: str = role("opefo", "opefo_pos_only", "table 2 'One-side (S+ only)'")
     neg_only: str = role("opefo", "opefo_neg_only", "table 2 'One-side (S- only)'")
     delta_h_variants: list[str] = role(
