@@ -76,7 +76,9 @@ def run_stages(params: Params, raw: dict, run: str) -> dict[str, Any]:
         "outs": [
             {f"runs/{run}/{item}": {"persist": True}},
             {train_nb: NO_CACHE},
-            *({path: NO_CACHE} for path in (f"{logs}/metrics.json", f"{logs}/plots/metrics", f"{logs}/history.json")),
+            # not the dvclive TSVs the trainer writes beside them (plots/metrics: history.json's numbers again; not
+            # committed), so that a clone plus `dvc pull` is up to date
+            *({path: NO_CACHE} for path in (f"{logs}/metrics.json", f"{logs}/history.json")),
         ],
     }
     evaluate = {

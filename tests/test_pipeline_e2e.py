@@ -185,6 +185,23 @@ def stages_run(output: str) -> set[str]:
     return set(re.findall(r"Running stage '([^']+)'", output))
 
 
+def test_trained_models_shared_through_a_dvc_remote_make_a_clone_up_to_date(smoke_repo, tmp_path):
+    """README "Sharing trained models": `dvc remote add -d`, `dvc push`; a clone then `dvc pull`s the models, data
+    and runs it lacks (git-ignored) and DVC finds every stage of the smoke pipeline up to date there."""
+    root, env, _ = smoke_repo
+    run(["dvc", "remote", "add", "-d", "-f", "shared", str(tmp_path / "remote")], root, env)
+    run(["dvc", "push", "-q"], root, env)
+    run(["git", "add", "-A"], root, env)
+    run(["git", "commit", "-qm", "results and the remote"], root, env)
+    clone = tmp_path / "clone"
+    run(["git", "clone", "-q", str(root), str(clone)], tmp_path, env)
+    assert not (clone / "runs").exists() and not (clone / "models").exists()  # git-ignored: DVC's to bring
+    run(["dvc", "pull", "-q"], clone, env)
+    assert sorted(p.name for p in (clone / "runs").iterdir()) == sorted(E2E_RUNS)
+    status = run(["dvc", "status"], clone, env).stdout
+    assert "up to date" in status, status
+
+
 def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     root, env, params = smoke_repo
     pairs = len(params["methods"]) * len(params["seeds"])
