@@ -49,7 +49,8 @@ CAPTIONS: dict[str, dict[str, str]] = {
         "paper's table 3.",
         "table4_matched_steps": "Compare accuracy at matched steps: the paper has TEPO ahead at step 72.",
         "figures2_3": "Compare TEPO's clip ratio, time per step, reward and gradient norm with the baselines' over "
-        "training.",
+        "training; the time per step is a sawtooth because a rollout batch is generated every 8th optimizer step "
+        "(8 updates per rollout batch) and only that step pays for generation.",
     },
     "opefo": {
         "table1": "Compare OPEFO's mean@n with GRPO strict on-policy (same settings) first; the 8-update baselines "

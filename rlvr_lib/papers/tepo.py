@@ -133,7 +133,8 @@ class Paper(PaperBase):
         "w_i = exp(mean_t log(pi/pi_old)), applied to every token with GRPO's advantage, and adds a KL to the "
         "rollout policy only on tokens with positive advantage whose entropy falls (A > 0 and dH < 0, eq. 4), "
         "aggregated token-mean. The paper trains with 8 updates per rollout batch and reports higher accuracy than "
-        "GRPO/DAPO and five entropy baselines (table 1), that a KL on every token hurts (panel A), that token-mean "
+        "GRPO/DAPO and the other baselines of table 1 (Clip-Cov, KL-Cov and the entropy-based advantage, which control "
+        "entropy, and GSPO and GPG, which do not), that a KL on every token hurts (panel A), that token-mean "
         "beats per-sequence aggregation (panel D), that its mask scope is the best (panel E), and peak accuracy at "
         "72 steps instead of 132 (table 4)."
     )
