@@ -22,9 +22,7 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    root = tmp_path_factory.mktemp("clone") / "repo"
+def make_clone(root: Path) -> tuple[Path, dict[str, str]]:
     subprocess.run(["git", "clone", "-q", str(REPO), str(root)], check=True)
     env = {  # the code is the environment's rlvr_lib (in CI: the checkout under test, the clone's commit); the
         # notebooks work in the repository holding the cwd (pipeline.repo_root): the clone
@@ -38,14 +36,36 @@ def clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return root, env
 
 
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    return make_clone(tmp_path_factory.mktemp("clone") / "repo")
+
+
+@pytest.fixture(scope="module")
+def dry_runs(tmp_path_factory) -> list[tuple[str, subprocess.Popen]]:
+    """The README's dry runs, started at once in a clone of their own (`dvc exp run -S` edits params.yaml there while
+    it runs), so that they run beside the notebooks."""
+    root, env = make_clone(tmp_path_factory.mktemp("dry") / "repo")
+    started = []
+    for command in readme_dry_runs():
+        args = [sys.executable, *(a.strip("'") for a in command.split()[1:])]
+        started.append(
+            (
+                command,
+                subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
+            )
+        )
+    return started
+
+
 def test_a_clone_has_the_reports_but_no_models_runs_or_generated_data(clone):
     root, _ = clone
     assert not any((root / path).exists() for path in ("models", "runs", "data/generated"))
     assert all((root / "reports/papers" / paper / "README.md").is_file() for paper in ALL_PAPERS)
 
 
-def test_every_paper_notebook_runs_on_a_clone_and_rewrites_its_report_byte_for_byte(clone, tmp_path):
-    root, env = clone
+def test_every_paper_notebook_runs_on_a_clone_and_rewrites_its_report_byte_for_byte(clone, dry_runs, tmp_path):
+    root, env = clone  # (dry_runs: started here so they run beside the notebooks)
 
     def run(paper: str) -> subprocess.CompletedProcess:
         out = tmp_path / f"{paper}.ipynb"  # the executed copy outside the clone: only the report folder is compared
@@ -68,14 +88,10 @@ def readme_dry_runs() -> list[str]:
     return [line.split("#")[0].strip() for line in lines if line.startswith("python -m rlvr_lib.dvc_dry ")]
 
 
-def test_the_readmes_dry_runs_list_stages_on_a_clone(clone):
-    root, env = clone
-    commands = readme_dry_runs()
-    assert len(commands) >= 2, commands
-    for command in commands:
-        args = [sys.executable, *command.split()[1:]]
-        args = [a.strip("'") for a in args]
-        result = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True)
-        assert result.returncode == 0, f"{command}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
-        stages = re.findall(r"Running stage '([^']+)'", result.stdout)
-        assert stages, f"{command} listed no stage:\n{result.stdout[-2000:]}"
+def test_the_readmes_dry_runs_list_stages_on_a_clone(dry_runs):
+    assert len(dry_runs) >= 2, [c for c, _ in dry_runs]
+    for command, process in dry_runs:
+        output, _ = process.communicate()
+        assert process.returncode == 0, f"{command}:\n{output[-3000:]}"
+        stages = re.findall(r"Running stage '([^']+)'", output)
+        assert stages, f"{command} listed no stage:\n{output[-2000:]}"
