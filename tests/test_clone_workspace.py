@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -42,20 +42,25 @@ def clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def dry_runs(tmp_path_factory) -> list[tuple[str, subprocess.Popen]]:
-    """The README's dry runs, started at once in a clone of their own (`dvc exp run -S` edits params.yaml there while
-    it runs), so that they run beside the notebooks."""
+def dry_runs(tmp_path_factory) -> Future:
+    """The README's dry runs, one after another (they share DVC's repository lock) in a clone of their own (`dvc exp
+    run -S` edits params.yaml there while it runs), started at once so that they run beside the notebooks: a future
+    of [(command, exit status, output)]."""
     root, env = make_clone(tmp_path_factory.mktemp("dry") / "repo")
-    started = []
-    for command in readme_dry_runs():
-        args = [sys.executable, *(a.strip("'") for a in command.split()[1:])]
-        started.append(
-            (
-                command,
-                subprocess.Popen(args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
+
+    def run_all() -> list[tuple[str, int, str]]:
+        out = []
+        for command in readme_dry_runs():
+            args = [sys.executable, *(a.strip("'") for a in command.split()[1:])]
+            result = subprocess.run(
+                args, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
             )
-        )
-    return started
+            out.append((command, result.returncode, result.stdout))
+        return out
+
+    pool = ThreadPoolExecutor(max_workers=1)
+    yield pool.submit(run_all)
+    pool.shutdown()
 
 
 def test_a_clone_has_the_reports_but_no_models_runs_or_generated_data(clone):
@@ -89,9 +94,9 @@ def readme_dry_runs() -> list[str]:
 
 
 def test_the_readmes_dry_runs_list_stages_on_a_clone(dry_runs):
-    assert len(dry_runs) >= 2, [c for c, _ in dry_runs]
-    for command, process in dry_runs:
-        output, _ = process.communicate()
-        assert process.returncode == 0, f"{command}:\n{output[-3000:]}"
+    results = dry_runs.result()
+    assert len(results) >= 2, [c for c, _, _ in results]
+    for command, status, output in results:
+        assert status == 0, f"{command}:\n{output[-3000:]}"
         stages = re.findall(r"Running stage '([^']+)'", output)
         assert stages, f"{command} listed no stage:\n{output[-2000:]}"

@@ -38,9 +38,11 @@ def workspace(tmp_path_factory):
     return build_workspace(tmp_path_factory.mktemp("papers"))
 
 
-@pytest.fixture()
-def built(workspace, monkeypatch):
-    return workspace, build_papers(workspace, monkeypatch)
+@pytest.fixture(scope="module")
+def built(workspace):
+    """Every paper's report built once for the module (about 10 s), in the workspace."""
+    with pytest.MonkeyPatch.context() as patch:
+        yield workspace, build_papers(workspace, patch)
 
 
 def test_every_paper_writes_a_complete_report_with_a_verdict_per_claim(built):
