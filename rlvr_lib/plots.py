@@ -31,6 +31,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 from .analysis import smoothing
 
@@ -375,10 +376,18 @@ def pass_at_k_frame(evals: pd.DataFrame, benchmark: str) -> pd.DataFrame:
     return rows.sort_values(["run", "k"])
 
 
+def pass_at_k_ticks(ks: Iterable[int]) -> list[int]:
+    """The k values that get a tick (and a marker): the powers of two among ``ks``, or every k when none is."""
+    ks = sorted(ks)
+    return [k for k in ks if k & (k - 1) == 0] or ks
+
+
 def pass_at_k_axes(ax: Axes, ks: list[int]) -> None:
-    """k on a log2 axis with a tick at each k; pass@k on y."""
+    """k on a log2 axis ticked at the powers of two among ``ks`` (``pass_at_k_ticks``); pass@k on y."""
+    ticks = pass_at_k_ticks(ks)
     ax.set_xscale("log", base=2)
-    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.set_xticks(ticks, [str(k) for k in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("k (samples per problem)")
     ax.set_ylabel("pass@k (fraction of problems)")
 
@@ -391,7 +400,9 @@ def plot_pass_at_k(evals: pd.DataFrame, benchmark: str, *, styles: Mapping[str, 
     styles = _styles_for(rows["run"], styles)
     fig, (ax,) = new_figure(1, ncols=1, panel_size=(5.6, 3.8))
     for run, r in rows.groupby("run", sort=True):
-        ax.plot(r["k"], r["value"], label=run, **styles[run].points())
+        marked = set(pass_at_k_ticks(r["k"]))  # markers at the ticked k (every k when 1-64 are all computed)
+        kw = {**styles[run].points(), "markevery": [i for i, k in enumerate(r["k"]) if k in marked]}
+        ax.plot(r["k"], r["value"], label=run, **kw)
         ax.fill_between(r["k"], r["ci_low"], r["ci_high"], color=styles[run].color, alpha=BAND_ALPHA, linewidth=0)
     pass_at_k_axes(ax, sorted(rows["k"].unique()))
     figure_legend(fig)

@@ -4,6 +4,7 @@ for byte (``git status`` stays clean), and the README's dry runs list the stages
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -85,6 +86,11 @@ def test_every_paper_notebook_runs_on_a_clone_and_rewrites_its_report_byte_for_b
     assert not failed, failed
     status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout
     assert status == "", f"the notebooks changed committed files (rerun the paper stages and commit):\n{status}"
+    for paper in ALL_PAPERS:  # the executed notebook draws every figure its README shows
+        cells = json.loads((tmp_path / f"{paper}.ipynb").read_text())["cells"]
+        pngs = [o for c in cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+        readme = (root / "reports/papers" / paper / "README.md").read_text()
+        assert len(pngs) == len(re.findall(r"!\[[^\]]*\]\(figures/", readme)) > 0, paper
 
 
 def readme_dry_runs() -> list[str]:

@@ -50,9 +50,16 @@ def _labelled_ticks(axis) -> int:
     return count
 
 
+def _overlapping_tick_labels(axis, renderer) -> bool:
+    """Whether two of the axis's visible tick labels overlap (e.g. a label at every k from 1 to 64 on a log axis)."""
+    boxes = [t.get_window_extent(renderer) for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
 def layout_violations(fig) -> list[str]:
     """What is wrong with ``fig`` as saved: text or legends outside the canvas, an axis with data but without an x
-    or y label or with fewer than two labelled ticks, two axes at one place (a twin axis)."""
+    or y label, with fewer than two labelled ticks or with overlapping tick labels, two axes at one place (a twin
+    axis)."""
     fig.savefig(io.BytesIO(), format="png", dpi=60)  # the saved figure's layout
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -79,6 +86,8 @@ def layout_violations(fig) -> list[str]:
                 problems.append(f"axes {i} ('{ax.get_title()}') shows data without a {name} label")
             if _labelled_ticks(axis) < 2:
                 problems.append(f"axes {i} ('{ax.get_title()}'): fewer than 2 labelled {name} ticks")
+            if _overlapping_tick_labels(axis, renderer):
+                problems.append(f"axes {i} ('{ax.get_title()}'): overlapping {name} tick labels")
     if len(set(positions)) < len(positions):
         problems.append("two axes at the same place (a twin axis)")
     return problems
@@ -114,10 +123,10 @@ def _histories(runs: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _evals(runs: list[str]) -> pd.DataFrame:
+def _evals(runs: list[str], ks=(1, 2, 4, 8)) -> pd.DataFrame:
     rows = []
     for i, run in enumerate(runs):
-        for k in (1, 2, 4, 8):
+        for k in ks:
             value = min(1.0, 0.2 + 0.05 * i + 0.1 * k**0.5)
             rows.append({"run": run, "benchmark": "testbed", "metric": f"pass@{k}", "value": value})
     return pd.DataFrame(rows).assign(ci_low=lambda f: f["value"] - 0.05, ci_high=lambda f: f["value"] + 0.05)
@@ -128,7 +137,7 @@ CALLS = {
     "plot_training_dynamics": lambda: plots.plot_training_dynamics(_histories(["grpo", "erpo", "grpo_8updates"])),
     "plot_method_quantities": lambda: plots.plot_method_quantities(_histories(["erpo"]), "erpo"),
     "plot_entropy_quantiles": lambda: plots.plot_entropy_quantiles(_histories(["grpo", "erpo"])),
-    "plot_pass_at_k": lambda: plots.plot_pass_at_k(_evals(["base", "grpo", "aer"]), "testbed"),
+    "plot_pass_at_k": lambda: plots.plot_pass_at_k(_evals(["base", "grpo", "aer"], ks=range(1, 65)), "testbed"),
 }
 
 
@@ -156,6 +165,13 @@ def test_planted_violations_are_found():
     problems = layout_violations(fig)
     assert any("fewer than 2 labelled y ticks" in p for p in problems), problems
     assert any("twin axis" in p for p in problems), problems
+    fig, (ax,) = plots.new_figure(1, ncols=1)
+    ax.plot(range(1, 65), range(1, 65))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(range(1, 65), [str(k) for k in range(1, 65)])  # a label at every k: they overlap
+    ax.set_xlabel("k")
+    ax.set_ylabel("pass@k")
+    assert any("overlapping x tick labels" in p for p in layout_violations(fig))
 
 
 def test_every_plots_function_draws_a_clean_figure(captured):

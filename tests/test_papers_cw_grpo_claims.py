@@ -39,3 +39,12 @@ def test_sized_and_band_claims(claims):
     band = by_key["entropy_reasonable"]  # a diverging run (entropy x2 or more) falls outside the band
     assert band.direction == "equal" and band.reference == 0.0  # log ratio within log 2: [0.5, 2.0]
     assert band.margin == pytest.approx(math.log(2.0))
+
+
+def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_paper_says():
+    from rlvr_lib.papers.cw_grpo import Paper
+
+    flat = Paper.table3_premise([0.017, 0.018, 0.015])
+    assert "0.017 → 0.018 → 0.015" in flat and "no low-then-high swing" in flat
+    assert "49.9, 49.9, 47.8" in flat  # the paper's OlympiadBench column, named as having no counterpart
+    assert "as the paper's low-then-high" in Paper.table3_premise([0.02, 0.01, 0.05])

@@ -181,6 +181,48 @@ def test_every_paper_notebook_has_the_seven_sections_in_order():
         assert headings(text) == list(SECTIONS), name
 
 
+def evidence_headings(markdown: str) -> list[str]:
+    """The level-3 headings of a Markdown text's Evidence section."""
+    evidence = markdown.split("\n## Evidence", 1)[1].split("\n## Discussion", 1)[0]
+    return [line[4:].strip() for line in evidence.splitlines() if line.startswith("### ")]
+
+
+def test_every_paper_notebook_shows_each_experiment_under_its_readme_heading(built):
+    """The notebook's Evidence is the README's: one subsection per experiment, in the README's order and under its
+    heading, whose cell shows ``paper.evidence(<experiment>)``."""
+    root, out = built
+    for name in ALL_PAPERS:
+        paper = out[name][0]
+        nb = json.loads((REPO / f"notebooks/papers/{name}.ipynb").read_text())
+        sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in nb["cells"]]
+        readme = (root / "reports/papers" / name / "README.md").read_text()
+        expected = [getattr(type(paper), e).heading for e in paper.experiments()]
+        assert evidence_headings(readme) == expected, name
+        assert evidence_headings("\n".join(sources)) == expected, name
+        shown = [m for s in sources for m in re.findall(r'show\(paper\.evidence\("(\w+)"\)\)', s)]
+        assert shown == paper.experiments(), name
+
+
+def test_evidence_gives_the_notebook_what_the_readme_shows(built):
+    """``paper.evidence`` returns each text, table and caption line the README has for that experiment, and each of
+    its figures as the PNG the report folder holds."""
+    root, out = built
+    for name in ALL_PAPERS:
+        paper = out[name][0]
+        folder = root / "reports/papers" / name
+        readme = (folder / "README.md").read_text()
+        for experiment in paper.experiments():
+            section = paper.report.section(getattr(type(paper), experiment).heading)
+            parts = paper.evidence(experiment)
+            texts = [p for p in parts if isinstance(p, str)]
+            pngs = [p for p in parts if isinstance(p, bytes)]
+            assert texts and all(t in readme for t in texts), (name, experiment)
+            assert pngs == [(folder / rel).read_bytes() for rel, _ in section.figures], (name, experiment)
+            assert not any("Table: [markdown](tables/" in t for t in texts)  # links point from the report folder
+    fig1b = out["erpo"][0].evidence("figure1b")  # returns its table to the caller; the notebook shows its figure too
+    assert any(isinstance(p, bytes) for p in fig1b) and any(p.startswith("|") for p in fig1b if isinstance(p, str))
+
+
 def test_sampling_study_missing_or_stale_names_the_stage_to_run(workspace, monkeypatch):
     monkeypatch.chdir(workspace)
     params = load_params("params.yaml", check_methods=False)

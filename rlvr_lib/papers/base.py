@@ -91,20 +91,25 @@ def fmt_ci(value: float, low: float, high: float, digits: int = 3) -> str:
 
 
 def show(obj: Any) -> Any:
-    """Display a table, a figure or Markdown text in a notebook (figures as PNG, so they render under papermill
-    too)."""
+    """Display a table, a figure (or its PNG bytes), Markdown text, or a list or dict of them in a notebook (figures
+    as PNG, so they render under papermill too)."""
     from IPython.display import Image, Markdown, display
 
     if isinstance(obj, Figure):
         buf = io.BytesIO()
         obj.savefig(buf, format="png", dpi=100)
         display(Image(data=buf.getvalue()))
+    elif isinstance(obj, bytes):  # a PNG
+        display(Image(data=obj))
     elif isinstance(obj, pd.DataFrame):
         display(Markdown(markdown_table(obj)))
     elif isinstance(obj, str):
         display(Markdown(obj))
     elif isinstance(obj, dict):
         for value in obj.values():
+            show(value)
+    elif isinstance(obj, list):
+        for value in obj:
             show(value)
     else:
         display(obj)
@@ -220,6 +225,19 @@ class PaperBase:
                 if callable(value) and hasattr(value, "heading") and name not in names:
                     names.append(name)
         return names
+
+    def evidence(self, name: str) -> list[str | bytes]:
+        """The experiment ``name``'s Evidence subsection as the README shows it, for ``show`` in the notebook: its text,
+        tables and figures (PNG bytes), each followed by its caption line. The table-file links are left out (they
+        point from the report folder)."""
+        getattr(self, name)()
+        parts: list[str | bytes] = []
+        for kind, value in self.report.evidence_blocks(getattr(type(self), name).heading):
+            if kind == "figure":
+                parts.append(self.report.files[value])
+            elif kind != "links":
+                parts.append(value)
+        return parts
 
     def run_all(self) -> None:
         for name in self.experiments():

@@ -1071,31 +1071,6 @@ class Paper(PaperBase):
         self.report.add_figure(heading, "figure4_training_dynamics", fig)
         return fig
 
-    @experiment("Both forms of eq. 6: the OPEFO runs side by side")
-    def delta_h_forms(self, heading: str) -> pd.DataFrame:
-        """Every OPEFO run of each eq. 6 form: accuracy, entropy, flows and lambda* (the claims use ``runs.opefo``)."""
-        r = self.runs
-        runs = [r.opefo, *r.delta_h_variants]
-        raw, shown = self.eval_table([(self.delta_h(run), run) for run in runs], [ACCURACY])
-        quantities = {
-            "entropy retained": entropy_retained,
-            "net / gross flow": lambda h: flow_balance(h, OPEFO_FLOW, 0.0, 1.0),
-            "share of tokens in S+": lambda h: float(column(h, "opefo/frac_pos").mean()),
-            "mean lambda*": lambda h: lambda_stats(h)["mean"],
-        }
-        history_raw, history_shown = self.seed_values_table([(self.delta_h(run), run) for run in runs], quantities)
-        raw = raw.merge(history_raw, on=["row", "run"])
-        shown = shown.rename(columns={ACCURACY: "mean@n"}).merge(history_shown.drop(columns="run"), on="row")
-        self.report.section(
-            heading,
-            "Each OPEFO run with its eq. 6 form (`delta_h`): mean@n [95% interval], then per-seed training "
-            "quantities (mean (seed values)): entropy retained (last steps / first step), the unscaled first-order "
-            "flow's net / gross ratio over training (`opefo/flow_*`), the share of tokens in S+ and the mean lambda*. "
-            "A run marked '(diverged)' ends below the base policy or past the entropy divergence factor.",
-        )
-        self.report.add_table(heading, "delta_h_forms", raw, shown)
-        return shown
-
     @experiment("Fig. 5 and sec. 6.4: lambda* over training")
     def figure5(self, heading: str) -> pd.DataFrame:
         r = self.runs
@@ -1137,3 +1112,28 @@ class Paper(PaperBase):
         )
         self.report.add_figure(heading, "figure5_lambda", fig)
         return pd.DataFrame(shown_rows)
+
+    @experiment("Both forms of eq. 6: the OPEFO runs side by side")
+    def delta_h_forms(self, heading: str) -> pd.DataFrame:
+        """Every OPEFO run of each eq. 6 form: accuracy, entropy, flows and lambda* (the claims use ``runs.opefo``)."""
+        r = self.runs
+        runs = [r.opefo, *r.delta_h_variants]
+        raw, shown = self.eval_table([(self.delta_h(run), run) for run in runs], [ACCURACY])
+        quantities = {
+            "entropy retained": entropy_retained,
+            "net / gross flow": lambda h: flow_balance(h, OPEFO_FLOW, 0.0, 1.0),
+            "share of tokens in S+": lambda h: float(column(h, "opefo/frac_pos").mean()),
+            "mean lambda*": lambda h: lambda_stats(h)["mean"],
+        }
+        history_raw, history_shown = self.seed_values_table([(self.delta_h(run), run) for run in runs], quantities)
+        raw = raw.merge(history_raw, on=["row", "run"])
+        shown = shown.rename(columns={ACCURACY: "mean@n"}).merge(history_shown.drop(columns="run"), on="row")
+        self.report.section(
+            heading,
+            "Each OPEFO run with its eq. 6 form (`delta_h`): mean@n [95% interval], then per-seed training "
+            "quantities (mean (seed values)): entropy retained (last steps / first step), the unscaled first-order "
+            "flow's net / gross ratio over training (`opefo/flow_*`), the share of tokens in S+ and the mean lambda*. "
+            "A run marked '(diverged)' ends below the base policy or past the entropy divergence factor.",
+        )
+        self.report.add_table(heading, "delta_h_forms", raw, shown)
+        return shown

@@ -166,26 +166,40 @@ class PaperReport:
         ]
         return "\n".join(lines)
 
+    def evidence_blocks(self, heading: str) -> list[tuple[str, str]]:
+        """One Evidence subsection as ``(kind, value)`` blocks, in the README's order: ``("text", markdown)`` for its
+        text and each caption line, ``("table", markdown)`` then ``("links", markdown)`` (its files) for a table,
+        ``("figure", path)`` for a figure (its path in the report folder). The README and the notebook
+        (``PaperBase.evidence``) both render these blocks."""
+        s = self.section(heading)
+        blocks = [("text", s.text)] if s.text else []
+        for t in s.tables:
+            blocks += [
+                ("table", markdown_table(t.shown)),
+                ("links", f"Table: [markdown](tables/{t.name}.md), [CSV](tables/{t.name}.csv)"),
+            ]
+            caption = t.caption or caption_for(self.name, t.name)
+            if caption:
+                blocks.append(("text", f"_{caption}_"))
+        for rel, caption in s.figures:
+            blocks.append(("figure", rel))
+            caption = caption or caption_for(self.name, Path(rel).stem)
+            if caption:
+                blocks.append(("text", f"_{caption}_"))
+        return blocks
+
     def evidence_markdown(self) -> str:
         lines = []
         for s in self.sections:
             lines += [f"### {s.heading}", ""]
-            if s.text:
-                lines += [s.text, ""]
-            for t in s.tables:
-                lines += [
-                    markdown_table(t.shown),
-                    f"Table: [markdown](tables/{t.name}.md), [CSV](tables/{t.name}.csv)",
-                    "",
-                ]
-                caption = t.caption or caption_for(self.name, t.name)
-                if caption:
-                    lines += [f"_{caption}_", ""]
-            for rel, caption in s.figures:
-                caption = caption or caption_for(self.name, Path(rel).stem)
-                lines += [f"![{caption or Path(rel).stem}]({rel})", ""]
-                if caption:
-                    lines += [f"_{caption}_", ""]
+            alt = {rel: c or caption_for(self.name, Path(rel).stem) or Path(rel).stem for rel, c in s.figures}
+            for kind, value in self.evidence_blocks(s.heading):
+                if kind == "table":
+                    lines.append(value)  # its links line follows without a blank line
+                elif kind == "figure":
+                    lines += [f"![{alt[value]}]({value})", ""]
+                else:
+                    lines += [value, ""]
         return "\n".join(lines)
 
     def render(self) -> dict[str, bytes]:
