@@ -38,8 +38,11 @@ repro: $(STAMP)
 	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
+# two pytest-xdist workers, whole modules as units in collection order (tests/conftest.py puts the end-to-end
+# pipeline first): one runs it while the other runs every other module
+TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest --durations=15
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
 
 test-fast: $(STAMP)  # everything but the tests that train or run the pipeline (-m slow)
 	$(BIN)/python -m pytest -m "not slow"

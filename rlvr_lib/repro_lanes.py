@@ -8,7 +8,8 @@
    pairs done / total, elapsed, and an ETA from the finished pairs' durations;
 4. the stages that sample trained models (the testbed's properties, the paper studies of
    ``rlvr_lib.papers.sampling``), one ``dvc repro -s`` call each, the same way;
-5. ``dvc repro`` (report, paper stages and anything still missing).
+5. the five paper stages, one call each, the same way (they read only what the steps above wrote);
+6. ``dvc repro`` (the summary, which reads the papers' claims, the main report and anything still missing).
 
 Each lane runs with ``--threads`` threads (default 1, so that the lane count never changes a result's bytes: float
 reductions depend on the thread count; OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
@@ -67,6 +68,14 @@ def sampling_units(with_papers: bool) -> list[Unit]:
 
     studies = [Unit(f"study {name}", (stage_name(name),)) for name in STUDIES] if with_papers else []
     return [Unit("testbed properties", ("testbed_properties",)), *studies]
+
+
+def paper_units(with_papers: bool) -> list[Unit]:
+    """The five paper stages, each its own unit (with a ``papers`` section); the summary, which reads their claims,
+    is left to the final ``dvc repro``."""
+    from .papers.config import PAPERS
+
+    return [Unit(f"paper {name}", (f"paper_{name}",)) for name in PAPERS] if with_papers else []
 
 
 def clock(seconds: float) -> str:
@@ -193,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(pairs) - len(todo)} of {len(pairs)} (run, seed) pairs are up to date")
         run_units(todo, args.jobs, runner, "(run, seed) pairs")
         run_units(changed_units(sampling_units(params.papers is not None)), args.jobs, runner, "sampling stages")
+        run_units(changed_units(paper_units(params.papers is not None)), args.jobs, runner, "paper stages")
         subprocess.run(["dvc", "repro"], env=env, check=True)
     except UnitFailed as err:
         print(f"make repro stopped: {err}", file=sys.stderr)

@@ -83,3 +83,17 @@ def test_sampling_units_are_the_stages_of_dvc_yaml_that_read_trained_models():
     reads_models = {n for n, s in single.items() if any(str(d).startswith(("runs/", "models/")) for d in s["deps"])}
     assert reads_models == set(named)  # every other stage sampling a model is a lane of its own, and only those
     assert [u.stages for u in repro_lanes.sampling_units(with_papers=False)] == [("testbed_properties",)]
+
+
+def test_paper_units_are_the_five_paper_stages_and_leave_the_summary_to_the_last_repro():
+    import yaml
+    from conftest import REPO
+
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    named = [s for u in repro_lanes.paper_units(with_papers=True) for s in u.stages]
+    assert sorted(named) == sorted(n for n in stages if n.startswith("paper_") and n != "paper_summary")
+    summary_deps = [str(d) for d in stages["paper_summary"]["deps"]]
+    assert any(d.startswith("reports/papers/erpo") for d in summary_deps)  # it reads a paper stage's output
+    for name in named:  # no paper stage reads another's output: they can run side by side
+        assert not any(str(d).startswith("reports/papers/") for d in stages[name]["deps"]), name
+    assert repro_lanes.paper_units(with_papers=False) == []
