@@ -17,10 +17,11 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-# one baseline changed below, methods with state or group statistics, one run of each method whose own settings a
-# paper replication reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho), and one paper run on
-# each filtered training set (params.yaml's own entries: train_data erpo and tepo)
+# a baseline, methods with state or group statistics, one run of each method whose own settings a paper replication
+# reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho), and one paper run on each filtered
+# training set (params.yaml's own entries: train_data erpo and tepo)
 E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo", "erpo_erpo_data", "tepo_no_kl")
+CHANGED_RUN = "tepo_no_kl"  # the run whose setting the rerun test changes: one paper (TEPO) reads it
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
 VERDICTS = ("holds", "does not hold", "inconclusive", "not testable here")
 pytestmark = pytest.mark.slow
@@ -209,22 +210,22 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     assert f"{pairs} of {pairs} (run, seed) pairs are up to date" in lanes and "(run, seed) pairs: 0 to run" in lanes
     assert stages_run(run(["dvc", "repro"], root, env).stdout) == set()
     changed = dict(params)
-    changed["methods"] = {**params["methods"], "dapo": {"eps_high": 0.3}}
+    changed["methods"] = {**params["methods"], CHANGED_RUN: {**params["methods"][CHANGED_RUN], "eps_high": 0.3}}
     (root / "params.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
     ran = stages_run(run(["dvc", "repro"], root, env).stdout)
 
-    # eval@dapo-<seed> reruns only where the retrained model differs (a clip bound may never bind in 2 steps); the
-    # paper stages that read dapo rerun (their params include methods.dapo), and the summary, which reads them
+    # eval@<run>-<seed> reruns only where the retrained model differs (a clip bound may never bind in 2 steps); the
+    # paper stages that read the run rerun (their params include methods.<run>), and the summary, which reads them
     def names(runs):  # every run name of a papers.<paper>.runs entry (a role's value is a name or a list of names)
         return {n for v in runs.values() for n in ([v] if isinstance(v, str) else v)}
 
-    readers = {f"paper_{p}" for p in PAPERS if p != "summary" and "dapo" in names(params["papers"][p]["runs"])}
-    # a sampling study of a dapo model reruns, and so does its paper when the retrained model samples differently
-    samplers = {"sample_aer_pass_at_k"} if "dapo" in params["papers"]["aer"]["pass_at_k"]["runs"] else set()
-    maybe = {f"pipelines/dapo/dvc.yaml:eval@{seed}" for seed in (0, 1)}
-    maybe |= {"paper_aer"} - readers if samplers else set()
-    dapo = {f"pipelines/dapo/dvc.yaml:train@{seed}" for seed in (0, 1)}
-    expected = {"check_params", *dapo, "report", "paper_summary", *samplers}
+    readers = {f"paper_{p}" for p in PAPERS if p != "summary" and CHANGED_RUN in names(params["papers"][p]["runs"])}
+    assert readers == {"paper_tepo"}
+    assert CHANGED_RUN not in params["papers"]["aer"]["pass_at_k"]["runs"]  # and no sampling study reads it
+    stage = f"pipelines/{CHANGED_RUN}/dvc.yaml"
+    maybe = {f"{stage}:eval@{seed}" for seed in (0, 1)}
+    retrained = {f"{stage}:train@{seed}" for seed in (0, 1)}
+    expected = {"check_params", *retrained, "report", "paper_summary"}
     assert ran - maybe == expected | readers
 
 
