@@ -155,6 +155,8 @@ def test_every_table_and_figure_of_the_evidence_has_a_caption(built):
                 assert table.caption or caption_for(name, table.name), (name, table.name)
             for rel, caption in section.figures:
                 assert caption or caption_for(name, Path(rel).stem), (name, rel)
+            lines = [v for k, v in paper.report.evidence_blocks(section.heading) if k == "text" and v.startswith("_")]
+            assert len(lines) == len(set(lines)), (name, section.heading)  # a figure of a table says something new
     assert not caption_for("aer", "a_table_nobody_captioned")
 
 

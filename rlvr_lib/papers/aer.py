@@ -1160,7 +1160,13 @@ class Paper(PaperBase):
         plots.figure_title(
             fig, f"{name} sweep: testbed and paper, each on its own scale (dotted: AER's default {name})"
         )
-        self.report.add_figure(heading, f"sweep_{name}", fig)
+        self.report.add_figure(
+            heading,
+            f"sweep_{name}",
+            fig,
+            f"The table as a plot: (a) the testbed's mean@n across {name}, (b) the paper's Avg. pass@1, each on its "
+            "own scale: compare the shapes (where each peaks), not the levels.",
+        )
         return pd.DataFrame(shown_rows)
 
     @experiment("Table 8: tau sweep")
