@@ -21,6 +21,7 @@ from rlvr_lib.papers.claims import (
     MIN_SEEDS,
     NOT_TESTABLE,
     VERDICT_RULE,
+    VERDICTS,
     Claim,
     Estimate,
     NotTestable,
@@ -46,8 +47,8 @@ MARGIN = 0.01
 @pytest.mark.parametrize("branch", BRANCHES, ids=lambda b: b.name)
 def test_every_branch_of_the_printed_rule_is_the_code(branch):
     """Each line of VERDICT_RULE is one branch; its example reaches exactly that branch and verdict."""
-    direction, value, low, high, margin = branch.example
-    assert verdict(direction, value, low, high, margin) == (branch.verdict, branch.name)
+    direction, value, low, high, margin, effect = branch.example
+    assert verdict(direction, value, low, high, margin, effect=effect) == (branch.verdict, branch.name)
     assert f"- {branch.text}." in VERDICT_RULE
 
 
@@ -199,7 +200,7 @@ def test_conjunctive_claims_are_judged_whole_and_counted_once():
     r = judge_whole(whole, parts)
     assert [p.verdict for p in parts] == [DOES_NOT_HOLD, HOLDS] and r.verdict == DOES_NOT_HOLD
     assert r.note == "does not hold: acc"  # the part that decided it
-    assert verdict_counts([r]) == {HOLDS: 0, DOES_NOT_HOLD: 1, INCONCLUSIVE: 0, NOT_TESTABLE: 0}
+    assert verdict_counts([r]) == {**dict.fromkeys(VERDICTS, 0), DOES_NOT_HOLD: 1}
     table = claims_table([r])
     assert len(table) == 3 and table["claim"].iloc[1].startswith("↳ ")
     assert table["claimed"].iloc[0] == "every part holds"
@@ -215,14 +216,18 @@ def test_claims_table_has_a_verdict_in_every_row_and_the_reason_when_not_testabl
         not_testable(_claim("c"), "GPG is not implemented"),
     ]
     table = claims_table(results)
-    assert list(table["verdict"]) == [f"**{HOLDS}**", f"**{DOES_NOT_HOLD}**", f"**{NOT_TESTABLE}**"]
+    assert list(table["verdict"]) == [
+        f"**{HOLDS}**",
+        f"**{DOES_NOT_HOLD}** (opposite effect detected)",
+        f"**{NOT_TESTABLE}** (beyond the testbed)",
+    ]
     assert table["claim"].iloc[0] == "“X beats Y”"
     assert "+0.030 [+0.020, +0.040]" in table["ours"].iloc[0] and "3 seeds x 128 problems" in table["ours"].iloc[0]
     assert table["ours"].iloc[2] == "—" and "GPG is not implemented" in table["how ours is computed"].iloc[2]
     frame = claims_frame(results)
     assert frame["verdict"].tolist() == [HOLDS, DOES_NOT_HOLD, NOT_TESTABLE]
     assert math.isnan(frame["value"].iloc[2]) and frame["note"].iloc[2] == "GPG is not implemented"
-    assert verdict_counts(results) == {HOLDS: 1, DOES_NOT_HOLD: 1, INCONCLUSIVE: 0, NOT_TESTABLE: 1}
+    assert verdict_counts(results) == {**dict.fromkeys(VERDICTS, 0), HOLDS: 1, DOES_NOT_HOLD: 1, NOT_TESTABLE: 1}
 
 
 # ----------------------------------------------------------------------------- the comparison guard

@@ -127,39 +127,42 @@ class Paper(PaperBase):
         self._component_claims()
         self._sweep_claims()
         self.claim(
-            "generalization_dapo_math",
-            "AER achieves faster early gains and maintains a clear, persistent margin over *Clip-Higher* throughout "
+            key="generalization_dapo_math",
+            quote="AER achieves faster early gains and maintains a clear, persistent margin over *Clip-Higher* "
+            "throughout "
             "training, while converging to a higher (or comparable) asymptote than *GRPO*",
-            "sec. 5.3, fig. 4(c, d)",
-            "test-score curves on DAPO_MATH_17K, Qwen3-8B-Base and Qwen2.5-7B-Base (no numbers)",
-            f"test score over training steps of {r.aer} against {r.clip_higher} and {r.grpo} on a second training set",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable(
+            source="sec. 5.3, fig. 4(c, d)",
+            paper_value="test-score curves on DAPO_MATH_17K, Qwen3-8B-Base and Qwen2.5-7B-Base (no numbers)",
+            ours=f"test score over training steps of {r.aer} against {r.clip_higher} and {r.grpo} on a second "
+            "training set",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(
                 "benchmark / not logged: a second training set (DAPO_MATH_17K) and a second backbone, with the test "
                 "score evaluated during training; the testbed has one training set and evaluates the final model"
             ),
         )
         self.claim(
-            "scale_30b",
-            "AER consistently outperforms all baselines across the evaluated benchmarks",
-            "App. C.1, table 5",
-            "Qwen3-30B-A3B: AIME24 pass@32 61.6 vs 54.2 (Base), 52.5 (GRPO)",
-            f"{r.aer} minus each baseline on a 30B model",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("scale: a Qwen3-30B-A3B result; the testbed has one 0.56M-parameter model"),
+            key="scale_30b",
+            quote="AER consistently outperforms all baselines across the evaluated benchmarks",
+            source="App. C.1, table 5",
+            paper_value="Qwen3-30B-A3B: AIME24 pass@32 61.6 vs 54.2 (Base), 52.5 (GRPO)",
+            ours=f"{r.aer} minus each baseline on a 30B model",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable("scale: a Qwen3-30B-A3B result; the testbed has one 0.56M-parameter model"),
         )
         self.claim(
-            "architecture_llama",
-            "as shown in the bottom section of Table 5, AER still yields consistent relative gains",
-            "App. C.2, table 5",
-            "Llama-3.1-8B-Base: MATH500 pass@8 32.9 vs 27.6 (GRPO), 28.8 (Clip-Higher); by table 5 itself AMC23 "
+            key="architecture_llama",
+            quote="as shown in the bottom section of Table 5, AER still yields consistent relative gains",
+            source="App. C.2, table 5",
+            paper_value="Llama-3.1-8B-Base: MATH500 pass@8 32.9 vs 27.6 (GRPO), 28.8 (Clip-Higher); by table 5 "
+            "itself AMC23 "
             "mean@8 is 2.8 for Base, GRPO and AER alike (a tie, not a gain)",
-            f"{r.aer} minus each baseline on a Llama backbone",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("scale / architecture: a Llama-3.1-8B result; the testbed has one model"),
+            ours=f"{r.aer} minus each baseline on a Llama backbone",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable("scale / architecture: a Llama-3.1-8B result; the testbed has one model"),
         )
 
     def _preliminary_claims(self) -> None:
@@ -168,85 +171,88 @@ class Paper(PaperBase):
             "params.yaml has no such coefficient sweep on easy / hard training sets"
         )
         hard = self.conjunction(
-            "fig2_hard_set",
-            "increasing the entropy coefficient improves test accuracy on the harder dataset, accompanied by a longer "
+            key="fig2_hard_set",
+            quote="increasing the entropy coefficient improves test accuracy on the harder dataset, accompanied by a "
+            "longer "
             "average token length",
-            "sec. 3, fig. 2(b)",
-            "fig. 2(b), Qwen3-4B-Base on AIME + AMC (no numbers)",
-            "accuracy and length against the fixed coefficient, trained on the hardest testbed level",
+            source="sec. 3, fig. 2(b)",
+            paper_value="fig. 2(b), Qwen3-4B-Base on AIME + AMC (no numbers)",
+            ours="accuracy and length against the fixed coefficient, trained on the hardest testbed level",
         )
         self.claim(
-            "fig2_hard_accuracy",
-            "increasing the entropy coefficient improves test accuracy on the harder dataset",
-            "sec. 3, fig. 2(b)",
-            "rising (no numbers)",
-            "slope of accuracy in the fixed coefficient (hard set)",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable(no_sweep),
+            key="fig2_hard_accuracy",
+            quote="increasing the entropy coefficient improves test accuracy on the harder dataset",
+            source="sec. 3, fig. 2(b)",
+            paper_value="rising (no numbers)",
+            ours="slope of accuracy in the fixed coefficient (hard set)",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(no_sweep),
             part_of=hard,
         )
         self.claim(
-            "fig2_hard_length",
-            "accompanied by a longer average token length",
-            "sec. 3, fig. 2(b)",
-            "rising (no numbers)",
-            "slope of response length in the fixed coefficient (hard set)",
-            "greater",
-            LENGTH_MARGIN,
-            lambda: unavailable(no_sweep),
+            key="fig2_hard_length",
+            quote="accompanied by a longer average token length",
+            source="sec. 3, fig. 2(b)",
+            paper_value="rising (no numbers)",
+            ours="slope of response length in the fixed coefficient (hard set)",
+            direction="greater",
+            margin=LENGTH_MARGIN,
+            compute=lambda: unavailable(no_sweep),
             part_of=hard,
         )
         self.claim(
-            "fig2_easy_set",
-            "on the easier dataset, stronger entropy ... regularization leads to a decline in accuracy",
-            "sec. 3, fig. 2(a)",
-            "fig. 2(a), Qwen3-4B-Base on GSM8K (no numbers)",
-            "slope of accuracy in the fixed coefficient (easiest testbed level)",
-            "less",
-            ACCURACY_MARGIN,
-            lambda: unavailable(no_sweep),
+            key="fig2_easy_set",
+            quote="on the easier dataset, stronger entropy ... regularization leads to a decline in accuracy",
+            source="sec. 3, fig. 2(a)",
+            paper_value="fig. 2(a), Qwen3-4B-Base on GSM8K (no numbers)",
+            ours="slope of accuracy in the fixed coefficient (easiest testbed level)",
+            direction="less",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(no_sweep),
         )
         large = self.conjunction(
-            "fig2_large_coefficient",
-            "when the coefficient is set to an overly large value (i.e., 0.1), both datasets showed a sudden drop in "
+            key="fig2_large_coefficient",
+            quote="when the coefficient is set to an overly large value (i.e., 0.1), both datasets showed a sudden "
+            "drop in "
             "accuracy accompanied by a sharp increase in the average token length",
-            "sec. 3, fig. 2(a, b)",
-            "fig. 2(a, b) at coefficient 0.1 (no numbers)",
-            "accuracy and length at coefficient 0.1 against a smaller one, on both sets",
+            source="sec. 3, fig. 2(a, b)",
+            paper_value="fig. 2(a, b) at coefficient 0.1 (no numbers)",
+            ours="accuracy and length at coefficient 0.1 against a smaller one, on both sets",
         )
         self.claim(
-            "fig2_large_accuracy",
-            "both datasets showed a sudden drop in accuracy",
-            "sec. 3, fig. 2(a, b)",
-            "drop (no numbers)",
-            "accuracy at coefficient 0.1 minus at the next smaller coefficient",
-            "less",
-            ACCURACY_MARGIN,
-            lambda: unavailable(no_sweep),
+            key="fig2_large_accuracy",
+            quote="both datasets showed a sudden drop in accuracy",
+            source="sec. 3, fig. 2(a, b)",
+            paper_value="drop (no numbers)",
+            ours="accuracy at coefficient 0.1 minus at the next smaller coefficient",
+            direction="less",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(no_sweep),
             part_of=large,
         )
         self.claim(
-            "fig2_large_length",
-            "accompanied by a sharp increase in the average token length",
-            "sec. 3, fig. 2(a, b)",
-            "increase (no numbers)",
-            "response length at coefficient 0.1 minus at the next smaller coefficient",
-            "greater",
-            LENGTH_MARGIN,
-            lambda: unavailable(no_sweep),
+            key="fig2_large_length",
+            quote="accompanied by a sharp increase in the average token length",
+            source="sec. 3, fig. 2(a, b)",
+            paper_value="increase (no numbers)",
+            ours="response length at coefficient 0.1 minus at the next smaller coefficient",
+            direction="greater",
+            margin=LENGTH_MARGIN,
+            compute=lambda: unavailable(no_sweep),
             part_of=large,
         )
         self.claim(
-            "fig2c_initial_entropy",
-            "different base models, datasets, and sampling temperatures will significantly affect the value of the "
+            key="fig2c_initial_entropy",
+            quote="different base models, datasets, and sampling temperatures will significantly affect the value of "
+            "the "
             "initial entropy",
-            "sec. 3, fig. 2(c)",
-            "fig. 2(c) (no numbers)",
-            "first-step entropy across base models, data sets and temperatures",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: unavailable(
+            source="sec. 3, fig. 2(c)",
+            paper_value="fig. 2(c) (no numbers)",
+            ours="first-step entropy across base models, data sets and temperatures",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: unavailable(
                 "budget: every run starts from one base policy on one training set at one temperature; no runs vary "
                 "them"
             ),
@@ -260,38 +266,40 @@ class Paper(PaperBase):
 
     def _controller_claims(self) -> None:
         whole = self.conjunction(
-            "c3_prevents_collapse_and_explosion",
-            "This dynamic global coefficient adjustment prevents both *entropy collapse* and *entropy explosion*",
-            "sec. 4.2 (C3, eq. 11), tables 8-9",
-            "no numbers; table 8 runs tau up to 1.2 without a word of explosion",
-            "every run with C3 on (AER and its tau / rho / C2&C3 variants): no collapse below its target and no "
+            key="c3_prevents_collapse_and_explosion",
+            quote="This dynamic global coefficient adjustment prevents both *entropy collapse* and *entropy explosion*",
+            source="sec. 4.2 (C3, eq. 11), tables 8-9",
+            paper_value="no numbers; table 8 runs tau up to 1.2 without a word of explosion",
+            ours="every run with C3 on (AER and its tau / rho / C2&C3 variants): no collapse below its target and no "
             "explosion past the divergence limit",
         )
         tail = self.settings.tail_steps
         for run in self._c3_runs():
             self.claim(
-                f"no_collapse_{run}",
-                "prevents both *entropy collapse*",
-                "sec. 4.2 (C3)",
-                "H_t kept at H* = tau H_0",
-                f"(H_t - H*) / H_0 over the last {tail} steps of {run} (tau {self.hparam(run, 'tau'):g}), per seed; "
+                key=f"no_collapse_{run}",
+                quote="prevents both *entropy collapse*",
+                source="sec. 4.2 (C3)",
+                paper_value="H_t kept at H* = tau H_0",
+                ours=f"(H_t - H*) / H_0 over the last {tail} steps of {run} (tau {self.hparam(run, 'tau'):g}), per "
+                "seed; "
                 f"collapse: more than {ENTROPY_MARGIN:g} H_0 below the target",
-                "greater",
-                0.0,
-                lambda run=run: self.single_run(run, self._gap_to_target),
+                direction="greater",
+                margin=0.0,
+                compute=lambda run=run: self.single_run(run, self._gap_to_target),
                 reference=-ENTROPY_MARGIN,
                 part_of=whole,
             )
             self.claim(
-                f"no_explosion_{run}",
-                "and *entropy explosion*",
-                "sec. 4.2 (C3)",
-                "no explosion",
-                f"entropy retained (last {TAIL_STEPS} steps / step 1) of {run} (tau {self.hparam(run, 'tau'):g}), per "
+                key=f"no_explosion_{run}",
+                quote="and *entropy explosion*",
+                source="sec. 4.2 (C3)",
+                paper_value="no explosion",
+                ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {run} (tau "
+                f"{self.hparam(run, 'tau'):g}), per "
                 f"seed, on the log scale, against the divergence limit log {DIVERGENCE_ENTROPY_FACTOR:g}",
-                "less",
-                0.0,
-                lambda run=run: self.single_run(run, log_entropy_retained),
+                direction="less",
+                margin=0.0,
+                compute=lambda run=run: self.single_run(run, log_entropy_retained),
                 reference=LOG_FACTOR,
                 part_of=whole,
             )
@@ -307,78 +315,84 @@ class Paper(PaperBase):
     def _table1_claims(self) -> None:
         r = self.runs
         whole = self.conjunction(
-            "table1_vs_baselines",
-            "**AER** generally achieves higher performance (*pass@1*) and ... stronger exploration capability "
+            key="table1_vs_baselines",
+            quote="**AER** generally achieves higher performance (*pass@1*) and ... stronger exploration capability "
             "($pass@32$) than the baselines",
-            "sec. 5.2, table 1",
-            "Qwen3-8B Avg. pass@1 / pass@32: AER 55.4 / 76.0; "
+            source="sec. 5.2, table 1",
+            paper_value="Qwen3-8B Avg. pass@1 / pass@32: AER 55.4 / 76.0; "
             + ", ".join(f"{label} {value}" for label, value in PAPER_TABLE1_8B.items() if label != "w/ AER"),
-            f"AER's mean@n and pass@K minus each baseline's ({', '.join([r.grpo, *r.baselines])})",
+            ours=f"AER's mean@n and pass@K minus each baseline's ({', '.join([r.grpo, *r.baselines])})",
         )
         for baseline in [r.grpo, *r.baselines]:
             label = self._baseline_label(baseline)
             pass1, pass32 = PAPER_AVG_8B.get(label, (math.nan, math.nan))
             aer1, aer32 = PAPER_AVG_8B["w/ AER"]
             self.claim(
-                f"pass1_vs_{baseline}",
-                "higher performance (*pass@1*)",
-                "sec. 5.2, table 1",
-                f"Avg. pass@1 {aer1} vs {pass1} ({label}, Qwen3-8B)",
-                f"mean@n (= pass@1) of {r.aer} minus {baseline}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda b=baseline: self.compare(r.aer, b, ACCURACY, self._differs_in(b)),
+                key=f"pass1_vs_{baseline}",
+                quote="higher performance (*pass@1*)",
+                source="sec. 5.2, table 1",
+                paper_value=f"Avg. pass@1 {aer1} vs {pass1} ({label}, Qwen3-8B)",
+                ours=f"mean@n (= pass@1) of {r.aer} minus {baseline}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda b=baseline: self.compare(r.aer, b, ACCURACY, self._differs_in(b)),
                 paper_effect=round((aer1 - pass1) / 100, 4),
                 part_of=whole,
             )
             self.claim(
-                f"passk_vs_{baseline}",
-                "stronger exploration capability ($pass@32$)",
-                "sec. 5.2, table 1",
-                f"Avg. pass@32 {aer32} vs {pass32} ({label}, Qwen3-8B)",
-                f"pass@K (K: the largest power of two <= the eval's n; the paper's 32) of {r.aer} minus {baseline}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda b=baseline: self.compare(r.aer, b, f"pass@{self.largest_k()}", self._differs_in(b)),
+                key=f"passk_vs_{baseline}",
+                quote="stronger exploration capability ($pass@32$)",
+                source="sec. 5.2, table 1",
+                paper_value=f"Avg. pass@32 {aer32} vs {pass32} ({label}, Qwen3-8B)",
+                ours=f"pass@K (K: the largest power of two <= the eval's n; the paper's 32) of {r.aer} minus "
+                f"{baseline}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda b=baseline: self.compare(r.aer, b, f"pass@{self.largest_k()}", self._differs_in(b)),
                 paper_effect=round((aer32 - pass32) / 100, 4),
                 part_of=whole,
             )
         self.claim(
-            "table1_4b_gains",
-            "For the Qwen3-4B-Base model, AER yields an average **+7.2%** improvement in $pass@1$ over vanilla GRPO "
+            key="table1_4b_gains",
+            quote="For the Qwen3-4B-Base model, AER yields an average **+7.2%** improvement in $pass@1$ over vanilla "
+            "GRPO "
             "and **+1.0%** over the best baseline (Clip-Cov). In terms of exploration, AER improves the average "
             "$pass@32$ by **+8.5%** compared to vanilla GRPO and **+1.9%** compared to Clip-Cov",
-            "sec. 5.2, table 1",
-            "Qwen3-4B Avg.: pass@1 51.1 vs 43.9 / 50.1, pass@32 72.5 vs 64.0 / 70.6 (the deltas match table 1)",
-            "sizes of Qwen3-4B-Base's benchmark averages",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("scale: sizes on Qwen3-4B-Base's four benchmark averages; the testbed has one model"),
+            source="sec. 5.2, table 1",
+            paper_value="Qwen3-4B Avg.: pass@1 51.1 vs 43.9 / 50.1, pass@32 72.5 vs 64.0 / 70.6 (the deltas match "
+            "table 1)",
+            ours="sizes of Qwen3-4B-Base's benchmark averages",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(
+                "scale: sizes on Qwen3-4B-Base's four benchmark averages; the testbed has one model"
+            ),
         )
         self.claim(
-            "table1_8b_highest",
-            "A similar trend is observed for the Qwen3-8B-Base model, where AER reaches the highest average "
+            key="table1_8b_highest",
+            quote="A similar trend is observed for the Qwen3-8B-Base model, where AER reaches the highest average "
             "scores—**55.4%** on $pass@1$ and **76.0%** on $pass@32$",
-            "sec. 5.2, table 1",
-            "Qwen3-8B Avg. 55.4 / 76.0, the highest of table 1",
-            "sizes of Qwen3-8B-Base's benchmark averages",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable(
+            source="sec. 5.2, table 1",
+            paper_value="Qwen3-8B Avg. 55.4 / 76.0, the highest of table 1",
+            ours="sizes of Qwen3-8B-Base's benchmark averages",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(
                 "scale: Qwen3-8B-Base's benchmark averages; the testbed's one model is tested against every baseline "
                 "in table1_vs_baselines"
             ),
         )
         self.claim(
-            "gains_on_harder",
-            "The gains are more noticeable on challenging benchmarks such as AIME24 and AIME25",
-            "sec. 5.2, table 1",
-            "Qwen3-8B pass@1 gain over GRPO: AIME24 +10.9, AIME25 +6.6 vs AMC23 +12.8, MATH500 +7.4",
-            f"(mean@n gain of {r.aer} over {r.grpo} on the hardest testbed level) minus (the gain on the easiest), "
+            key="gains_on_harder",
+            quote="The gains are more noticeable on challenging benchmarks such as AIME24 and AIME25",
+            source="sec. 5.2, table 1",
+            paper_value="Qwen3-8B pass@1 gain over GRPO: AIME24 +10.9, AIME25 +6.6 vs AMC23 +12.8, MATH500 +7.4",
+            ours=f"(mean@n gain of {r.aer} over {r.grpo} on the hardest testbed level) minus (the gain on the "
+            "easiest), "
             "per seed",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self._gain_by_level(r.aer, r.grpo),
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self._gain_by_level(r.aer, r.grpo),
         )
 
     def _pass_at_k_claims(self) -> None:
@@ -386,50 +400,54 @@ class Paper(PaperBase):
         p = self.settings.pass_at_k
         others = [(r.base, "Base"), (r.grpo, "GRPO"), (r.clip_higher, "w/Clip-Higher")]
         whole = self.conjunction(
-            "passk_all_k",
-            "AER consistently achieves higher pass@ k performance across all k",
-            "sec. 5.2, fig. 3(a, d), tables 6-7",
-            "AIME24 k = 1 .. 256: AER above Base, GRPO and Clip-Higher at every k (72.4 vs 64.3, 63.7, 69.5 at 256)",
-            f"per opponent: the smallest over k = 1 .. {p.n} of AER's pass@k minus the opponent's ({p.n} samples on "
+            key="passk_all_k",
+            quote="AER consistently achieves higher pass@ k performance across all k",
+            source="sec. 5.2, fig. 3(a, d), tables 6-7",
+            paper_value="AIME24 k = 1 .. 256: AER above Base, GRPO and Clip-Higher at every k (72.4 vs 64.3, 63.7, "
+            "69.5 at 256)",
+            ours=f"per opponent: the smallest over k = 1 .. {p.n} of AER's pass@k minus the opponent's ({p.n} "
+            "samples on "
             f"{p.max_problems or 'all'} problems; a k where both arms are saturated is left out)",
         )
         for other, label in others:
             paper_gap = min_gap(PAPER_PASS_AT_K_AIME24["w/AER"], PAPER_PASS_AT_K_AIME24[label])
             self.claim(
-                f"passk_all_k_vs_{other}",
-                "higher pass@ k performance across all k",
-                "sec. 5.2, tables 6-7",
-                f"AIME24 smallest gap over k: {paper_gap:.1f} points (vs {label})",
-                f"min over k of pass@k of {r.aer} minus {other}, per seed",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda o=other: self._min_gap_over_k(r.aer, o),
+                key=f"passk_all_k_vs_{other}",
+                quote="higher pass@ k performance across all k",
+                source="sec. 5.2, tables 6-7",
+                paper_value=f"AIME24 smallest gap over k: {paper_gap:.1f} points (vs {label})",
+                ours=f"min over k of pass@k of {r.aer} minus {other}, per seed",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda o=other: self._min_gap_over_k(r.aer, o),
                 paper_effect=_points(paper_gap),
                 part_of=whole,
             )
         self.claim(
-            "passk_aime25_widening",
-            "The advantage becomes more pronounced as k increases on the AIME25 dataset, where AER maintains a clear "
+            key="passk_aime25_widening",
+            quote="The advantage becomes more pronounced as k increases on the AIME25 dataset, where AER maintains a "
+            "clear "
             "margin over baselines throughout the curve",
-            "sec. 5.2, fig. 3(d), table 7",
-            "AIME25 AER - GRPO: +6.6 at k = 1, +15.7 at k = 256 (on AIME24 it narrows: +10.9 to +8.7)",
-            "the gap's growth in k on a second, harder benchmark",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable(
+            source="sec. 5.2, fig. 3(d), table 7",
+            paper_value="AIME25 AER - GRPO: +6.6 at k = 1, +15.7 at k = 256 (on AIME24 it narrows: +10.9 to +8.7)",
+            ours="the gap's growth in k on a second, harder benchmark",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(
                 "benchmark: a statement about AIME25 alone (the paper's AIME24 curve narrows); the testbed has one "
                 "held-out set, tested against every k in passk_all_k"
             ),
         )
         k = min(32, p.n)
         small = self.conjunction(
-            "passk_32",
-            "At $k=32$, *w/AER* attains 63.2% on AIME2024 and 48.9% on AIME2025, improving over *Base* (48.0%, 35.5%) "
+            key="passk_32",
+            quote="At $k=32$, *w/AER* attains 63.2% on AIME2024 and 48.9% on AIME2025, improving over *Base* (48.0%, "
+            "35.5%) "
             "by +15.2/+13.4 points and over *GRPO* (47.0%, 34.3%) by +16.2/+14.6 points; it also surpasses "
             "*w/Clip-Higher* (61.5%, 46.9%) by +1.7/+2.0 points",
-            "App. C.3 (1)",
-            "AIME24 / AIME25 gains at k = 32 (the deltas match tables 6-7)",
-            f"pass@{k} of AER minus Base, GRPO and Clip-Higher",
+            source="App. C.3 (1)",
+            paper_value="AIME24 / AIME25 gains at k = 32 (the deltas match tables 6-7)",
+            ours=f"pass@{k} of AER minus Base, GRPO and Clip-Higher",
         )
         # The stated sizes are points of AIME for Qwen3-8B, whose range the testbed's set does not share: they are
         # shown as the paper's effect beside the verdict, and the direction is tested with the accuracy margin.
@@ -439,35 +457,36 @@ class Paper(PaperBase):
             (r.clip_higher, "w/Clip-Higher", 0.017, "it also surpasses *w/Clip-Higher*"),
         ):
             self.claim(
-                f"passk_32_vs_{other}",
-                words,
-                "App. C.3 (1)",
-                f"AIME24 +{effect * 100:.1f} points ({label})",
-                f"pass@{k} ({p.n} samples) of {r.aer} minus {other}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda o=other: self._large_k_difference(r.aer, o, k),
+                key=f"passk_32_vs_{other}",
+                quote=words,
+                source="App. C.3 (1)",
+                paper_value=f"AIME24 +{effect * 100:.1f} points ({label})",
+                ours=f"pass@{k} ({p.n} samples) of {r.aer} minus {other}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda o=other: self._large_k_difference(r.aer, o, k),
                 paper_effect=effect,
                 part_of=small,
             )
         self.claim(
-            "headroom_vs_clip_higher",
-            "The gain from $k=32$ to $k=256$ for *w/AER* is +9.2 points on AIME2024 (63.2→72.4) and +13.9 on AIME2025 "
+            key="headroom_vs_clip_higher",
+            quote="The gain from $k=32$ to $k=256$ for *w/AER* is +9.2 points on AIME2024 (63.2→72.4) and +13.9 on "
+            "AIME2025 "
             "(48.9→62.8), exceeding *w/Clip-Higher* on both splits (+8.0, +7.7)",
-            "App. C.3 (2)",
-            "AIME24 +9.2 vs +8.0, AIME25 +13.9 vs +7.7",
-            f"(pass@{p.n} - pass@{k}) of {r.aer} minus that of {r.clip_higher}, per seed",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self._headroom_difference(r.aer, r.clip_higher, k, p.n),
+            source="App. C.3 (2)",
+            paper_value="AIME24 +9.2 vs +8.0, AIME25 +13.9 vs +7.7",
+            ours=f"(pass@{p.n} - pass@{k}) of {r.aer} minus that of {r.clip_higher}, per seed",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self._headroom_difference(r.aer, r.clip_higher, k, p.n),
             paper_effect=0.012,
         )
         k50 = self.conjunction(
-            "k50_aime24",
-            "On AIME2024, k_{50} is 8 for *w/AER*, 16 for *w/Clip-Higher*, and 64 for both *Base* and *GRPO*",
-            "App. C.3 (3)",
-            "k50: 8 (AER), 16 (Clip-Higher), 64 (Base, GRPO)",
-            f"log2 k50 of AER minus each opponent's (k50 = smallest k with pass@k >= "
+            key="k50_aime24",
+            quote="On AIME2024, k_{50} is 8 for *w/AER*, 16 for *w/Clip-Higher*, and 64 for both *Base* and *GRPO*",
+            source="App. C.3 (3)",
+            paper_value="k50: 8 (AER), 16 (Clip-Higher), 64 (Base, GRPO)",
+            ours=f"log2 k50 of AER minus each opponent's (k50 = smallest k with pass@k >= "
             f"{self.settings.k50_threshold:g}; not reached: log2(2n))",
         )
         for other, label, effect in (
@@ -476,177 +495,185 @@ class Paper(PaperBase):
             (r.grpo, "GRPO", -3.0),
         ):
             self.claim(
-                f"k50_vs_{other}",
-                "16 for *w/Clip-Higher*" if label == "w/Clip-Higher" else "64 for both *Base* and *GRPO*",
-                "App. C.3 (3)",
-                f"log2 k50: 3 (AER) vs {3 - effect:g} ({label})",
-                f"log2 k50 of {r.aer} minus {other}, per seed",
-                "less",
-                LOG2_K50_MARGIN,
-                lambda o=other: self._k50_difference(r.aer, o),
+                key=f"k50_vs_{other}",
+                quote="16 for *w/Clip-Higher*" if label == "w/Clip-Higher" else "64 for both *Base* and *GRPO*",
+                source="App. C.3 (3)",
+                paper_value=f"log2 k50: 3 (AER) vs {3 - effect:g} ({label})",
+                ours=f"log2 k50 of {r.aer} minus {other}, per seed",
+                direction="less",
+                margin=LOG2_K50_MARGIN,
+                compute=lambda o=other: self._k50_difference(r.aer, o),
                 paper_effect=effect,
                 part_of=k50,
             )
         self.claim(
-            "k50_aime25",
-            "On AIME2025, k_{50} is 64 for *w/AER*, 128 for *w/Clip-Higher*, 256 for *Base*, while *GRPO* does not "
+            key="k50_aime25",
+            quote="On AIME2025, k_{50} is 64 for *w/AER*, 128 for *w/Clip-Higher*, 256 for *Base*, while *GRPO* does "
+            "not "
             "reach 50% by $k=256$",
-            "App. C.3 (3)",
-            "k50: 64 (AER), 128 (Clip-Higher), 256 (Base), > 256 (GRPO)",
-            "log2 k50 on a second, harder benchmark",
-            "less",
-            LOG2_K50_MARGIN,
-            lambda: unavailable("benchmark: AIME2025; the testbed's one held-out set is tested in k50_aime24"),
+            source="App. C.3 (3)",
+            paper_value="k50: 64 (AER), 128 (Clip-Higher), 256 (Base), > 256 (GRPO)",
+            ours="log2 k50 on a second, harder benchmark",
+            direction="less",
+            margin=LOG2_K50_MARGIN,
+            compute=lambda: unavailable("benchmark: AIME2025; the testbed's one held-out set is tested in k50_aime24"),
         )
 
     def _dynamics_claims(self) -> None:
         r = self.runs
         tail = self.settings.tail_steps
         reward = self.conjunction(
-            "reward_higher",
-            "the training reward of AER reaches a higher level than the baselines",
-            "sec. 5.2, fig. 3(b)",
-            "fig. 3(b) (no numbers)",
-            f"training reward over the last {tail} steps of AER minus each baseline's",
+            key="reward_higher",
+            quote="the training reward of AER reaches a higher level than the baselines",
+            source="sec. 5.2, fig. 3(b)",
+            paper_value="fig. 3(b) (no numbers)",
+            ours=f"training reward over the last {tail} steps of AER minus each baseline's",
         )
         for baseline in [r.grpo, *r.baselines]:
             self.claim(
-                f"reward_vs_{baseline}",
-                "the training reward of AER reaches a higher level",
-                "sec. 5.2, fig. 3(b)",
-                f"higher than {self._baseline_label(baseline)} (no number)",
-                f"mean training reward over the last {tail} steps of {r.aer} minus {baseline}, per seed",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda b=baseline: self.results.compare_history(
-                    r.aer, b, lambda h: tail_mean(h, "reward", tail), differs_in=self._differs_in(b)
+                key=f"reward_vs_{baseline}",
+                quote="the training reward of AER reaches a higher level",
+                source="sec. 5.2, fig. 3(b)",
+                paper_value=f"higher than {self._baseline_label(baseline)} (no number)",
+                ours=f"mean training reward over the last {tail} steps of {r.aer} minus {baseline}, per seed",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda b=baseline: self.results.compare_history(
+                    r.aer, b, lambda h: tail_mean(h, "reward"), differs_in=self._differs_in(b)
                 ),
                 part_of=reward,
             )
         self.claim(
-            "grpo_entropy_drop",
-            "the policy entropy of vanilla GRPO drops sharply within the first 100 steps, indicating early entropy "
+            key="grpo_entropy_drop",
+            quote="the policy entropy of vanilla GRPO drops sharply within the first 100 steps, indicating early "
+            "entropy "
             "collapse",
-            "sec. 5.2, fig. 3(c)",
-            "fig. 3(c) (no numbers)",
-            f"rollout entropy of {r.grpo} over steps {EARLY_STEPS - TAIL_STEPS + 1}-{EARLY_STEPS} / its first step's, "
+            source="sec. 5.2, fig. 3(c)",
+            paper_value="fig. 3(c) (no numbers)",
+            ours=f"rollout entropy of {r.grpo} over steps {EARLY_STEPS - TAIL_STEPS + 1}-{EARLY_STEPS} / its first "
+            "step's, "
             f"per seed; 'drops sharply': below {SHARP_DROP:g} (at least halved)",
-            "less",
-            0.0,
-            lambda: self.single_run(r.grpo, entropy_by_step),
+            direction="less",
+            margin=0.0,
+            compute=lambda: self.single_run(r.grpo, entropy_by_step),
             reference=SHARP_DROP,
         )
         # "the baseline" (singular), set against vanilla GRPO, is the other curve of fig. 3 and tables 6-7:
         # Clip-Higher.
         mitigates = self.conjunction(
-            "clip_higher_entropy",
-            "Although the baseline slightly mitigates this effect, its entropy still gradually declines over steps",
-            "sec. 5.2, fig. 3(c)",
-            "fig. 3(c) (no numbers)",
-            f"{r.clip_higher}: more entropy retained than {r.grpo}, and less than at its first step",
+            key="clip_higher_entropy",
+            quote="Although the baseline slightly mitigates this effect, its entropy still gradually declines over "
+            "steps",
+            source="sec. 5.2, fig. 3(c)",
+            paper_value="fig. 3(c) (no numbers)",
+            ours=f"{r.clip_higher}: more entropy retained than {r.grpo}, and less than at its first step",
         )
         self.claim(
-            "clip_higher_mitigates",
-            "the baseline slightly mitigates this effect",
-            "sec. 5.2, fig. 3(c)",
-            "above GRPO (no number)",
-            f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.clip_higher} minus {r.grpo}, per seed",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: self.results.compare_history(
+            key="clip_higher_mitigates",
+            quote="the baseline slightly mitigates this effect",
+            source="sec. 5.2, fig. 3(c)",
+            paper_value="above GRPO (no number)",
+            ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.clip_higher} minus {r.grpo}, per seed",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.results.compare_history(
                 r.clip_higher, r.grpo, entropy_retained, differs_in=self._differs_in(r.clip_higher)
             ),
             part_of=mitigates,
         )
         self.claim(
-            "clip_higher_declines",
-            "its entropy still gradually declines over steps",
-            "sec. 5.2, fig. 3(c)",
-            "declines (no number)",
-            f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.clip_higher}, per seed",
-            "less",
-            ENTROPY_MARGIN,
-            lambda: self.single_run(r.clip_higher, entropy_retained),
+            key="clip_higher_declines",
+            quote="its entropy still gradually declines over steps",
+            source="sec. 5.2, fig. 3(c)",
+            paper_value="declines (no number)",
+            ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.clip_higher}, per seed",
+            direction="less",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.single_run(r.clip_higher, entropy_retained),
             reference=1.0,
             part_of=mitigates,
         )
         self.claim(
-            "entropy_at_target",
-            "AER maintains the policy entropy at a moderate target level throughout training",
-            "sec. 5.2, fig. 3(c)",
-            "entropy held near H* = 0.4 H_0 (fig. 3c, no number)",
-            f"(H_t - H*) / H_0 over the last {tail} steps of {r.aer}, per seed",
-            "equal",
-            ENTROPY_MARGIN,
-            lambda: self.single_run(r.aer, self._gap_to_target),
+            key="entropy_at_target",
+            quote="AER maintains the policy entropy at a moderate target level throughout training",
+            source="sec. 5.2, fig. 3(c)",
+            paper_value="entropy held near H* = 0.4 H_0 (fig. 3c, no number)",
+            ours=f"(H_t - H*) / H_0 over the last {tail} steps of {r.aer}, per seed",
+            direction="equal",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.single_run(r.aer, self._gap_to_target),
         )
         shorter = self.conjunction(
-            "higher_entropy_shorter",
-            "Despite main- ... taining higher entropy, AER produces shorter average response lengths than the baseline",
-            "sec. 5.2, fig. 3(c, e)",
-            "fig. 3(c, e) (no numbers)",
-            f"{r.aer} against {r.clip_higher} ('the baseline', as above): more entropy retained and shorter responses",
+            key="higher_entropy_shorter",
+            quote="Despite main- ... taining higher entropy, AER produces shorter average response lengths than the "
+            "baseline",
+            source="sec. 5.2, fig. 3(c, e)",
+            paper_value="fig. 3(c, e) (no numbers)",
+            ours=f"{r.aer} against {r.clip_higher} ('the baseline', as above): more entropy retained and shorter "
+            "responses",
         )
         self.claim(
-            "higher_entropy",
-            "taining higher entropy",
-            "sec. 5.2, fig. 3(c)",
-            "higher (no number)",
-            f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.aer} minus {r.clip_higher}, per seed",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: self.results.compare_history(
+            key="higher_entropy",
+            quote="taining higher entropy",
+            source="sec. 5.2, fig. 3(c)",
+            paper_value="higher (no number)",
+            ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.aer} minus {r.clip_higher}, per seed",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.results.compare_history(
                 r.aer, r.clip_higher, entropy_retained, differs_in=self._differs_in(r.clip_higher)
             ),
             part_of=shorter,
         )
         self.claim(
-            "shorter",
-            "AER produces shorter average response lengths than the baseline",
-            "sec. 5.2, fig. 3(e)",
-            "shorter (no number)",
-            f"mean training response length (tokens) over the last {tail} steps of {r.aer} minus {r.clip_higher}",
-            "less",
-            LENGTH_MARGIN,
-            lambda: self.results.compare_history(
+            key="shorter",
+            quote="AER produces shorter average response lengths than the baseline",
+            source="sec. 5.2, fig. 3(e)",
+            paper_value="shorter (no number)",
+            ours=f"mean training response length (tokens) over the last {tail} steps of {r.aer} minus {r.clip_higher}",
+            direction="less",
+            margin=LENGTH_MARGIN,
+            compute=lambda: self.results.compare_history(
                 r.aer,
                 r.clip_higher,
-                lambda h: tail_mean(h, "completions/mean_length", tail),
+                lambda h: tail_mean(h, "completions/mean_length"),
                 digits=1,
                 differs_in=self._differs_in(r.clip_higher),
             ),
             part_of=shorter,
         )
         stable = self.conjunction(
-            "fig3f_stable_and_allocates",
-            "Figure 3f shows that AER dynamically maintains a stable policy entropy throughout training and allocates "
+            key="fig3f_stable_and_allocates",
+            quote="Figure 3f shows that AER dynamically maintains a stable policy entropy throughout training and "
+            "allocates "
             "more exploration to difficult samples",
-            "sec. 5.2, fig. 3(f)",
-            "fig. 3(f) is the AIME25 test score over steps (no numbers)",
-            f"{r.aer}: entropy within the divergence limit, and more entropy bonus on hard prompts",
+            source="sec. 5.2, fig. 3(f)",
+            paper_value="fig. 3(f) is the AIME25 test score over steps (no numbers)",
+            ours=f"{r.aer}: entropy within the divergence limit, and more entropy bonus on hard prompts",
         )
         self.claim(
-            "fig3f_stable",
-            "maintains a stable policy entropy throughout training",
-            "sec. 5.2, fig. 3(f)",
-            "stable (no number)",
-            f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.aer}, per seed, against the divergence limit "
+            key="fig3f_stable",
+            quote="maintains a stable policy entropy throughout training",
+            source="sec. 5.2, fig. 3(f)",
+            paper_value="stable (no number)",
+            ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.aer}, per seed, against the divergence "
+            "limit "
             f"x{DIVERGENCE_ENTROPY_FACTOR:g}, on the log scale",
-            "less",
-            0.0,
-            lambda: self.single_run(r.aer, log_entropy_retained),
+            direction="less",
+            margin=0.0,
+            compute=lambda: self.single_run(r.aer, log_entropy_retained),
             reference=LOG_FACTOR,
             part_of=stable,
         )
         self.claim(
-            "fig3f_allocates",
-            "allocates more exploration to difficult samples",
-            "sec. 5.2, fig. 3(f)",
-            "no number",
-            "entropy of hard against easy prompts' responses during training",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: unavailable(
+            key="fig3f_allocates",
+            quote="allocates more exploration to difficult samples",
+            source="sec. 5.2, fig. 3(f)",
+            paper_value="no number",
+            ours="entropy of hard against easy prompts' responses during training",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: unavailable(
                 "not logged: the per-prompt coefficient is eq. 9 by construction (zero for g(q) >= rho), but the "
                 "entropy of hard and easy prompts' responses is not logged separately, nor is fig. 3(f)'s AIME25 "
                 "test score over steps"
@@ -661,7 +688,7 @@ class Paper(PaperBase):
         (the winner of three), which docs/assumptions.md states."""
         tail = self.settings.tail_steps
         rewards = {
-            run: float(self.results.per_seed(run, lambda h: tail_mean(h, "reward", tail)).mean())
+            run: float(self.results.per_seed(run, lambda h: tail_mean(h, "reward")).mean())
             for run in self.runs.fixed_coeff_grid
         }
         return max(rewards, key=rewards.get)
@@ -671,38 +698,40 @@ class Paper(PaperBase):
         grid = ", ".join(f"{self.hparam(run, 'alpha_init'):g}" for run in r.fixed_coeff_grid)
         tuned = f"the tuned fixed coefficient (alpha in {{{grid}}} with the highest training reward)"
         self.claim(
-            "fixed_vs_grpo",
-            "introducing entropy regularization with a tuned fixed coefficient improves performance",
-            "sec. 5.3, table 2",
-            f"Avg. {PAPER_TABLE2_AVG['w/ Fixed Coeff.']} vs {PAPER_TABLE2_AVG['GRPO']} (Qwen3-8B, our mean of the four "
+            key="fixed_vs_grpo",
+            quote="introducing entropy regularization with a tuned fixed coefficient improves performance",
+            source="sec. 5.3, table 2",
+            paper_value=f"Avg. {PAPER_TABLE2_AVG['w/ Fixed Coeff.']} vs {PAPER_TABLE2_AVG['GRPO']} (Qwen3-8B, our "
+            "mean of the four "
             "sets)",
-            f"mean@n of {tuned} minus {r.grpo}",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self.compare(self.tuned_fixed_coeff(), r.grpo, ACCURACY),
+            ours=f"mean@n of {tuned} minus {r.grpo}",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(self.tuned_fixed_coeff(), r.grpo, ACCURACY),
             paper_effect=0.028,
         )
         self.claim(
-            "c2c3_vs_fixed",
-            "Then applying C2 & C3 brings further gains, particularly on challenging benchmarks such as AIME24",
-            "sec. 5.3, table 2",
-            f"Avg. {PAPER_TABLE2_AVG['w/ Adaptive Coeff. (C2&C3)']} vs {PAPER_TABLE2_AVG['w/ Fixed Coeff.']}; "
+            key="c2c3_vs_fixed",
+            quote="Then applying C2 & C3 brings further gains, particularly on challenging benchmarks such as AIME24",
+            source="sec. 5.3, table 2",
+            paper_value=f"Avg. {PAPER_TABLE2_AVG['w/ Adaptive Coeff. (C2&C3)']} vs "
+            f"{PAPER_TABLE2_AVG['w/ Fixed Coeff.']}; "
             "table 2's C2&C3 row (29.4 / 21.4 / 73.8 / 89.4) is table 9's rho = 1.0 row, a different configuration",
-            f"mean@n of {r.c2_c3} minus {tuned}",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self.compare(r.c2_c3, self.tuned_fixed_coeff(), ACCURACY, ADAPTIVE_COEFFICIENT),
+            ours=f"mean@n of {r.c2_c3} minus {tuned}",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(r.c2_c3, self.tuned_fixed_coeff(), ACCURACY, ADAPTIVE_COEFFICIENT),
             paper_effect=0.047,
         )
         best = self.conjunction(
-            "aer_best_of_table2",
-            "When the C1 is further incorporated, the full AER framework achieves the best performance, e.g., "
+            key="aer_best_of_table2",
+            quote="When the C1 is further incorporated, the full AER framework achieves the best performance, e.g., "
             "improving AIME25 performance from 21.4 to 25.1",
-            "sec. 5.3, table 2",
-            "Avg. 55.4, the highest of table 2 (our mean of the four sets: "
+            source="sec. 5.3, table 2",
+            paper_value="Avg. 55.4, the highest of table 2 (our mean of the four sets: "
             + ", ".join(f"{k} {v}" for k, v in PAPER_TABLE2_AVG.items())
             + ")",
-            f"mean@n of {r.aer} minus every other row of table 2",
+            ours=f"mean@n of {r.aer} minus every other row of table 2",
         )
         for key, other, differs, label in (
             ("aer_vs_c2c3", r.c2_c3, ("method.difficulty_aware",), "w/ Adaptive Coeff. (C2&C3)"),
@@ -710,26 +739,26 @@ class Paper(PaperBase):
             ("aer_vs_grpo_table2", r.grpo, (METHOD,), "GRPO"),
         ):
             self.claim(
-                key,
-                "the full AER framework achieves the best performance",
-                "sec. 5.3, table 2",
-                f"Avg. 55.4 vs {PAPER_TABLE2_AVG[label]} ({label})",
-                f"mean@n of {r.aer} minus {other}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda o=other, d=differs: self.compare(r.aer, o, ACCURACY, d),
+                key=key,
+                quote="the full AER framework achieves the best performance",
+                source="sec. 5.3, table 2",
+                paper_value=f"Avg. 55.4 vs {PAPER_TABLE2_AVG[label]} ({label})",
+                ours=f"mean@n of {r.aer} minus {other}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda o=other, d=differs: self.compare(r.aer, o, ACCURACY, d),
                 paper_effect=round((PAPER_TABLE2_AVG["w/ AER (C1&C2&C3)"] - PAPER_TABLE2_AVG[label]) / 100, 4),
                 part_of=best,
             )
         self.claim(
-            "aer_vs_fixed",
-            "the full AER framework achieves the best performance",
-            "sec. 5.3, table 2",
-            f"Avg. 55.4 vs {PAPER_TABLE2_AVG['w/ Fixed Coeff.']} (w/ Fixed Coeff.)",
-            f"mean@n of {r.aer} minus {tuned}",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self.compare(
+            key="aer_vs_fixed",
+            quote="the full AER framework achieves the best performance",
+            source="sec. 5.3, table 2",
+            paper_value=f"Avg. 55.4 vs {PAPER_TABLE2_AVG['w/ Fixed Coeff.']} (w/ Fixed Coeff.)",
+            ours=f"mean@n of {r.aer} minus {tuned}",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(
                 r.aer, self.tuned_fixed_coeff(), ACCURACY, ("method.difficulty_aware", *ADAPTIVE_COEFFICIENT)
             ),
             paper_effect=0.066,
@@ -740,166 +769,176 @@ class Paper(PaperBase):
         r = self.runs
         default_tau = self.hparam(r.aer, "tau")
         tau = self.conjunction(
-            "tau_sweet_spot",
-            "The *Avg. pass@1* curve exhibits a clear sweet spot at $\\tau=0.4$ (**55.4**) ... and degradation in both "
+            key="tau_sweet_spot",
+            quote="The *Avg. pass@1* curve exhibits a clear sweet spot at $\\tau=0.4$ (**55.4**) ... and degradation "
+            "in both "
             "directions: *under-reduction* at $\\tau \\leq 0.3$ and *over-preservation* at high-entropy settings "
             "$\\tau \\geq 0.8$",
-            "sec. 5.3, fig. 4(b), table 8",
-            "Avg. " + ", ".join(f"{v} (tau {k:g})" for k, v in PAPER_TAU.items()) + "; the labels are inverted: a low "
+            source="sec. 5.3, fig. 4(b), table 8",
+            paper_value="Avg. "
+            + ", ".join(f"{v} (tau {k:g})" for k, v in PAPER_TAU.items())
+            + "; the labels are inverted: a low "
             "tau reduces entropy more (over-reduction), a high one preserves it",
-            f"mean@n of {r.aer} (tau {default_tau:g}) minus each other tau",
+            ours=f"mean@n of {r.aer} (tau {default_tau:g}) minus each other tau",
         )
         for run in r.tau_sweep:
             value = self.hparam(run, "tau")
             self.claim(
-                f"tau_{run}",
-                "*under-reduction* at $\\tau \\leq 0.3$"
+                key=f"tau_{run}",
+                quote="*under-reduction* at $\\tau \\leq 0.3$"
                 if value < default_tau
                 else "*over-preservation* at high-entropy settings $\\tau \\geq 0.8$",
-                "sec. 5.3, table 8",
-                f"Avg. 55.4 (tau 0.4) vs {PAPER_TAU.get(value, MISSING)} (tau {value:g})",
-                f"mean@n of {r.aer} (tau {default_tau:g}) minus {run} (tau {value:g})",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda run=run: self.compare(r.aer, run, ACCURACY, ("method.tau",)),
+                source="sec. 5.3, table 8",
+                paper_value=f"Avg. 55.4 (tau 0.4) vs {PAPER_TAU.get(value, MISSING)} (tau {value:g})",
+                ours=f"mean@n of {r.aer} (tau {default_tau:g}) minus {run} (tau {value:g})",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda run=run: self.compare(r.aer, run, ACCURACY, ("method.tau",)),
                 paper_effect=_points(PAPER_TAU[0.4] - PAPER_TAU[value]) if value in PAPER_TAU else None,
                 part_of=tau,
             )
         self.claim(
-            "tau_plateau",
-            "with a mild plateau for $\\tau \\in [0.5, 0.6]$",
-            "sec. 5.3, table 8",
-            "Avg. 54.8 (tau 0.5), 54.9 (tau 0.6)",
-            "mean@n at tau 0.5 minus at tau 0.6",
-            "equal",
-            ACCURACY_MARGIN,
-            lambda: unavailable(
+            key="tau_plateau",
+            quote="with a mild plateau for $\\tau \\in [0.5, 0.6]$",
+            source="sec. 5.3, table 8",
+            paper_value="Avg. 54.8 (tau 0.5), 54.9 (tau 0.6)",
+            ours="mean@n at tau 0.5 minus at tau 0.6",
+            direction="equal",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(
                 "budget: no runs at tau 0.5 or 0.6 (params.yaml's tau sweep: "
                 f"{[self.hparam(run, 'tau') for run in r.tau_sweep]})"
             ),
         )
         self.claim(
-            "tau_high_regime",
-            "degrades as τ increases into the high-entropy regime ($\\tau \\geq 1.0$: 54.1/53.1)",
-            "App. C.4, table 8",
-            "Avg. 54.1 (tau 1.0), 53.1 (tau 1.2) vs 55.4 (tau 0.4)",
-            f"mean@n of {r.aer} minus runs at tau >= 1.0",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("budget: no runs at tau >= 1.0 (outside eq. 10's tau in (0, 1))"),
+            key="tau_high_regime",
+            quote="degrades as τ increases into the high-entropy regime ($\\tau \\geq 1.0$: 54.1/53.1)",
+            source="App. C.4, table 8",
+            paper_value="Avg. 54.1 (tau 1.0), 53.1 (tau 1.2) vs 55.4 (tau 0.4)",
+            ours=f"mean@n of {r.aer} minus runs at tau >= 1.0",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable("budget: no runs at tau >= 1.0 (outside eq. 10's tau in (0, 1))"),
         )
         self.claim(
-            "tau_per_benchmark",
-            "On the hard splits (AIME2024/2025), moderate entropy reduction improves accuracy up to $\\tau=0.4$ "
+            key="tau_per_benchmark",
+            quote="On the hard splits (AIME2024/2025), moderate entropy reduction improves accuracy up to $\\tau=0.4$ "
             "(31.4/25.1), whereas pushing τ higher reduces performance on AIME2025",
-            "App. C.4, table 8",
-            "AIME24 / AIME25 31.4 / 25.1 at tau 0.4",
-            "per-benchmark accuracy against tau",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("benchmark: AIME2024 / AIME2025 splits; the testbed has one held-out set"),
+            source="App. C.4, table 8",
+            paper_value="AIME24 / AIME25 31.4 / 25.1 at tau 0.4",
+            ours="per-benchmark accuracy against tau",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable("benchmark: AIME2024 / AIME2025 splits; the testbed has one held-out set"),
         )
         inflate = self.conjunction(
-            "tau_inflates_entropy",
-            "Pushing τ too high inflates entropy beyond the useful range",
-            "sec. 5.3, table 8",
-            "no numbers",
-            f"entropy retained of each run with tau above {default_tau:g} minus {r.aer}'s",
+            key="tau_inflates_entropy",
+            quote="Pushing τ too high inflates entropy beyond the useful range",
+            source="sec. 5.3, table 8",
+            paper_value="no numbers",
+            ours=f"entropy retained of each run with tau above {default_tau:g} minus {r.aer}'s",
         )
         higher = [run for run in r.tau_sweep if self.hparam(run, "tau") > default_tau]
         for run in higher:
             self.claim(
-                f"tau_entropy_{run}",
-                "inflates entropy",
-                "sec. 5.3, table 8",
-                "higher entropy (no number)",
-                f"entropy retained (last {TAIL_STEPS} steps / step 1) of {run} minus {r.aer}, per seed",
-                "greater",
-                ENTROPY_MARGIN,
-                lambda run=run: self.results.compare_history(run, r.aer, entropy_retained, differs_in=("method.tau",)),
+                key=f"tau_entropy_{run}",
+                quote="inflates entropy",
+                source="sec. 5.3, table 8",
+                paper_value="higher entropy (no number)",
+                ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {run} minus {r.aer}, per seed",
+                direction="greater",
+                margin=ENTROPY_MARGIN,
+                compute=lambda run=run: self.results.compare_history(
+                    run, r.aer, entropy_retained, differs_in=("method.tau",)
+                ),
                 part_of=inflate,
             )
         if not higher:
             self.claim(
-                "tau_entropy_none",
-                "inflates entropy",
-                "sec. 5.3, table 8",
-                "higher entropy (no number)",
-                f"entropy retained of a run with tau above {default_tau:g} minus {r.aer}",
-                "greater",
-                ENTROPY_MARGIN,
-                lambda: unavailable(f"budget: no run with tau above {default_tau:g}"),
+                key="tau_entropy_none",
+                quote="inflates entropy",
+                source="sec. 5.3, table 8",
+                paper_value="higher entropy (no number)",
+                ours=f"entropy retained of a run with tau above {default_tau:g} minus {r.aer}",
+                direction="greater",
+                margin=ENTROPY_MARGIN,
+                compute=lambda: unavailable(f"budget: no run with tau above {default_tau:g}"),
                 part_of=inflate,
             )
         band = self.conjunction(
-            "entropy_band_vs_grpo",
-            "compared with vanilla GRPO, AER stabilizes the global entropy *near* the prescribed band, retaining "
+            key="entropy_band_vs_grpo",
+            quote="compared with vanilla GRPO, AER stabilizes the global entropy *near* the prescribed band, retaining "
             "sufficient diversity while avoiding premature collapse",
-            "sec. 5.3",
-            "no numbers",
-            f"{r.aer} near its target, and more entropy retained than {r.grpo}",
+            source="sec. 5.3",
+            paper_value="no numbers",
+            ours=f"{r.aer} near its target, and more entropy retained than {r.grpo}",
         )
         tail = self.settings.tail_steps
         self.claim(
-            "band_near_target",
-            "AER stabilizes the global entropy *near* the prescribed band",
-            "sec. 5.3",
-            "near H* (no number)",
-            f"(H_t - H*) / H_0 over the last {tail} steps of {r.aer}, per seed",
-            "equal",
-            ENTROPY_MARGIN,
-            lambda: self.single_run(r.aer, self._gap_to_target),
+            key="band_near_target",
+            quote="AER stabilizes the global entropy *near* the prescribed band",
+            source="sec. 5.3",
+            paper_value="near H* (no number)",
+            ours=f"(H_t - H*) / H_0 over the last {tail} steps of {r.aer}, per seed",
+            direction="equal",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.single_run(r.aer, self._gap_to_target),
             part_of=band,
         )
         self.claim(
-            "band_vs_grpo",
-            "retaining sufficient diversity while avoiding premature collapse",
-            "sec. 5.3",
-            "more entropy than GRPO (no number)",
-            f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.aer} minus {r.grpo}, per seed",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: self.results.compare_history(r.aer, r.grpo, entropy_retained),
+            key="band_vs_grpo",
+            quote="retaining sufficient diversity while avoiding premature collapse",
+            source="sec. 5.3",
+            paper_value="more entropy than GRPO (no number)",
+            ours=f"entropy retained (last {TAIL_STEPS} steps / step 1) of {r.aer} minus {r.grpo}, per seed",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.results.compare_history(r.aer, r.grpo, entropy_retained),
             part_of=band,
         )
         default_rho = self.hparam(r.aer, "rho")
         rho = self.conjunction(
-            "rho_smaller_better",
-            "The *Avg. pass@1* curve increases as ρ decreases from 1.0 to 0.0, peaking at **55.8** when $\\rho=0$, and "
+            key="rho_smaller_better",
+            quote="The *Avg. pass@1* curve increases as ρ decreases from 1.0 to 0.0, peaking at **55.8** when "
+            "$\\rho=0$, and "
             "degrading once $\\rho \\geq 0.6$ (down to **53.5** at $\\rho=1.0$)",
-            "sec. 5.3, fig. 4(a), table 9; App. C.5",
-            "Avg. " + ", ".join(f"{v} (rho {k:g})" for k, v in PAPER_RHO.items()) + "; by table 9 itself the rise is "
+            source="sec. 5.3, fig. 4(a), table 9; App. C.5",
+            paper_value="Avg. "
+            + ", ".join(f"{v} (rho {k:g})" for k, v in PAPER_RHO.items())
+            + "; by table 9 itself the rise is "
             "not monotonic (rho 0.4 > 0.2, 0.8 > 0.6) and the default rho 0.2 is not the best",
-            "mean@n of each smaller-rho run minus the next larger",
+            ours="mean@n of each smaller-rho run minus the next larger",
         )
         for run in r.rho_sweep:
             value = self.hparam(run, "rho")
             a, b = (run, r.aer) if value < default_rho else (r.aer, run)
             small, large = sorted((value, default_rho))
             self.claim(
-                f"rho_{run}",
-                "peaking at **55.8** when $\\rho=0$" if value < default_rho else "down to **53.5** at $\\rho=1.0$",
-                "sec. 5.3, table 9",
-                f"Avg. {PAPER_RHO.get(small, MISSING)} (rho {small:g}) vs {PAPER_RHO.get(large, MISSING)} "
+                key=f"rho_{run}",
+                quote="peaking at **55.8** when $\\rho=0$"
+                if value < default_rho
+                else "down to **53.5** at $\\rho=1.0$",
+                source="sec. 5.3, table 9",
+                paper_value=f"Avg. {PAPER_RHO.get(small, MISSING)} (rho {small:g}) vs {PAPER_RHO.get(large, MISSING)} "
                 f"(rho {large:g})",
-                f"mean@n of the smaller-rho run minus the larger: {a} minus {b}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda a=a, b=b: self.compare(a, b, ACCURACY, ("method.rho",)),
+                ours=f"mean@n of the smaller-rho run minus the larger: {a} minus {b}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda a=a, b=b: self.compare(a, b, ACCURACY, ("method.rho",)),
                 paper_effect=_points(PAPER_RHO[small] - PAPER_RHO[large])
                 if small in PAPER_RHO and large in PAPER_RHO
                 else None,
                 part_of=rho,
             )
         self.claim(
-            "rho_per_benchmark",
-            "AIME2025 and AMC23 achieve their peaks at moderate ρ (0.4/0.8 and 0.4, respectively)",
-            "App. C.5, table 9",
-            "AIME25 26.1 at rho 0.4 and 0.8; AMC23 76.4 at rho 0.4",
-            "per-benchmark accuracy against rho",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("benchmark: AIME2025 / AMC23 columns; the testbed has one held-out set"),
+            key="rho_per_benchmark",
+            quote="AIME2025 and AMC23 achieve their peaks at moderate ρ (0.4/0.8 and 0.4, respectively)",
+            source="App. C.5, table 9",
+            paper_value="AIME25 26.1 at rho 0.4 and 0.8; AMC23 76.4 at rho 0.4",
+            ours="per-benchmark accuracy against rho",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable("benchmark: AIME2025 / AMC23 columns; the testbed has one held-out set"),
         )
 
     # ------------------------------------------------------------------ claim quantities

@@ -26,6 +26,8 @@ from .. import plots
 from ..config import FULL_SET
 from ..report import markdown_table
 from .claims import (
+    AUTO_NULL,
+    DEFAULT_GATES,
     VERDICT_RULE,
     Claim,
     ClaimResult,
@@ -35,11 +37,10 @@ from .claims import (
     claims_table,
     declared_claims_table,
     estimate_of,
-    judge,
     judge_whole,
-    not_testable,
 )
 from .config import BASE_RUN, paper_runs
+from .engine import check_alternative, evaluate
 from .guard import METHOD
 from .method_text import METHODS
 from .output import PaperReport, WriteUp
@@ -127,6 +128,7 @@ class PaperBase:
         self.settings = params.papers.paper(self.name)
         self.runs = self.settings.runs
         self.results = RunResults(params, paper_runs(self.settings))
+        self.results.gates.grpo = self.null_run()
         self.report = PaperReport(self.name, self.title, self.intro)
         self._done: dict[str, Any] = {}
         self._claims: list[tuple[Claim, Callable[[], Estimate | ClaimResult]]] = []
@@ -138,6 +140,7 @@ class PaperBase:
 
     def claim(
         self,
+        *,
         key: str,
         quote: str,
         source: str,
@@ -146,21 +149,39 @@ class PaperBase:
         direction: Direction,
         margin: float,
         compute: Callable[[], Estimate | ClaimResult],
-        *,
         reference: float = 0.0,
         paper_effect: float | None = None,
         part_of: str | None = None,
+        null: str | None = AUTO_NULL,
+        requires: tuple[str, ...] = DEFAULT_GATES,
+        measure: str = "",
+        universal: bool = False,
     ) -> str:
-        """Declare a claim (or, with ``part_of``, a part of the conjunctive claim of that key); returns its key."""
+        """Declare a claim (or, with ``part_of``, a part of the conjunctive claim of that key); returns its key.
+        Every field by name (``rlvr_lib.papers.claims.Claim`` says what each means); ``compute`` returns d's
+        estimate or raises ``NotTestable`` / ``NotRun``."""
         if part_of is not None and part_of not in {c.key for c, compute in self._claims if compute is None}:
             raise ValueError(f"claim {key}: part_of '{part_of}' is not a conjunctive claim declared before it")
         claim = Claim(
-            self._unique_key(key), quote, source, paper_value, ours, direction, margin, reference, paper_effect, part_of
+            self._unique_key(key),
+            quote,
+            source,
+            paper_value,
+            ours,
+            direction,
+            margin,
+            reference,
+            paper_effect,
+            part_of,
+            null=null,
+            requires=tuple(requires),
+            measure=measure,
+            universal=universal,
         )
         self._claims.append((claim, compute))
         return claim.key
 
-    def conjunction(self, key: str, quote: str, source: str, paper_value: str, ours: str) -> str:
+    def conjunction(self, *, key: str, quote: str, source: str, paper_value: str, ours: str) -> str:
         """Declare a conjunctive claim, judged whole from the parts declared with ``part_of=<its key>``."""
         claim = Claim(self._unique_key(key), quote, source, paper_value, ours, None, 0.0)
         self._claims.append((claim, None))
@@ -173,6 +194,19 @@ class PaperBase:
             i += 1
             unique = f"{key}_{i}"
         return unique
+
+    def null_run(self) -> str | None:
+        """The run a property claim on one of the paper's runs is judged against (its GRPO run; a paper whose
+        method trains under another protocol names its own), and the reference of the ``learned`` gate."""
+        return getattr(self.runs, "grpo", None)
+
+    def alternatives(self) -> dict[str, dict[str, str]]:
+        """The paper's declared alternatives (params.yaml ``papers.<paper>.alternatives``), each checked to change
+        method settings only."""
+        declared = dict(getattr(self.settings, "alternatives", {}))
+        for name, swaps in declared.items():
+            check_alternative(self.params, name, swaps)
+        return declared
 
     def declared_claims(self) -> pd.DataFrame:
         """The claims and how each will be judged, before any result."""
@@ -191,12 +225,7 @@ class PaperBase:
                 if compute is None:
                     out.append(claim)
                     continue
-                try:
-                    got = compute()
-                except NotTestable as reason:
-                    result = not_testable(claim, str(reason))
-                else:
-                    result = got if isinstance(got, ClaimResult) else judge(claim, got)
+                result = evaluate(self, claim, compute)
                 result.claim = claim
                 result.paper = self.name
                 if claim.parent is None:

@@ -32,6 +32,14 @@ PAPER_TITLES = {  # the report links (reports/README.md, written by the report s
 }
 
 
+ALTERNATIVES = setting(
+    help="declared alternatives of the paper's open choices: name -> {run: the run with the other value}; every "
+    "verdict "
+    "is computed again with each run read in its place (robust, or hinges on the alternative)",
+    factory=dict,
+)
+
+
 def role(method: str, default: Any = None, help: str = "", *, factory: Any = None) -> Any:
     """A field of a ``*Runs`` dataclass whose run(s) must train registered method ``method``: the paper reads their
     own settings or logs (TEPO's mask and KL, OPEFO's lambda*, AER's tau and rho, ERPO's switches). A ``setting``
@@ -109,6 +117,7 @@ class RealDataCount:
 @dataclass
 class ErpoPaper:
     runs: ErpoRuns = setting(help="the runs of each role", factory=ErpoRuns)
+    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     pass_at_k: list[int] = setting(help="table 2's k", factory=lambda: [2, 4, 8, 16])
     ema_alpha: float = setting(0.12, "EMA weight of the newest value in figs. 4-5 (the paper's 0.12)")
     perturbation: PerturbationSettings = setting(help="fig. 1(b)", factory=PerturbationSettings)
@@ -146,6 +155,7 @@ class CwGrpoRuns:
 @dataclass
 class CwGrpoPaper:
     runs: CwGrpoRuns = setting(help="the runs of each role", factory=CwGrpoRuns)
+    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     paper_steps: list[int] = setting(help="table 3's checkpoint steps", factory=lambda: [100, 150, 200])
     covariance_top_percents: list[float] = setting(
         help="table 1's columns: shares of the positive / negative covariances", factory=lambda: [0.01, 1, 20, 40, 100]
@@ -208,6 +218,7 @@ class TepoRuns:
 @dataclass
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
+    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     ema_alpha: float = setting(0.3, "EMA weight of the newest value in the training-curve figures")
     paper_steps: list[int] = setting(
         help="table 4: the steps compared (TEPO at the first, GRPO/DAPO at both), of the paper's whole run",
@@ -252,6 +263,7 @@ class OpefoRuns:
 @dataclass
 class OpefoPaper:
     runs: OpefoRuns = setting(help="the runs of each role", factory=OpefoRuns)
+    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     paper_lambda_mean: float = setting(0.001, "the average lambda* over training the paper reports (sec. 6.4)")
     early_fraction: float = setting(0.25, "fig. 2(b): 'the first 50 steps' as a share of training")
     ema_alpha: float = setting(0.3, "EMA weight of the newest value in figs. 2, 4, 5")
@@ -318,6 +330,7 @@ class PassAtLargeK:
 @dataclass
 class AerPaper:
     runs: AerRuns = setting(help="the runs of each role", factory=AerRuns)
+    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     pass_at_k: PassAtLargeK = setting(help="tables 6-7", factory=PassAtLargeK)
     k50_threshold: float = setting(0.5, "k50 = smallest k with pass@k >= this (App. C.3)")
     tail_steps: int = setting(5, "fig. 3(c): H_t against H* over the last steps")
@@ -396,6 +409,8 @@ def paper_runs(settings: Any, *, trained_only: bool = False) -> list[str]:
     names = [name for _, name in _run_fields(settings.runs)]
     if isinstance(settings, AerPaper):
         names += settings.pass_at_k.runs
+    for alternative in getattr(settings, "alternatives", {}).values():
+        names += list(alternative.values())
     out = list(dict.fromkeys(names))
     return [r for r in out if r != BASE_RUN] if trained_only else out
 
@@ -432,6 +447,16 @@ def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path
                     f"{path}.{paper}.runs.{where}: the untrained 'base' policy cannot fill this role, which needs a "
                     f"run of method '{wanted}'"
                 )
+        roles = {name for _, name in _run_fields(settings.runs)}
+        for alt, swaps in getattr(settings, "alternatives", {}).items():
+            for run, other in swaps.items():
+                where = f"{path}.{paper}.alternatives.{alt}.{run}"
+                if run not in roles:
+                    raise ValueError(f"{where}: '{run}' is not a run of papers.{paper}.runs")
+                if other not in known:
+                    raise ValueError(f"{where}: unknown run '{other}'; {valid}")
+                if run_methods.get(other) is not None and run_methods.get(other) != run_methods.get(run):
+                    raise ValueError(f"{where}: '{other}' trains another method than '{run}'")
         if isinstance(settings, ErpoPaper):
             policy = settings.perturbation.policy
             if policy != BASE_RUN and policy not in known:

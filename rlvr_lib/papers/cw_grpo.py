@@ -62,37 +62,37 @@ class Paper(PaperBase):
         r = self.runs
         g90, c90 = r.grpo_checkpoints[0], r.cw_grpo_checkpoints[0]
         self.conjunction(
-            "heavy_tail",
-            r"we observe that a small fraction of tokens possess large\-magnitude covariance values, which "
+            key="heavy_tail",
+            quote=r"we observe that a small fraction of tokens possess large\-magnitude covariance values, which "
             r"disproportionately dominate the overall covariance and precipitate unstable entropy dynamics",
-            "sec. 2.2, table 1, fig. 3",
-            "table 1: top 0.01% 11.52 / -13.62, top 1% 3.32 / -3.34, all 0.06 / -0.04 (GRPO, 50 steps)",
-            "the share of the total |covariance| carried by the top tokens, and its effect on entropy",
+            source="sec. 2.2, table 1, fig. 3",
+            paper_value="table 1: top 0.01% 11.52 / -13.62, top 1% 3.32 / -3.34, all 0.06 / -0.04 (GRPO, 50 steps)",
+            ours="the share of the total |covariance| carried by the top tokens, and its effect on entropy",
         )
         self.claim(
-            "heavy_tail_share",
-            r"a small fraction of tokens possess large\-magnitude covariance values, which disproportionately "
+            key="heavy_tail_share",
+            quote=r"a small fraction of tokens possess large\-magnitude covariance values, which disproportionately "
             r"dominate the overall covariance",
-            "sec. 2.2, fig. 3 (cumulative contribution)",
-            "fig. 3 only (no share given)",
-            "not computed",
-            "greater",
-            0.0,
-            lambda: unavailable(
+            source="sec. 2.2, fig. 3 (cumulative contribution)",
+            paper_value="fig. 3 only (no share given)",
+            ours="not computed",
+            direction="greater",
+            margin=0.0,
+            compute=lambda: unavailable(
                 "not logged: the runs log per-step covariance percentile thresholds (table 1, shown as a table), "
                 "not the share of the total |covariance| the top tokens carry (fig. 3)"
             ),
             part_of="heavy_tail",
         )
         self.claim(
-            "heavy_tail_entropy",
-            "precipitate unstable entropy dynamics",
-            "sec. 2.2",
-            "no number",
-            "not computed",
-            "greater",
-            0.0,
-            lambda: unavailable(
+            key="heavy_tail_entropy",
+            quote="precipitate unstable entropy dynamics",
+            source="sec. 2.2",
+            paper_value="no number",
+            ours="not computed",
+            direction="greater",
+            margin=0.0,
+            compute=lambda: unavailable(
                 "a causal claim with no run to test it: none removes only the extreme tokens' updates (CW-GRPO "
                 "reweights every token)"
             ),
@@ -101,112 +101,115 @@ class Paper(PaperBase):
         # Table 2's gains over GRPO are 2.7 and 2.6 points of average pass@1; one point (0.01) is the smallest that
         # matters. The table's numbers are its step-100 checkpoint (= table 3's first row): our first checkpoint.
         self.claim(
-            "acc_vs_grpo",
-            r"Our covariance\-weighted GRPO consistently outperforms vanilla GRPO across both model scales and all "
+            key="acc_vs_grpo",
+            quote=r"Our covariance\-weighted GRPO consistently outperforms vanilla GRPO across both model scales and "
+            "all "
             r"evaluation benchmarks",
-            "sec. 3.2, table 2",
-            "Avg. 55.3 vs 52.6 (1.5B), 46.7 vs 44.1 (7B); its own table has CW-GRPO below GRPO on 1.5B AIME24 "
+            source="sec. 3.2, table 2",
+            paper_value="Avg. 55.3 vs 52.6 (1.5B), 46.7 vs 44.1 (7B); its own table has CW-GRPO below GRPO on 1.5B "
+            "AIME24 "
             "(30.0 vs 33.3) and 7B Minerva (32.0 vs 33.1)",
-            f"mean@n (pass@1) of {c90} minus {g90} (table 2 = the step-100 checkpoint; the testbed has one scale "
+            ours=f"mean@n (pass@1) of {c90} minus {g90} (table 2 = the step-100 checkpoint; the testbed has one scale "
             "and one evaluation set)",
-            "greater",
-            0.01,
-            lambda: self.compare(c90, g90, ACCURACY),
+            direction="greater",
+            margin=0.01,
+            compute=lambda: self.compare(c90, g90, ACCURACY),
             paper_effect=0.027,
         )
         self.claim(
-            "gain_1_5b",
-            r"our method achieves an average improvement of \+2\.7 points over vanilla GRPO, with particularly "
+            key="gain_1_5b",
+            quote=r"our method achieves an average improvement of \+2\.7 points over vanilla GRPO, with particularly "
             r"notable gains on AMC23",
-            "sec. 3.2, table 2",
-            "55.3 - 52.6 = 2.7 (AMC23 +10.0; Minerva +2.6, about MATH-500's +2.0 and OlympiadBench's +2.1)",
-            "not computed",
-            "equal",
-            0.0,
-            lambda: unavailable("scale and benchmark: DeepSeek-R1-Distill-Qwen-1.5B on five named benchmarks"),
+            source="sec. 3.2, table 2",
+            paper_value="55.3 - 52.6 = 2.7 (AMC23 +10.0; Minerva +2.6, about MATH-500's +2.0 and OlympiadBench's +2.1)",
+            ours="not computed",
+            direction="equal",
+            margin=0.0,
+            compute=lambda: unavailable("scale and benchmark: DeepSeek-R1-Distill-Qwen-1.5B on five named benchmarks"),
             reference=0.027,
             paper_effect=0.027,
         )
         self.claim(
-            "gain_7b",
-            r"for the 7B Qwen2\.5\-Math model, our approach delivers a \+2\.4 point improvement on average",
-            "sec. 3.2, table 2",
-            "+2.4 in the text, but its table gives 46.7 - 44.1 = 2.6; table 2's '(+4.3)' over Base is 46.7 - 41.4 "
+            key="gain_7b",
+            quote=r"for the 7B Qwen2\.5\-Math model, our approach delivers a \+2\.4 point improvement on average",
+            source="sec. 3.2, table 2",
+            paper_value="+2.4 in the text, but its table gives 46.7 - 44.1 = 2.6; table 2's '(+4.3)' over Base is "
+            "46.7 - 41.4 "
             "= 5.3",
-            "not computed",
-            "equal",
-            0.0,
-            lambda: unavailable("scale and benchmark: Qwen2.5-Math-7B-Instruct on five named benchmarks"),
+            ours="not computed",
+            direction="equal",
+            margin=0.0,
+            compute=lambda: unavailable("scale and benchmark: Qwen2.5-Math-7B-Instruct on five named benchmarks"),
             reference=0.024,
             paper_effect=0.024,
         )
         self.conjunction(
-            "entropy",
-            r"our proposed method maintains entropy at a reasonable level, effectively balancing exploration and "
+            key="entropy",
+            quote=r"our proposed method maintains entropy at a reasonable level, effectively balancing exploration and "
             r"exploitation, while vanilla GRPO exhibits significant entropy instability",
-            "sec. 3.2, fig. 1",
-            "fig. 1 only (no number)",
-            f"{r.cw_grpo}'s entropy within a band, and GRPO's entropy less steady than {r.cw_grpo}'s",
+            source="sec. 3.2, fig. 1",
+            paper_value="fig. 1 only (no number)",
+            ours=f"{r.cw_grpo}'s entropy within a band, and GRPO's entropy less steady than {r.cw_grpo}'s",
         )
         # "reasonable": neither collapsed (below half its start) nor diverged (past results' divergence factor 2):
         # the band [0.5, 2.0]: within a factor of 2 of the start, |log ratio| <= log 2, which a diverging run fails.
         self.claim(
-            "entropy_reasonable",
-            r"our proposed method maintains entropy at a reasonable level",
-            "fig. 1",
-            "no number",
-            f"entropy retained (rollout entropy over the last 5 steps / step 1) of {r.cw_grpo}, per seed (band "
+            key="entropy_reasonable",
+            quote=r"our proposed method maintains entropy at a reasonable level",
+            source="fig. 1",
+            paper_value="no number",
+            ours=f"entropy retained (rollout entropy over the last 5 steps / step 1) of {r.cw_grpo}, per seed (band "
             f"[0.5, {DIVERGENCE_ENTROPY_FACTOR:g}], on the log scale)",
-            "equal",
-            LOG_FACTOR,
-            lambda: self.single_run(r.cw_grpo, log_entropy_retained),
+            direction="equal",
+            margin=LOG_FACTOR,
+            compute=lambda: self.single_run(r.cw_grpo, log_entropy_retained),
             part_of="entropy",
         )
         # 0.005 of the first step's entropy per step: the smallest difference in step-to-step wobble that matters
         self.claim(
-            "entropy_grpo_unstable",
-            "vanilla GRPO exhibits significant entropy instability",
-            "fig. 1",
-            "no number",
-            f"entropy fluctuation (mean |step-to-step change| / step-1 entropy) of {r.cw_grpo} minus {r.grpo}",
-            "less",
-            0.005,
-            lambda: self.results.compare_history(r.cw_grpo, r.grpo, entropy_fluctuation, digits=4),
+            key="entropy_grpo_unstable",
+            quote="vanilla GRPO exhibits significant entropy instability",
+            source="fig. 1",
+            paper_value="no number",
+            ours=f"entropy fluctuation (mean |step-to-step change| / step-1 entropy) of {r.cw_grpo} minus {r.grpo}",
+            direction="less",
+            margin=0.005,
+            compute=lambda: self.results.compare_history(r.cw_grpo, r.grpo, entropy_fluctuation, digits=4),
             part_of="entropy",
         )
         # a rank correlation weaker than 0.2 in size is not one that matters
         self.claim(
-            "entropy_correlates",
-            "stable entropy correlates with better reasoning performance",
-            "sec. 3.2, table 3",
-            "table 3: GRPO 85.0 / 82.0 / 79.8 with entropy 'low' then 'high'; CW-GRPO 87.0 / 86.2 / 86.4",
-            "Spearman correlation, over the six checkpoint runs of one seed, of entropy fluctuation (up to the "
+            key="entropy_correlates",
+            quote="stable entropy correlates with better reasoning performance",
+            source="sec. 3.2, table 3",
+            paper_value="table 3: GRPO 85.0 / 82.0 / 79.8 with entropy 'low' then 'high'; CW-GRPO 87.0 / 86.2 / 86.4",
+            ours="Spearman correlation, over the six checkpoint runs of one seed, of entropy fluctuation (up to the "
             "checkpoint) and mean@n, per seed (stable entropy, better accuracy: < 0)",
-            "less",
-            0.2,
-            self._entropy_accuracy_correlation,
+            direction="less",
+            margin=0.2,
+            compute=self._entropy_accuracy_correlation,
         )
         self.conjunction(
-            "checkpoints",
-            r"vanilla GRPO’s entropy instability leads to performance degradation \(from 85\.0% to 79\.8% on "
+            key="checkpoints",
+            quote=r"vanilla GRPO’s entropy instability leads to performance degradation \(from 85\.0% to 79\.8% on "
             r"MATH\-500\), while our method maintains consistent performance \(86\.2%\-87\.0%\) across all "
             r"checkpoints",
-            "sec. 3.2, table 3",
-            "GRPO 85.0 -> 82.0 -> 79.8, CW-GRPO 87.0 -> 86.2 -> 86.4 (MATH-500, steps 100 / 150 / 200)",
-            "mean@n across the checkpoint runs of GRPO and of CW-GRPO",
+            source="sec. 3.2, table 3",
+            paper_value="GRPO 85.0 -> 82.0 -> 79.8, CW-GRPO 87.0 -> 86.2 -> 86.4 (MATH-500, steps 100 / 150 / 200)",
+            ours="mean@n across the checkpoint runs of GRPO and of CW-GRPO",
         )
         first_g, last_g = r.grpo_checkpoints[0], r.grpo_checkpoints[-1]
         # the paper's drop is 5.2 points; a drop less than half as large (or more than 1.5 times) is another size
         self.claim(
-            "grpo_degrades",
-            r"vanilla GRPO’s entropy instability leads to performance degradation \(from 85\.0% to 79\.8% on "
+            key="grpo_degrades",
+            quote=r"vanilla GRPO’s entropy instability leads to performance degradation \(from 85\.0% to 79\.8% on "
             r"MATH\-500\)",
-            "table 3",
-            "79.8 - 85.0 = -5.2 (MATH-500)",
-            f"mean@n of {last_g} (last checkpoint) minus {first_g} (first); the entropy cause is not tested",
-            "equal",
-            0.026,
-            lambda: self.compare(last_g, first_g, ACCURACY, differs_in=(MAX_STEPS,)),
+            source="table 3",
+            paper_value="79.8 - 85.0 = -5.2 (MATH-500)",
+            ours=f"mean@n of {last_g} (last checkpoint) minus {first_g} (first); the entropy cause is not tested",
+            direction="equal",
+            margin=0.026,
+            compute=lambda: self.compare(last_g, first_g, ACCURACY, differs_in=(MAX_STEPS,)),
             reference=-0.052,
             paper_effect=-0.052,
             part_of="checkpoints",
@@ -215,14 +218,14 @@ class Paper(PaperBase):
         for later in r.cw_grpo_checkpoints[1:]:
             # the paper's checkpoints span 0.8 points; within one point (0.01) of the first is "consistent"
             self.claim(
-                f"cw_consistent_{later}",
-                r"our method maintains consistent performance \(86\.2%\-87\.0%\) across all checkpoints",
-                "table 3",
-                "87.0 / 86.2 / 86.4 (MATH-500)",
-                f"mean@n of {later} minus {first_c} (first checkpoint)",
-                "equal",
-                0.01,
-                lambda later=later: self.compare(later, first_c, ACCURACY, differs_in=(MAX_STEPS,)),
+                key=f"cw_consistent_{later}",
+                quote=r"our method maintains consistent performance \(86\.2%\-87\.0%\) across all checkpoints",
+                source="table 3",
+                paper_value="87.0 / 86.2 / 86.4 (MATH-500)",
+                ours=f"mean@n of {later} minus {first_c} (first checkpoint)",
+                direction="equal",
+                margin=0.01,
+                compute=lambda later=later: self.compare(later, first_c, ACCURACY, differs_in=(MAX_STEPS,)),
                 part_of="checkpoints",
             )
 

@@ -210,34 +210,36 @@ class Paper(PaperBase):
         grpo_pair = (r.grpo, r.grpo_onpolicy)
         f = self.settings.early_fraction
         key = self.conjunction(
-            "collapse_fig2a",
-            "Both curves exhibit highly similar dynamics: starting at an entropy of approximately 0.25, dropping "
+            key="collapse_fig2a",
+            quote="Both curves exhibit highly similar dynamics: starting at an entropy of approximately 0.25, dropping "
             "sharply within the first 50 training steps, and rapidly converging to nearly zero",
-            "sec. 4, fig. 2(a)",
-            "entropy ~0.25 at the start, sharp drop in 50 steps, then ~0 (no table)",
-            "every part below",
+            source="sec. 4, fig. 2(a)",
+            paper_value="entropy ~0.25 at the start, sharp drop in 50 steps, then ~0 (no table)",
+            ours="every part below",
         )
         self.claim(
-            "similar_dynamics",
-            "Both curves exhibit highly similar dynamics",
-            "sec. 4, fig. 2(a)",
-            "no number",
-            f"mean over training of entropy / its first step's (the normalised curve's area) of {r.grpo_onpolicy} "
+            key="similar_dynamics",
+            quote="Both curves exhibit highly similar dynamics",
+            source="sec. 4, fig. 2(a)",
+            paper_value="no number",
+            ours=f"mean over training of entropy / its first step's (the normalised curve's area) of {r.grpo_onpolicy} "
             f"minus {r.grpo}, per seed",
-            "equal",
-            SIMILAR_CURVE,
-            lambda: self.results.compare_history(r.grpo_onpolicy, r.grpo, normalised_entropy_area, differs_in=TABLE1),
+            direction="equal",
+            margin=SIMILAR_CURVE,
+            compute=lambda: self.results.compare_history(
+                r.grpo_onpolicy, r.grpo, normalised_entropy_area, differs_in=TABLE1
+            ),
             part_of=key,
         )
         self.claim(
-            "start_0_25",
-            "starting at an entropy of approximately 0.25",
-            "sec. 4, fig. 2(a)",
-            "0.25 nats",
-            "—",
-            "equal",
-            0.05,
-            lambda: unavailable(
+            key="start_0_25",
+            quote="starting at an entropy of approximately 0.25",
+            source="sec. 4, fig. 2(a)",
+            paper_value="0.25 nats",
+            ours="—",
+            direction="equal",
+            margin=0.05,
+            compute=lambda: unavailable(
                 "scale: the entropy level in nats belongs to the model and its vocabulary (Qwen2.5-Math-7B, ~150k "
                 "tokens); the testbed's 0.56M-parameter policy has its own"
             ),
@@ -245,127 +247,135 @@ class Paper(PaperBase):
         )
         for run in grpo_pair:
             self.claim(
-                f"sharp_drop_{run}",
-                "dropping sharply within the first 50 training steps",
-                "sec. 4, fig. 2(a)",
-                "a sharp drop by step 50",
-                f"share of the first step's entropy lost by the end of the first {f:.0%} of steps ('the first 50 "
+                key=f"sharp_drop_{run}",
+                quote="dropping sharply within the first 50 training steps",
+                source="sec. 4, fig. 2(a)",
+                paper_value="a sharp drop by step 50",
+                ours=f"share of the first step's entropy lost by the end of the first {f:.0%} of steps ('the first 50 "
                 f"steps'; mean of the last fifth of that window) in {run}, per seed",
-                "greater",
-                SHARP_DROP,
-                lambda run=run: self.single_run(run, lambda h: 1 - window_mean(h, ENTROPY, 0.8 * f, f) / first(h)),
+                direction="greater",
+                margin=SHARP_DROP,
+                compute=lambda run=run: self.single_run(
+                    run, lambda h: 1 - window_mean(h, ENTROPY, 0.8 * f, f) / first(h)
+                ),
                 part_of=key,
             )
         for run in grpo_pair:
             self.claim(
-                f"near_zero_{run}",
-                "rapidly converging to nearly zero",
-                "sec. 4, fig. 2(a)",
-                "~0 at the end",
-                f"entropy retained (last {TAIL_STEPS} steps / first step) of {run}, per seed",
-                "equal",
-                NEAR_ZERO,
-                lambda run=run: self.single_run(run, entropy_retained),
+                key=f"near_zero_{run}",
+                quote="rapidly converging to nearly zero",
+                source="sec. 4, fig. 2(a)",
+                paper_value="~0 at the end",
+                ours=f"entropy retained (last {TAIL_STEPS} steps / first step) of {run}, per seed",
+                direction="equal",
+                margin=NEAR_ZERO,
+                compute=lambda run=run: self.single_run(run, entropy_retained),
                 part_of=key,
             )
         key = self.conjunction(
-            "net_flow_fig2b",
-            "this quantity is strongly negative during the first 50 steps ... As training proceeds, the net entropy "
+            key="net_flow_fig2b",
+            quote="this quantity is strongly negative during the first 50 steps ... As training proceeds, the net "
+            "entropy "
             "change approaches zero",
-            "sec. 4, fig. 2(b)",
-            "strongly negative early, then ~0 (no number)",
-            "every part below",
+            source="sec. 4, fig. 2(b)",
+            paper_value="strongly negative early, then ~0 (no number)",
+            ours="every part below",
         )
         for run in grpo_pair:
             self.claim(
-                f"net_flow_early_{run}",
-                "this quantity is strongly negative during the first 50 steps",
-                "sec. 4, fig. 2(b)",
-                "strongly negative",
-                f"net / gross first-order flow, sum(dH) / sum(|dH|) over the first {f:.0%} of steps of {run} "
+                key=f"net_flow_early_{run}",
+                quote="this quantity is strongly negative during the first 50 steps",
+                source="sec. 4, fig. 2(b)",
+                paper_value="strongly negative",
+                ours=f"net / gross first-order flow, sum(dH) / sum(|dH|) over the first {f:.0%} of steps of {run} "
                 f"(`{FLOW}net|pos|neg`, eq. 6 at the sampled token), per seed",
-                "less",
-                STRONG_FLOW,
-                lambda run=run: self.single_run(run, lambda h: flow_balance(h, GRPO_FLOW, 0.0, f)),
+                direction="less",
+                margin=STRONG_FLOW,
+                compute=lambda run=run: self.single_run(run, lambda h: flow_balance(h, GRPO_FLOW, 0.0, f)),
                 part_of=key,
             )
         for run in grpo_pair:
             self.claim(
-                f"net_flow_late_{run}",
-                "As training proceeds, the net entropy change approaches zero",
-                "sec. 4, fig. 2(b)",
-                "~0 late in training",
-                f"mean net flow (`{FLOW}net`) over the last {f:.0%} of steps / over the first {f:.0%} of {run}, per "
+                key=f"net_flow_late_{run}",
+                quote="As training proceeds, the net entropy change approaches zero",
+                source="sec. 4, fig. 2(b)",
+                paper_value="~0 late in training",
+                ours=f"mean net flow (`{FLOW}net`) over the last {f:.0%} of steps / over the first {f:.0%} of {run}, "
+                "per "
                 "seed (0: the flow has vanished; 1: as negative as at the start)",
-                "equal",
-                APPROACHES_ZERO,
-                lambda run=run: self.single_run(
+                direction="equal",
+                margin=APPROACHES_ZERO,
+                compute=lambda run=run: self.single_run(
                     run, lambda h: window_mean(h, FLOW + "net", 1 - f, 1.0) / window_mean(h, FLOW + "net", 0.0, f)
                 ),
                 part_of=key,
             )
         key = self.conjunction(
-            "flow_drives_entropy",
-            "Together, these observations indicate that the evolution of policy entropy is driven by the cumulative "
+            key="flow_drives_entropy",
+            quote="Together, these observations indicate that the evolution of policy entropy is driven by the "
+            "cumulative "
             "token-level entropy changes",
-            "sec. 4, fig. 2(a)-(b)",
-            "no number",
-            "every part below",
+            source="sec. 4, fig. 2(a)-(b)",
+            paper_value="no number",
+            ours="every part below",
         )
         for run in grpo_pair:
             self.claim(
-                f"flow_tracks_{run}",
-                "the evolution of policy entropy is driven by the cumulative token-level entropy changes",
-                "sec. 4, fig. 2(a)-(b)",
-                "no number",
-                f"Pearson correlation over steps of the net flow of step t (`{FLOW}net`) with the rollout entropy's "
+                key=f"flow_tracks_{run}",
+                quote="the evolution of policy entropy is driven by the cumulative token-level entropy changes",
+                source="sec. 4, fig. 2(a)-(b)",
+                paper_value="no number",
+                ours=f"Pearson correlation over steps of the net flow of step t (`{FLOW}net`) with the rollout "
+                "entropy's "
                 f"change from step t to t + 1 in {run}, per seed",
-                "greater",
-                CORRELATION,
-                lambda run=run: self.single_run(run, lambda h: flow_entropy_correlation(h, FLOW + "net")),
+                direction="greater",
+                margin=CORRELATION,
+                compute=lambda run=run: self.single_run(run, lambda h: flow_entropy_correlation(h, FLOW + "net")),
                 part_of=key,
             )
         key = self.conjunction(
-            "clipped_tokens",
-            "tokens clipped at the upper bound tend to exhibit positive entropy change ... whereas those clipped at "
+            key="clipped_tokens",
+            quote="tokens clipped at the upper bound tend to exhibit positive entropy change ... whereas those "
+            "clipped at "
             "the lower bound typically exhibit negative entropy change",
-            "sec. 4, fig. 2(c)",
-            "upper-clipped dH > 0, lower-clipped dH < 0 (no number)",
-            "every part below",
+            source="sec. 4, fig. 2(c)",
+            paper_value="upper-clipped dH > 0, lower-clipped dH < 0 (no number)",
+            ours="every part below",
         )
         for side, direction, text in (
             ("clipped_high", "greater", "tokens clipped at the upper bound tend to exhibit positive entropy change"),
             ("clipped_low", "less", "those clipped at the lower bound typically exhibit negative entropy change"),
         ):
             self.claim(
-                f"clip_{side}",
-                text,
-                "sec. 4, fig. 2(c)",
-                "dH > 0" if side == "clipped_high" else "dH < 0",
-                "sign balance sum(x) / sum(|x|) over steps of x = the summed dH of the tokens "
+                key=f"clip_{side}",
+                quote=text,
+                source="sec. 4, fig. 2(c)",
+                paper_value="dH > 0" if side == "clipped_high" else "dH < 0",
+                ours="sign balance sum(x) / sum(|x|) over steps of x = the summed dH of the tokens "
                 f"{side.replace('_', ' at the ')} bound (`{FLOW}{side}`) under {r.clip_higher}, per seed",
-                direction,
-                SIGN_BALANCE,
-                lambda side=side: self.single_run(r.clip_higher, lambda h: sign_balance(h, FLOW + side)),
+                direction=direction,
+                margin=SIGN_BALANCE,
+                compute=lambda side=side: self.single_run(r.clip_higher, lambda h: sign_balance(h, FLOW + side)),
                 part_of=key,
             )
         key = self.conjunction(
-            "imbalance",
-            "GRPO-style training exhibits a pronounced imbalance in entropy flow, where entropy-decreasing updates "
+            key="imbalance",
+            quote="GRPO-style training exhibits a pronounced imbalance in entropy flow, where entropy-decreasing "
+            "updates "
             "consistently outweigh entropy-increasing ones across training steps",
-            "sec. 5.1 (from sec. 4; also the abstract and sec. 4's summary)",
-            "sum over S- of |dH| > sum over S+ of dH at every step (no number)",
-            "every part below",
+            source="sec. 5.1 (from sec. 4; also the abstract and sec. 4's summary)",
+            paper_value="sum over S- of |dH| > sum over S+ of dH at every step (no number)",
+            ours="every part below",
         )
         for run in grpo_pair:
             self.claim(
-                f"imbalance_{run}",
-                "entropy-decreasing updates consistently outweigh entropy-increasing ones across training steps",
-                "sec. 5.1",
-                "every step",
-                f"share of steps whose net flow (`{FLOW}net`) is negative in {run}, per seed",
-                "equal",
-                CONSISTENT,
+                key=f"imbalance_{run}",
+                quote="entropy-decreasing updates consistently outweigh entropy-increasing ones across training steps",
+                source="sec. 5.1",
+                paper_value="every step",
+                ours=f"share of steps whose net flow (`{FLOW}net`) is negative in {run}, per seed",
+                direction="equal",
+                margin=CONSISTENT,
                 reference=1.0,
                 compute=lambda run=run: self.single_run(run, lambda h: float((column(h, FLOW + "net") < 0).mean())),
                 part_of=key,
@@ -375,120 +385,123 @@ class Paper(PaperBase):
         r = self.runs
         others = [r.grpo, r.grpo_onpolicy, *r.baselines]
         key = self.conjunction(
-            "best_overall",
-            "First, among a set of competitive baselines, OPEFO achieves the best overall performance.",
-            "sec. 6.2, table 1",
-            "Avg. 52.4 vs at most 50.7 (7B); 51.9 vs at most 50.1 (4B)",
-            "OPEFO above every baseline (parts below)",
+            key="best_overall",
+            quote="First, among a set of competitive baselines, OPEFO achieves the best overall performance.",
+            source="sec. 6.2, table 1",
+            paper_value="Avg. 52.4 vs at most 50.7 (7B); 51.9 vs at most 50.1 (4B)",
+            ours="OPEFO above every baseline (parts below)",
         )
         for baseline in others:
             label = self.label(baseline)
             self.claim(
-                f"acc_vs_{baseline}",
-                "OPEFO achieves the best overall performance",
-                "sec. 6.2, table 1",
-                f"Avg. 52.4 vs {PAPER_AVG_7B[label]:.1f} ({label}, 7B)",
-                f"mean@n of {r.opefo} minus {baseline}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda b=baseline: self.compare(r.opefo, b, ACCURACY, differs_in=TABLE1),
+                key=f"acc_vs_{baseline}",
+                quote="OPEFO achieves the best overall performance",
+                source="sec. 6.2, table 1",
+                paper_value=f"Avg. 52.4 vs {PAPER_AVG_7B[label]:.1f} ({label}, 7B)",
+                ours=f"mean@n of {r.opefo} minus {baseline}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda b=baseline: self.compare(r.opefo, b, ACCURACY, differs_in=TABLE1),
                 paper_effect=(52.4 - PAPER_AVG_7B[label]) / 100,
                 part_of=key,
             )
         key = self.conjunction(
-            "second_best_margin",
-            "On Qwen2.5-Math-7B and Qwen3-Base-4B, OPEFO attains average accuracies of 52.4% and 51.9%, "
+            key="second_best_margin",
+            quote="On Qwen2.5-Math-7B and Qwen3-Base-4B, OPEFO attains average accuracies of 52.4% and 51.9%, "
             "respectively, outperforming the second-best methods by margins of 1.7% and 1.8%.",
-            "sec. 6.2, table 1",
-            "7B: 52.4 - 50.7 (Clip-Cov) = 1.7; 4B: 51.9 - 50.1 = 1.8 as printed, but the paper's own 4B Avg. of "
+            source="sec. 6.2, table 1",
+            paper_value="7B: 52.4 - 50.7 (Clip-Cov) = 1.7; 4B: 51.9 - 50.1 = 1.8 as printed, but the paper's own 4B "
+            "Avg. of "
             "Clip-Cov (48.9) and KL-Cov (49.2) are not the means of their columns (50.25, 50.27): by its columns the "
             "4B runner-up is KL-Cov and the margin 1.7",
-            "both models' margins (parts below)",
+            ours="both models' margins (parts below)",
         )
         self.claim(
-            "margin_7b",
-            "outperforming the second-best methods by margins of 1.7%",
-            "sec. 6.2, table 1",
-            "1.7 points (52.4 vs Clip-Cov 50.7)",
-            f"mean@n of {r.opefo} minus the best other table-1 run per seed (the testbed stands in for "
+            key="margin_7b",
+            quote="outperforming the second-best methods by margins of 1.7%",
+            source="sec. 6.2, table 1",
+            paper_value="1.7 points (52.4 vs Clip-Cov 50.7)",
+            ours=f"mean@n of {r.opefo} minus the best other table-1 run per seed (the testbed stands in for "
             "Qwen2.5-Math-7B)",
-            "equal",
-            ACCURACY_MARGIN,
-            lambda: self._versus_best(r.opefo, others, ACCURACY),
+            direction="equal",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self._versus_best(r.opefo, others, ACCURACY),
             reference=0.017,
             paper_effect=0.017,
             part_of=key,
         )
         self.claim(
-            "margin_4b",
-            "Qwen3-Base-4B, OPEFO attains average accuracies of 52.4% and 51.9%, respectively, outperforming the "
+            key="margin_4b",
+            quote="Qwen3-Base-4B, OPEFO attains average accuracies of 52.4% and 51.9%, respectively, outperforming the "
             "second-best methods by margins of 1.7% and 1.8%",
-            "sec. 6.2, table 1",
-            "1.8 points (51.9 vs 50.1)",
-            "—",
-            "equal",
-            ACCURACY_MARGIN,
-            lambda: unavailable(SECOND_MODEL),
+            source="sec. 6.2, table 1",
+            paper_value="1.8 points (51.9 vs 50.1)",
+            ours="—",
+            direction="equal",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(SECOND_MODEL),
             reference=0.018,
             part_of=key,
         )
         self.claim(
-            "robust_across",
-            "These gains are observed across models and datasets, indicating that OPEFO improves reasoning ability "
+            key="robust_across",
+            quote="These gains are observed across models and datasets, indicating that OPEFO improves reasoning "
+            "ability "
             "in a robust manner.",
-            "sec. 6.2, table 1",
-            "best on 11 of 12 model x benchmark columns",
-            "—",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable(
+            source="sec. 6.2, table 1",
+            paper_value="best on 11 of 12 model x benchmark columns",
+            ours="—",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(
                 "benchmark: the testbed trains one model and evaluates one held-out set of one task, not two models "
                 "on six benchmarks"
             ),
         )
         self.claim(
-            "onpolicy_vs_grpo",
-            "comparing GRPO with its strict on-policy variant reveals a clear and consistent empirical advantage of "
+            key="onpolicy_vs_grpo",
+            quote="comparing GRPO with its strict on-policy variant reveals a clear and consistent empirical "
+            "advantage of "
             "the strict on-policy setting over the approximate on-policy one",
-            "sec. 6.2, table 1",
-            "Avg. 50.1 vs 45.5 (7B), 50.1 vs 44.8 (4B)",
-            f"mean@n of {r.grpo_onpolicy} (1 update per rollout batch) minus {r.grpo} (8 updates)",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self.compare(r.grpo_onpolicy, r.grpo, ACCURACY, differs_in=TABLE1),
+            source="sec. 6.2, table 1",
+            paper_value="Avg. 50.1 vs 45.5 (7B), 50.1 vs 44.8 (4B)",
+            ours=f"mean@n of {r.grpo_onpolicy} (1 update per rollout batch) minus {r.grpo} (8 updates)",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(r.grpo_onpolicy, r.grpo, ACCURACY, differs_in=TABLE1),
             paper_effect=0.046,
         )
         key = self.conjunction(
-            "gain_over_onpolicy",
-            "Third, under the same strict on-policy setting, OPEFO further improves performance over strict "
+            key="gain_over_onpolicy",
+            quote="Third, under the same strict on-policy setting, OPEFO further improves performance over strict "
             "on-policy GRPO by explicitly balancing entropy-increasing and entropy-decreasing updates, yielding "
             "average gains of 2.3% and 1.8% on Qwen2.5-Math-7B and Qwen3-Base-4B, respectively.",
-            "sec. 6.2, table 1",
-            "7B: 52.4 - 50.1 = 2.3; 4B: 51.9 - 50.1 = 1.8",
-            "both models' gains (parts below)",
+            source="sec. 6.2, table 1",
+            paper_value="7B: 52.4 - 50.1 = 2.3; 4B: 51.9 - 50.1 = 1.8",
+            ours="both models' gains (parts below)",
         )
         self.claim(
-            "gain_7b",
-            "OPEFO further improves performance over strict on-policy GRPO ... yielding average gains of 2.3%",
-            "sec. 6.2, table 1",
-            "2.3 points (52.4 vs 50.1)",
-            f"mean@n of {r.opefo} minus {r.grpo_onpolicy} (the testbed stands in for Qwen2.5-Math-7B)",
-            "equal",
-            ACCURACY_MARGIN,
-            lambda: self.compare(r.opefo, r.grpo_onpolicy, ACCURACY),
+            key="gain_7b",
+            quote="OPEFO further improves performance over strict on-policy GRPO ... yielding average gains of 2.3%",
+            source="sec. 6.2, table 1",
+            paper_value="2.3 points (52.4 vs 50.1)",
+            ours=f"mean@n of {r.opefo} minus {r.grpo_onpolicy} (the testbed stands in for Qwen2.5-Math-7B)",
+            direction="equal",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(r.opefo, r.grpo_onpolicy, ACCURACY),
             reference=0.023,
             paper_effect=0.023,
             part_of=key,
         )
         self.claim(
-            "gain_4b",
-            "average gains of 2.3% and 1.8% on Qwen2.5-Math-7B and Qwen3-Base-4B",
-            "sec. 6.2, table 1",
-            "1.8 points (51.9 vs 50.1)",
-            "—",
-            "equal",
-            ACCURACY_MARGIN,
-            lambda: unavailable(SECOND_MODEL),
+            key="gain_4b",
+            quote="average gains of 2.3% and 1.8% on Qwen2.5-Math-7B and Qwen3-Base-4B",
+            source="sec. 6.2, table 1",
+            paper_value="1.8 points (51.9 vs 50.1)",
+            ours="—",
+            direction="equal",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable(SECOND_MODEL),
             reference=0.018,
             part_of=key,
         )
@@ -497,270 +510,280 @@ class Paper(PaperBase):
         r = self.runs
         table1 = [r.grpo, r.grpo_onpolicy, *r.baselines, r.opefo]
         key = self.conjunction(
-            "grpo_collapse",
-            "both standard GRPO and its strict on-policy variant exhibit a rapid collapse of policy entropy during "
+            key="grpo_collapse",
+            quote="both standard GRPO and its strict on-policy variant exhibit a rapid collapse of policy entropy "
+            "during "
             "training",
-            "sec. 6.3, fig. 4(a) (and sec. 6.2: strict on-policy GRPO 'does not prevent entropy collapse')",
-            "collapse (no number)",
-            "every part below",
+            source="sec. 6.3, fig. 4(a) (and sec. 6.2: strict on-policy GRPO 'does not prevent entropy collapse')",
+            paper_value="collapse (no number)",
+            ours="every part below",
         )
         for run in (r.grpo, r.grpo_onpolicy):
             self.claim(
-                f"collapse_{run}",
-                "exhibit a rapid collapse of policy entropy during training",
-                "sec. 6.3, fig. 4(a)",
-                "collapse",
-                f"entropy retained (last {TAIL_STEPS} steps / first step) of {run}, per seed",
-                "less",
-                COLLAPSE_MARGIN,
-                lambda run=run: self.single_run(run, entropy_retained),
+                key=f"collapse_{run}",
+                quote="exhibit a rapid collapse of policy entropy during training",
+                source="sec. 6.3, fig. 4(a)",
+                paper_value="collapse",
+                ours=f"entropy retained (last {TAIL_STEPS} steps / first step) of {run}, per seed",
+                direction="less",
+                margin=COLLAPSE_MARGIN,
+                compute=lambda run=run: self.single_run(run, entropy_retained),
                 reference=COLLAPSED,
                 part_of=key,
             )
         self.claim(
-            "entropy_reg_grows",
-            "entropy regularization leads to uncontrolled entropy growth in later training stages (after "
+            key="entropy_reg_grows",
+            quote="entropy regularization leads to uncontrolled entropy growth in later training stages (after "
             "approximately 400 steps)",
-            "sec. 6.3, fig. 4(a)",
-            "entropy rises after ~400 steps",
-            "—",
-            "greater",
-            0.0,
-            lambda: unavailable(
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="entropy rises after ~400 steps",
+            ours="—",
+            direction="greater",
+            margin=0.0,
+            compute=lambda: unavailable(
                 f"budget: the growth starts after ~400 of the paper's steps; the testbed trains "
                 f"{self.results.max_steps(r.opefo)}"
             ),
         )
         key = self.conjunction(
-            "clip_higher_partial",
-            "Clip-higher partially mitigates collapse but still suffers from noticeable oscillations",
-            "sec. 6.3, fig. 4(a)",
-            "no number",
-            "every part below",
+            key="clip_higher_partial",
+            quote="Clip-higher partially mitigates collapse but still suffers from noticeable oscillations",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="no number",
+            ours="every part below",
         )
         self.claim(
-            "clip_higher_mitigates",
-            "Clip-higher partially mitigates collapse",
-            "sec. 6.3, fig. 4(a)",
-            "more entropy than GRPO",
-            f"entropy retained of {r.clip_higher} minus {r.grpo}, per seed",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: self.results.compare_history(r.clip_higher, r.grpo, entropy_retained, differs_in=CLIP_HIGHER),
+            key="clip_higher_mitigates",
+            quote="Clip-higher partially mitigates collapse",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="more entropy than GRPO",
+            ours=f"entropy retained of {r.clip_higher} minus {r.grpo}, per seed",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.results.compare_history(
+                r.clip_higher, r.grpo, entropy_retained, differs_in=CLIP_HIGHER
+            ),
             part_of=key,
         )
         self.claim(
-            "clip_higher_oscillates",
-            "but still suffers from noticeable oscillations",
-            "sec. 6.3, fig. 4(a)",
-            "oscillations",
-            f"roughness (mean |log H(t+1) - log H(t)| of the rollout entropy) of {r.clip_higher} minus {r.grpo}, "
+            key="clip_higher_oscillates",
+            quote="but still suffers from noticeable oscillations",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="oscillations",
+            ours=f"roughness (mean |log H(t+1) - log H(t)| of the rollout entropy) of {r.clip_higher} minus {r.grpo}, "
             "per seed",
-            "greater",
-            ROUGHNESS_MARGIN,
-            lambda: self.results.compare_history(r.clip_higher, r.grpo, roughness, differs_in=CLIP_HIGHER),
+            direction="greater",
+            margin=ROUGHNESS_MARGIN,
+            compute=lambda: self.results.compare_history(r.clip_higher, r.grpo, roughness, differs_in=CLIP_HIGHER),
             part_of=key,
         )
         key = self.conjunction(
-            "opefo_stable",
-            "OPEFO maintains a smooth and stable entropy trajectory, avoiding both premature determinism and "
+            key="opefo_stable",
+            quote="OPEFO maintains a smooth and stable entropy trajectory, avoiding both premature determinism and "
             "uncontrolled entropy inflation",
-            "sec. 6.3, fig. 4(a)",
-            "no number",
-            "every part below",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="no number",
+            ours="every part below",
         )
         self.claim(
-            "opefo_smooth",
-            "OPEFO maintains a smooth ... entropy trajectory",
-            "sec. 6.3, fig. 4(a)",
-            "smooth",
-            f"roughness of {r.opefo} minus {r.grpo_onpolicy}, per seed (no rougher than strict on-policy GRPO)",
-            "less",
-            0.0,
-            lambda: self.results.compare_history(r.opefo, r.grpo_onpolicy, roughness),
+            key="opefo_smooth",
+            quote="OPEFO maintains a smooth ... entropy trajectory",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="smooth",
+            ours=f"roughness of {r.opefo} minus {r.grpo_onpolicy}, per seed (no rougher than strict on-policy GRPO)",
+            direction="less",
+            margin=0.0,
+            compute=lambda: self.results.compare_history(r.opefo, r.grpo_onpolicy, roughness),
             reference=ROUGHNESS_MARGIN,
             part_of=key,
         )
         self.claim(
-            "opefo_stable_band",
-            "OPEFO maintains a smooth and stable entropy trajectory",
-            "sec. 6.3, fig. 4(a)",
-            "stable",
-            f"entropy retained (last {TAIL_STEPS} steps / first step) of {r.opefo}, per seed",
-            "equal",
-            LOG_FACTOR,
-            lambda: self.single_run(r.opefo, log_entropy_retained),
+            key="opefo_stable_band",
+            quote="OPEFO maintains a smooth and stable entropy trajectory",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="stable",
+            ours=f"entropy retained (last {TAIL_STEPS} steps / first step) of {r.opefo}, per seed",
+            direction="equal",
+            margin=LOG_FACTOR,
+            compute=lambda: self.single_run(r.opefo, log_entropy_retained),
             part_of=key,
         )
         self.claim(
-            "opefo_not_deterministic",
-            "avoiding both premature determinism",
-            "sec. 6.3, fig. 4(a)",
-            "more entropy than strict on-policy GRPO",
-            f"entropy retained of {r.opefo} minus {r.grpo_onpolicy}, per seed",
-            "greater",
-            ENTROPY_MARGIN,
-            lambda: self.results.compare_history(r.opefo, r.grpo_onpolicy, entropy_retained),
+            key="opefo_not_deterministic",
+            quote="avoiding both premature determinism",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="more entropy than strict on-policy GRPO",
+            ours=f"entropy retained of {r.opefo} minus {r.grpo_onpolicy}, per seed",
+            direction="greater",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self.results.compare_history(r.opefo, r.grpo_onpolicy, entropy_retained),
             part_of=key,
         )
         self.claim(
-            "opefo_no_inflation",
-            "and uncontrolled entropy inflation",
-            "sec. 6.3, fig. 4(a)",
-            "no inflation",
-            f"entropy retained of {r.opefo}, per seed, below the divergence factor",
-            "less",
-            0.0,
-            lambda: self.single_run(r.opefo, log_entropy_retained),
+            key="opefo_no_inflation",
+            quote="and uncontrolled entropy inflation",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="no inflation",
+            ours=f"entropy retained of {r.opefo}, per seed, below the divergence factor",
+            direction="less",
+            margin=0.0,
+            compute=lambda: self.single_run(r.opefo, log_entropy_retained),
             reference=LOG_FACTOR,
             part_of=key,
         )
         self.claim(
-            "most_stable",
-            "More importantly, it maintains the ... most stable entropy dynamics among strong base-",
-            "sec. 1 (fig. 4(a))",
-            "no number",
-            f"|log entropy retained| of {r.opefo} minus the smallest of the other table-1 runs', per seed",
-            "less",
-            STABILITY_MARGIN,
-            lambda: self._versus_best(r.opefo, table1[:-1], log_retained_distance, best="min"),
+            key="most_stable",
+            quote="More importantly, it maintains the ... most stable entropy dynamics among strong base-",
+            source="sec. 1 (fig. 4(a))",
+            paper_value="no number",
+            ours=f"|log entropy retained| of {r.opefo} minus the smallest of the other table-1 runs', per seed",
+            direction="less",
+            margin=STABILITY_MARGIN,
+            compute=lambda: self._versus_best(r.opefo, table1[:-1], log_retained_distance, best="min"),
         )
         key = self.conjunction(
-            "reward_trends",
-            "Figure 4 (b) shows steady upward trends across all methods.",
-            "sec. 6.3, fig. 4(b)",
-            "no number",
-            "every part below",
+            key="reward_trends",
+            quote="Figure 4 (b) shows steady upward trends across all methods.",
+            source="sec. 6.3, fig. 4(b)",
+            paper_value="no number",
+            ours="every part below",
         )
         for run in table1:
             self.claim(
-                f"reward_up_{run}",
-                "steady upward trends across all methods",
-                "sec. 6.3, fig. 4(b)",
-                "upward",
-                f"training reward over the last {LATE:.0%} of steps minus the first {LATE:.0%} in {run}, per seed",
-                "greater",
-                REWARD_MARGIN,
-                lambda run=run: self.single_run(
+                key=f"reward_up_{run}",
+                quote="steady upward trends across all methods",
+                source="sec. 6.3, fig. 4(b)",
+                paper_value="upward",
+                ours=f"training reward over the last {LATE:.0%} of steps minus the first {LATE:.0%} in {run}, per seed",
+                direction="greater",
+                margin=REWARD_MARGIN,
+                compute=lambda run=run: self.single_run(
                     run, lambda h: window_mean(h, "reward", 1 - LATE, 1) - window_mean(h, "reward", 0, LATE)
                 ),
                 part_of=key,
             )
         key = self.conjunction(
-            "grpo_highest_reward",
-            "GRPO and its strict on-policy variant achieve the highest training reward while also exhibiting the "
+            key="grpo_highest_reward",
+            quote="GRPO and its strict on-policy variant achieve the highest training reward while also exhibiting the "
             "lowest policy entropy",
-            "sec. 6.3, fig. 4(a)-(b)",
-            "no number",
-            "both parts below",
+            source="sec. 6.3, fig. 4(a)-(b)",
+            paper_value="no number",
+            ours="both parts below",
         )
         grpo_pair, rest = [r.grpo, r.grpo_onpolicy], [*r.baselines, r.opefo]
         self.claim(
-            "highest_reward",
-            "achieve the highest training reward",
-            "sec. 6.3, fig. 4(b)",
-            "highest",
-            f"the lower of the two GRPO runs' training reward (last {LATE:.0%} of steps) minus the highest of the "
+            key="highest_reward",
+            quote="achieve the highest training reward",
+            source="sec. 6.3, fig. 4(b)",
+            paper_value="highest",
+            ours=f"the lower of the two GRPO runs' training reward (last {LATE:.0%} of steps) minus the highest of the "
             "other table-1 runs', per seed",
-            "greater",
-            REWARD_MARGIN,
-            lambda: self._group_gap(grpo_pair, rest, late_reward, "min", "max"),
+            direction="greater",
+            margin=REWARD_MARGIN,
+            compute=lambda: self._group_gap(grpo_pair, rest, late_reward, "min", "max"),
             part_of=key,
         )
         self.claim(
-            "lowest_entropy",
-            "while also exhibiting the lowest policy entropy",
-            "sec. 6.3, fig. 4(a)",
-            "lowest",
-            "the higher of the two GRPO runs' entropy retained minus the lowest of the other table-1 runs', per seed",
-            "less",
-            ENTROPY_MARGIN,
-            lambda: self._group_gap(grpo_pair, rest, entropy_retained, "max", "min"),
+            key="lowest_entropy",
+            quote="while also exhibiting the lowest policy entropy",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="lowest",
+            ours="the higher of the two GRPO runs' entropy retained minus the lowest of the other table-1 runs', per "
+            "seed",
+            direction="less",
+            margin=ENTROPY_MARGIN,
+            compute=lambda: self._group_gap(grpo_pair, rest, entropy_retained, "max", "min"),
             part_of=key,
         )
         key = self.conjunction(
-            "opefo_reward",
-            "OPEFO follows this direction by stabilizing entropy while still achieving competitive reward growth.",
-            "sec. 6.3, fig. 4(a)-(b)",
-            "no number",
-            "both parts below",
+            key="opefo_reward",
+            quote="OPEFO follows this direction by stabilizing entropy while still achieving competitive reward "
+            "growth.",
+            source="sec. 6.3, fig. 4(a)-(b)",
+            paper_value="no number",
+            ours="both parts below",
         )
         self.claim(
-            "opefo_reward_stable",
-            "OPEFO follows this direction by stabilizing entropy",
-            "sec. 6.3, fig. 4(a)",
-            "stable",
-            f"entropy retained of {r.opefo}, per seed",
-            "equal",
-            LOG_FACTOR,
-            lambda: self.single_run(r.opefo, log_entropy_retained),
+            key="opefo_reward_stable",
+            quote="OPEFO follows this direction by stabilizing entropy",
+            source="sec. 6.3, fig. 4(a)",
+            paper_value="stable",
+            ours=f"entropy retained of {r.opefo}, per seed",
+            direction="equal",
+            margin=LOG_FACTOR,
+            compute=lambda: self.single_run(r.opefo, log_entropy_retained),
             part_of=key,
         )
         self.claim(
-            "opefo_reward_competitive",
-            "while still achieving competitive reward growth",
-            "sec. 6.3, fig. 4(b)",
-            "competitive",
-            f"training reward over the last {LATE:.0%} of steps of {r.opefo} minus {r.grpo_onpolicy}, per seed (not "
+            key="opefo_reward_competitive",
+            quote="while still achieving competitive reward growth",
+            source="sec. 6.3, fig. 4(b)",
+            paper_value="competitive",
+            ours=f"training reward over the last {LATE:.0%} of steps of {r.opefo} minus {r.grpo_onpolicy}, per seed "
+            "(not "
             f"more than {COMPETITIVE:g} below)",
-            "greater",
-            0.0,
-            lambda: self.results.compare_history(r.opefo, r.grpo_onpolicy, late_reward),
+            direction="greater",
+            margin=0.0,
+            compute=lambda: self.results.compare_history(r.opefo, r.grpo_onpolicy, late_reward),
             reference=-COMPETITIVE,
             part_of=key,
         )
         self.claim(
-            "length_saturates",
-            "For GRPO and its on-policy variant, the response length quickly saturates and stops increasing after "
+            key="length_saturates",
+            quote="For GRPO and its on-policy variant, the response length quickly saturates and stops increasing "
+            "after "
             "around 200 steps, while Clip-higher stabilizes at a later stage, around 300 steps.",
-            "sec. 6.3, fig. 4(c)",
-            "~200 and ~300 steps",
-            "—",
-            "equal",
-            0.0,
-            lambda: unavailable(LENGTH_BUDGET.format(steps=self.results.max_steps(r.opefo))),
+            source="sec. 6.3, fig. 4(c)",
+            paper_value="~200 and ~300 steps",
+            ours="—",
+            direction="equal",
+            margin=0.0,
+            compute=lambda: unavailable(LENGTH_BUDGET.format(steps=self.results.max_steps(r.opefo))),
         )
         self.claim(
-            "entropy_reg_length",
-            "Entropy regularization exhibits a sharp increase in response length after around 400 steps, "
+            key="entropy_reg_length",
+            quote="Entropy regularization exhibits a sharp increase in response length after around 400 steps, "
             "coinciding with the surge ... in policy entropy observed in Figure 4 (a)",
-            "sec. 6.3, fig. 4(c)",
-            "after ~400 steps",
-            "—",
-            "greater",
-            0.0,
-            lambda: unavailable(LENGTH_BUDGET.format(steps=self.results.max_steps(r.opefo))),
+            source="sec. 6.3, fig. 4(c)",
+            paper_value="after ~400 steps",
+            ours="—",
+            direction="greater",
+            margin=0.0,
+            compute=lambda: unavailable(LENGTH_BUDGET.format(steps=self.results.max_steps(r.opefo))),
         )
         key = self.conjunction(
-            "opefo_length",
-            "OPEFO continues to produce longer and controlled responses throughout training",
-            "sec. 6.3, fig. 4(c)",
-            "no number",
-            "both parts below",
+            key="opefo_length",
+            quote="OPEFO continues to produce longer and controlled responses throughout training",
+            source="sec. 6.3, fig. 4(c)",
+            paper_value="no number",
+            ours="both parts below",
         )
         self.claim(
-            "opefo_longer",
-            "OPEFO continues to produce longer",
-            "sec. 6.3, fig. 4(c)",
-            "growing",
-            f"mean response length (tokens) over the last {LATE:.0%} of steps minus the first {LATE:.0%} in "
+            key="opefo_longer",
+            quote="OPEFO continues to produce longer",
+            source="sec. 6.3, fig. 4(c)",
+            paper_value="growing",
+            ours=f"mean response length (tokens) over the last {LATE:.0%} of steps minus the first {LATE:.0%} in "
             f"{r.opefo}, per seed",
-            "greater",
-            LENGTH_MARGIN,
-            lambda: self.single_run(
+            direction="greater",
+            margin=LENGTH_MARGIN,
+            compute=lambda: self.single_run(
                 r.opefo, lambda h: window_mean(h, LENGTH, 1 - LATE, 1) - window_mean(h, LENGTH, 0, LATE)
             ),
             part_of=key,
         )
         self.claim(
-            "opefo_controlled",
-            "and controlled responses throughout training",
-            "sec. 6.3, fig. 4(c)",
-            "controlled",
-            f"share of completions cut at the length limit over the last {LATE:.0%} of steps of {r.opefo}, per seed",
-            "less",
-            0.0,
-            lambda: self.single_run(r.opefo, lambda h: window_mean(h, "completions/clipped_ratio", 1 - LATE, 1)),
+            key="opefo_controlled",
+            quote="and controlled responses throughout training",
+            source="sec. 6.3, fig. 4(c)",
+            paper_value="controlled",
+            ours=f"share of completions cut at the length limit over the last {LATE:.0%} of steps of {r.opefo}, per "
+            "seed",
+            direction="less",
+            margin=0.0,
+            compute=lambda: self.single_run(
+                r.opefo, lambda h: window_mean(h, "completions/clipped_ratio", 1 - LATE, 1)
+            ),
             reference=TRUNCATED,
             part_of=key,
         )
@@ -768,13 +791,14 @@ class Paper(PaperBase):
     def _claims_sec6_4(self) -> None:
         r = self.runs
         key = self.conjunction(
-            "static_scaling",
-            "static scaling yields moderate improvements over strict on-policy GRPO ... but consistently "
+            key="static_scaling",
+            quote="static scaling yields moderate improvements over strict on-policy GRPO ... but consistently "
             "underperforms OPEFO",
-            "sec. 6.4, table 2",
-            "Avg. 49.8 vs 45.5 and 52.4; 45.5 is table 2's copy of table 1's GRPO (8 updates) row: against table 1's "
+            source="sec. 6.4, table 2",
+            paper_value="Avg. 49.8 vs 45.5 and 52.4; 45.5 is table 2's copy of table 1's GRPO (8 updates) row: "
+            "against table 1's "
             "strict on-policy GRPO (50.1) static scaling (49.8) does not improve",
-            "both parts below",
+            ours="both parts below",
         )
         static_note = (
             f" (static lambda {self.hparam(r.static_lambda, 'static_lambda'):g}: by sec. 6.4's procedure the average "
@@ -782,137 +806,142 @@ class Paper(PaperBase):
             f"{self.hparam(r.static_lambda_paper, 'static_lambda'):g}, is `{r.static_lambda_paper}` in table 2)"
         )
         self.claim(
-            "static_vs_onpolicy",
-            "static scaling yields moderate improvements over strict on-policy GRPO",
-            "sec. 6.4, table 2",
-            "49.8 vs 45.5 as printed (vs 50.1 in table 1)",
-            f"mean@n of {r.static_lambda} minus {r.grpo_onpolicy}" + static_note,
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self.compare(self.static_run(), r.grpo_onpolicy, ACCURACY),
+            key="static_vs_onpolicy",
+            quote="static scaling yields moderate improvements over strict on-policy GRPO",
+            source="sec. 6.4, table 2",
+            paper_value="49.8 vs 45.5 as printed (vs 50.1 in table 1)",
+            ours=f"mean@n of {r.static_lambda} minus {r.grpo_onpolicy}" + static_note,
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(self.static_run(), r.grpo_onpolicy, ACCURACY),
             paper_effect=0.043,
             part_of=key,
         )
         self.claim(
-            "opefo_vs_static",
-            "but consistently underperforms OPEFO",
-            "sec. 6.4, table 2",
-            "49.8 vs 52.4",
-            f"mean@n of {r.opefo} minus {r.static_lambda}" + static_note,
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self.compare(
+            key="opefo_vs_static",
+            quote="but consistently underperforms OPEFO",
+            source="sec. 6.4, table 2",
+            paper_value="49.8 vs 52.4",
+            ours=f"mean@n of {r.opefo} minus {r.static_lambda}" + static_note,
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self.compare(
                 r.opefo, self.static_run(), ACCURACY, differs_in=("method.lambda_mode", "method.static_lambda")
             ),
             paper_effect=0.026,
             part_of=key,
         )
         key = self.conjunction(
-            "one_sided",
-            "Both variants outperform strict on-policy GRPO, but remain consistently inferior to full OPEFO",
-            "sec. 6.4, table 2",
-            "Avg. 50.8 (S+ only) and 50.3 (S- only) vs 45.5 and 52.4; 45.5 is table 2's copy of table 1's GRPO (8 "
+            key="one_sided",
+            quote="Both variants outperform strict on-policy GRPO, but remain consistently inferior to full OPEFO",
+            source="sec. 6.4, table 2",
+            paper_value="Avg. 50.8 (S+ only) and 50.3 (S- only) vs 45.5 and 52.4; 45.5 is table 2's copy of table "
+            "1's GRPO (8 "
             "updates) row (strict on-policy: 50.1); 'consistently' fails on the paper's AMC23 column (83.1 and 83.6 "
             "vs OPEFO's 82.2)",
-            "every part below",
+            ours="every part below",
         )
         for run, label, paper in ((r.pos_only, "S+ only", 50.8), (r.neg_only, "S- only", 50.3)):
             self.claim(
-                f"{run}_vs_onpolicy",
-                "Both variants outperform strict on-policy GRPO",
-                "sec. 6.4, table 2",
-                f"{paper} ({label}) vs 45.5 as printed (vs 50.1 in table 1)",
-                f"mean@n of {run} minus {r.grpo_onpolicy}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda run=run: self.compare(run, r.grpo_onpolicy, ACCURACY),
+                key=f"{run}_vs_onpolicy",
+                quote="Both variants outperform strict on-policy GRPO",
+                source="sec. 6.4, table 2",
+                paper_value=f"{paper} ({label}) vs 45.5 as printed (vs 50.1 in table 1)",
+                ours=f"mean@n of {run} minus {r.grpo_onpolicy}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda run=run: self.compare(run, r.grpo_onpolicy, ACCURACY),
                 paper_effect=(paper - 45.5) / 100,
                 part_of=key,
             )
         for run, label, paper in ((r.pos_only, "S+ only", 50.8), (r.neg_only, "S- only", 50.3)):
             self.claim(
-                f"opefo_vs_{run}",
-                "but remain consistently inferior to full OPEFO",
-                "sec. 6.4, table 2",
-                f"52.4 vs {paper} ({label})",
-                f"mean@n of {r.opefo} minus {run}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda run=run: self.compare(r.opefo, run, ACCURACY, differs_in=("method.balance_sides",)),
+                key=f"opefo_vs_{run}",
+                quote="but remain consistently inferior to full OPEFO",
+                source="sec. 6.4, table 2",
+                paper_value=f"52.4 vs {paper} ({label})",
+                ours=f"mean@n of {r.opefo} minus {run}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda run=run: self.compare(r.opefo, run, ACCURACY, differs_in=("method.balance_sides",)),
                 paper_effect=(52.4 - paper) / 100,
                 part_of=key,
             )
         self.claim(
-            "lambda_mean",
-            "a fixed $\\lambda = 0.001$ , chosen as the average value of $\\lambda^*$ observed over the course of "
+            key="lambda_mean",
+            quote="a fixed $\\lambda = 0.001$ , chosen as the average value of $\\lambda^*$ observed over the course "
+            "of "
             "training",
-            "sec. 6.4, table 2",
-            f"mean lambda* {self.settings.paper_lambda_mean:g}",
-            "—",
-            "equal",
-            0.0,
-            lambda: unavailable(
+            source="sec. 6.4, table 2",
+            paper_value=f"mean lambda* {self.settings.paper_lambda_mean:g}",
+            ours="—",
+            direction="equal",
+            margin=0.0,
+            compute=lambda: unavailable(
                 "scale: lambda*'s size depends on the model and its vocabulary (a 7B model, ~150k tokens); the "
                 "testbed's mean lambda* is listed in the lambda* table, not tested against 0.001"
             ),
             reference=self.settings.paper_lambda_mean,
         )
         self.claim(
-            "lambda_positive",
-            "Overall, $\\lambda^*$ remains positive throughout training",
-            "sec. 6.4, fig. 5",
-            "positive at every step",
-            f"share of steps with lambda* > 0 in {r.opefo}, per seed",
-            "equal",
-            CONSISTENT,
-            lambda: self.single_run(r.opefo, lambda h: lambda_stats(h)["share_positive"]),
+            key="lambda_positive",
+            quote="Overall, $\\lambda^*$ remains positive throughout training",
+            source="sec. 6.4, fig. 5",
+            paper_value="positive at every step",
+            ours=f"share of steps with lambda* > 0 in {r.opefo}, per seed",
+            direction="equal",
+            margin=CONSISTENT,
+            compute=lambda: self.single_run(r.opefo, lambda h: lambda_stats(h)["share_positive"]),
             reference=1.0,
         )
         f = self.settings.early_fraction
         key = self.conjunction(
-            "lambda_shape",
-            "We observe that $\\lambda^*$ first decreases in the early stage and then gradually increases later in "
+            key="lambda_shape",
+            quote="We observe that $\\lambda^*$ first decreases in the early stage and then gradually increases "
+            "later in "
             "training",
-            "sec. 6.4, fig. 5",
-            "down early, then up (no number)",
-            "both parts below",
+            source="sec. 6.4, fig. 5",
+            paper_value="down early, then up (no number)",
+            ours="both parts below",
         )
         self.claim(
-            "lambda_decreases",
-            "first decreases in the early stage",
-            "sec. 6.4, fig. 5",
-            "decreases",
-            f"mean lambda* over steps {f / 2:.1%}-{f:.0%} of training minus over the first {f / 2:.1%} in {r.opefo}, "
+            key="lambda_decreases",
+            quote="first decreases in the early stage",
+            source="sec. 6.4, fig. 5",
+            paper_value="decreases",
+            ours=f"mean lambda* over steps {f / 2:.1%}-{f:.0%} of training minus over the first {f / 2:.1%} in "
+            f"{r.opefo}, "
             "per seed",
-            "less",
-            LAMBDA_MARGIN,
-            lambda: self.single_run(
+            direction="less",
+            margin=LAMBDA_MARGIN,
+            compute=lambda: self.single_run(
                 r.opefo, lambda h: window_mean(h, LAMBDA, f / 2, f) - window_mean(h, LAMBDA, 0, f / 2)
             ),
             part_of=key,
         )
         self.claim(
-            "lambda_increases",
-            "and then gradually increases later in training",
-            "sec. 6.4, fig. 5",
-            "increases",
-            f"mean lambda* over the last {f:.0%} of steps minus over steps {f / 2:.1%}-{f:.0%} in {r.opefo}, per seed",
-            "greater",
-            LAMBDA_MARGIN,
-            lambda: self.single_run(
+            key="lambda_increases",
+            quote="and then gradually increases later in training",
+            source="sec. 6.4, fig. 5",
+            paper_value="increases",
+            ours=f"mean lambda* over the last {f:.0%} of steps minus over steps {f / 2:.1%}-{f:.0%} in {r.opefo}, "
+            "per seed",
+            direction="greater",
+            margin=LAMBDA_MARGIN,
+            compute=lambda: self.single_run(
                 r.opefo, lambda h: window_mean(h, LAMBDA, 1 - f, 1) - window_mean(h, LAMBDA, f / 2, f)
             ),
             part_of=key,
         )
         self.claim(
-            "lambda_oscillates",
-            "$\\lambda^*$ displays bounded oscillations rather than converging to a fixed value",
-            "sec. 6.4, fig. 5",
-            "no number",
-            f"standard deviation of lambda* over the last {f:.0%} of steps of {r.opefo}, per seed",
-            "greater",
-            LAMBDA_MARGIN,
-            lambda: self.single_run(r.opefo, lambda h: float(window(h, LAMBDA, 1 - f, 1).std(ddof=1))),
+            key="lambda_oscillates",
+            quote="$\\lambda^*$ displays bounded oscillations rather than converging to a fixed value",
+            source="sec. 6.4, fig. 5",
+            paper_value="no number",
+            ours=f"standard deviation of lambda* over the last {f:.0%} of steps of {r.opefo}, per seed",
+            direction="greater",
+            margin=LAMBDA_MARGIN,
+            compute=lambda: self.single_run(r.opefo, lambda h: float(window(h, LAMBDA, 1 - f, 1).std(ddof=1))),
         )
 
     def testbed_lambda_mean(self) -> float:

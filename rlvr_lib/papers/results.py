@@ -15,8 +15,9 @@ Evaluation values come as (seeds, problems) tables, the problems of every evalua
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -26,24 +27,44 @@ from .. import pipeline
 from ..eval.passk import pass_at_k
 from ..readers import read_json
 from ..report import load_histories
-from .claims import Estimate, NotTestable, paired_difference, seed_values, t_interval
+from . import measures
+from .claims import Estimate, NotTestable, bounded_t_interval, paired_difference, seed_values, t_interval
 from .config import BASE_RUN
+from .gates import Gates
 from .guard import METHOD, check_comparison
 
 ACCURACY = "accuracy"  # mean@n: the mean accuracy over the n samples (= unbiased pass@1)
 EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"
-BOUNDED = ("accuracy", "format_rate")  # and pass@<k>: in [0, 1], so they can saturate
-DIVERGENCE_ENTROPY_FACTOR = 2.0  # rollout entropy at the end over its first step's: past this, a run has diverged
-# Entropy ratios are tested on the log scale (x2 and x1/2 equally far from 1; one seed's x28 does not swamp the
-# others' mean): "stable", "maintained", "reasonable" = within a factor of 2 of the start, |log ratio| <= LOG_FACTOR;
-# an explosion = past it. Decided before the runs of the issue-20 protocol (docs/assumptions.md).
-LOG_FACTOR = math.log(DIVERGENCE_ENTROPY_FACTOR)
-TAIL_STEPS = 5  # the end of a run: its last 5 logged steps
+# One definition each, in rlvr_lib.papers.measures (named here for the paper modules that read them):
+DIVERGENCE_ENTROPY_FACTOR = measures.ENTROPY_FACTOR
+LOG_FACTOR = measures.LOG_FACTOR
+TAIL_STEPS = measures.TAIL_ROLLOUTS  # the end of a run: its last 5 rollout batches
+RETAINED_FLOOR = measures.RETAINED_FLOOR
+column = measures.column
+entropy_retained = measures.entropy_retained
+log_entropy_retained = measures.log_entropy_retained
 
 
 def metric_bounds(metric: str) -> tuple[float, float] | None:
     """The range of a bounded metric (accuracy, format rate, pass@k: [0, 1]); None for an unbounded one."""
-    return (0.0, 1.0) if metric in BOUNDED or metric.startswith("pass@") else None
+    m = measures.eval_measure(metric)
+    return None if m is None else m.bounds
+
+
+@dataclass
+class Reads:
+    """What one claim's computation read: the runs (after substitution) and the measures."""
+
+    runs: list[str] = field(default_factory=list)
+    measures: list[str] = field(default_factory=list)
+
+    def add_run(self, run: str) -> None:
+        if run not in self.runs:
+            self.runs.append(run)
+
+    def add_measure(self, name: str) -> None:
+        if name not in self.measures:
+            self.measures.append(name)
 
 
 class RunResults:
@@ -56,7 +77,51 @@ class RunResults:
         self.runs = list(dict.fromkeys(runs))
         self._eval: dict[str, dict[int, dict]] = {}
         self._histories: dict[str, pd.DataFrame] = {}
-        self._divergence: dict[str, str] = {}
+        self._alias: dict[str, str] = {}  # run -> the run read in its place (a null or an alternative)
+        self._reads: list[Reads] = []
+        self.gates = Gates(self, None)
+
+    # ------------------------------------------------------------------ substitution and what was read
+    def resolve(self, run: str) -> str:
+        return self._alias.get(run, run)
+
+    @contextlib.contextmanager
+    def substituted(self, alias: Mapping[str, str]) -> Iterator[None]:
+        """Within the block, every read of run r reads ``alias[r]`` instead (a claim judged on its null, or under
+        a declared alternative). The guard still compares the declared runs: the substitute differs from r only
+        in what the null or the alternative is about."""
+        for new in alias.values():
+            if new not in self.runs:
+                self.runs.append(new)
+        saved = self._alias
+        self._alias = {**saved, **alias}
+        try:
+            yield
+        finally:
+            self._alias = saved
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[Reads]:
+        """Record the runs and measures read within the block (a claim's arms, for its gates, null and forks)."""
+        reads = Reads()
+        self._reads.append(reads)
+        try:
+            yield reads
+        finally:
+            self._reads.pop()
+
+    def _read_run(self, run: str) -> str:
+        real = self.resolve(run)
+        for r in self._reads:
+            r.add_run(real)
+        return real
+
+    def _read_measure(self, name: str) -> None:
+        for r in self._reads:
+            r.add_measure(name)
+
+    def method_of(self, run: str) -> str:
+        return "" if run == BASE_RUN else self.params.runs[run].method
 
     # ------------------------------------------------------------------ evaluation
     def _check_known(self, run: str) -> None:
@@ -65,6 +130,7 @@ class RunResults:
 
     def seeds_of(self, run: str) -> list[int]:
         """The training seeds of ``run``; the base policy's: every seed of the other runs."""
+        run = self.resolve(run)
         if run == BASE_RUN:
             return sorted({s for r in self.runs if r != BASE_RUN for s in self.params.runs[r].seeds})
         return list(self.params.runs[run].seeds)
@@ -79,6 +145,7 @@ class RunResults:
     def eval_results(self, run: str) -> dict[int, dict]:
         """{seed: {benchmark: evaluate_benchmark result}} of ``run`` over its seeds."""
         self._check_known(run)
+        run = self._read_run(run)
         if run not in self._eval:
             out = {}
             for seed in self.seeds_of(run):
@@ -113,6 +180,7 @@ class RunResults:
         """(seeds, problems) values of ``metric``: accuracy (mean@n), pass@<k> (unbiased; k <= n), format_rate,
         response_length (tokens) or token_entropy (nats). Raises NotTestable when k exceeds the samples drawn."""
         rows = self.problem_rows(run, seeds)
+        self._read_measure(metric)
         if metric.startswith("pass@"):
             k = int(metric.removeprefix("pass@"))
             n = self.samples(run)
@@ -135,12 +203,15 @@ class RunResults:
         return [r["uid"] for r in self.problem_rows(run, self.seeds_of(run)[:1])[0]]
 
     def eval_summary(self, run: str, metric: str) -> tuple[float, float, float]:
-        """(mean over seeds and problems, 95% t interval over the per-seed means) of ``metric``."""
-        mean, low, high, _ = t_interval(seed_values(self.eval_table(run, metric)))
+        """(mean over seeds and problems, 95% t interval over the per-seed means) of ``metric``; a bounded metric's
+        interval is computed on the logit scale (``claims.bounded_t_interval``), so it stays inside the range."""
+        per_seed = seed_values(self.eval_table(run, metric))
+        bounds = metric_bounds(metric)
+        mean, low, high, _ = t_interval(per_seed) if bounds is None else bounded_t_interval(per_seed, bounds)
         return mean, low, high
 
     def label(self, run: str) -> str:
-        """The run's name, marked '(diverged)' when it diverged."""
+        """The run's name, marked '(diverged)' when a seed of it failed the ``healthy`` gate."""
         return f"{run} (diverged)" if run != BASE_RUN and self.divergence(run) else run
 
     def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
@@ -157,28 +228,13 @@ class RunResults:
             labels=(self.label(a), self.label(b)),
             digits=digits,
             bounds=metric_bounds(metric),
+            seeds=seeds,
         )
 
     def divergence(self, run: str) -> str:
-        """Why ``run`` counts as diverged ('' when it does not): its mean@n accuracy ends below the base policy's
-        (the mean over seeds), or its rollout entropy over its last steps exceeds ``DIVERGENCE_ENTROPY_FACTOR``
-        times its first step's (the geometric mean over seeds)."""
-        if run in self._divergence:
-            return self._divergence[run]
-        reasons = []
-        if BASE_RUN in self.runs:
-            acc = self.eval_table(run, ACCURACY).mean()
-            base = self.eval_table(BASE_RUN, ACCURACY, self.common_seeds(run, BASE_RUN)).mean()
-            if acc < base:
-                reasons.append(f"accuracy {acc:.3f} below the base policy's {base:.3f}")
-        try:
-            growth = float(np.exp(self.per_seed(run, log_entropy_retained).mean()))  # the geometric mean over seeds
-        except NotTestable:
-            growth = math.nan
-        if growth > DIVERGENCE_ENTROPY_FACTOR:
-            reasons.append(f"rollout entropy x{growth:.2f} of its first step (limit x{DIVERGENCE_ENTROPY_FACTOR:g})")
-        self._divergence[run] = "; ".join(reasons)
-        return self._divergence[run]
+        """Why ``run`` counts as diverged ('' when it does not): the seeds that fail the ``healthy`` gate
+        (``rlvr_lib.papers.gates``: below their own base seed, or entropy past x2 of the start at its peak)."""
+        return "; ".join(self.gates.run_failures(self.resolve(run)))
 
     # ------------------------------------------------------------------ training
     def history(self, run: str) -> pd.DataFrame:
@@ -186,6 +242,7 @@ class RunResults:
         self._check_known(run)
         if run == "base":
             raise NotTestable("the base policy is not trained: it has no training history")
+        run = self._read_run(run)
         if run not in self._histories:
             folders = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) for s in self.seeds_of(run)}
             self._histories[run] = load_histories({run: folders})
@@ -195,10 +252,19 @@ class RunResults:
         """Each seed's history (``seeds``, default the run's), sorted by step."""
         h = self.history(run)
         chosen = self.seeds_of(run) if seeds is None else seeds
-        return [h[h["seed"] == s].sort_values("step").reset_index(drop=True) for s in chosen]
+        updates = self.updates_per_rollout(run)
+        out = []
+        for s in chosen:
+            one = h[h["seed"] == s].sort_values("step").reset_index(drop=True)
+            one.attrs[measures.UPDATES_ATTR] = updates
+            out.append(one)
+        return out
 
     def per_seed(self, run: str, fn: Callable[[pd.DataFrame], float], seeds: Iterable[int] | None = None) -> np.ndarray:
         """(seeds,) ``fn`` of each seed's history (``seeds``, default the run's)."""
+        measure = measures.measure_of(fn)
+        if measure is not None:
+            self._read_measure(measure.name)
         return np.asarray([fn(h) for h in self.seed_histories(run, seeds)], dtype=float)
 
     def compare_history(
@@ -218,6 +284,7 @@ class RunResults:
             self.per_seed(b, fn, seeds),
             labels=(self.label(a), self.label(b)),
             digits=digits,
+            seeds=seeds,
         )
 
     def max_steps(self, run: str) -> int:
@@ -225,6 +292,7 @@ class RunResults:
 
     def updates_per_rollout(self, run: str) -> int | None:
         """Optimizer steps per rollout batch (steps_per_generation / gradient_accumulation_steps x iterations)."""
+        run = self.resolve(run)
         if run == "base":
             return None
         t = self.params.runs[run].train
@@ -232,30 +300,9 @@ class RunResults:
 
 
 # ----------------------------------------------------------------------------- history quantities
-def column(history: pd.DataFrame, key: str) -> pd.Series:
-    """One seed's ``key`` by step (NaN rows dropped); NotTestable when the run never logged it."""
-    if key not in history.columns or history[key].isna().all():
-        raise NotTestable(f"the training history has no '{key}'")
-    return history.set_index("step")[key].dropna()
-
-
-def tail_mean(history: pd.DataFrame, key: str, tail_steps: int = 5) -> float:
-    return float(column(history, key).tail(tail_steps).mean())
-
-
-def entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
-    """Mean rollout entropy over the last ``tail_steps`` steps / its value at the first step (rlvr_lib.report's)."""
-    series = column(history, "entropy/mean")
-    return float(series.tail(tail_steps).mean() / series.iloc[0])
-
-
-RETAINED_FLOOR = 1e-6  # a run whose entropy fell to exactly 0 (one-hot softmax in float32) counts as this: log -13.8
-
-
-def log_entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
-    """log of ``entropy_retained``: the scale on which ratio bands and explosions are tested (``LOG_FACTOR``); a
-    fully collapsed run's 0 is floored at ``RETAINED_FLOOR``, far outside any band, instead of -inf."""
-    return float(np.log(max(entropy_retained(history, tail_steps), RETAINED_FLOOR)))
+def tail_mean(history: pd.DataFrame, key: str) -> float:
+    """Mean of ``key`` over the last 5 rollout batches (``measures.end_mean``)."""
+    return measures.end_mean(history, key)
 
 
 def mean_over_training(history: pd.DataFrame, key: str) -> float:
@@ -273,4 +320,4 @@ def total_time(history: pd.DataFrame) -> float:
 
 
 def finite(x: float) -> bool:
-    return x is not None and not math.isnan(x) and not math.isinf(x)
+    return x is not None and bool(np.isfinite(x))

@@ -155,54 +155,55 @@ class Paper(PaperBase):
     def _table1_claims(self) -> None:
         r = self.runs
         whole = self.conjunction(
-            "table1",
-            "TEPO outperforms the baseline method GRPO/DAPO as well as all other comparative variant methods, "
+            key="table1",
+            quote="TEPO outperforms the baseline method GRPO/DAPO as well as all other comparative variant methods, "
             "including CLIP-Cov, KL-Cov, Entropy-based Term, GPG, and GSPO",
-            "sec. 4.2, table 1 (also L289: 'the highest average accuracy')",
-            "Avg. 32.59 vs 30.85 / 31.64 / 31.60 / 31.62 / 31.91 / 31.33 (Qwen2.5-7B). The paper's 'Avg.' is not the "
+            source="sec. 4.2, table 1 (also L289: 'the highest average accuracy')",
+            paper_value="Avg. 32.59 vs 30.85 / 31.64 / 31.60 / 31.62 / 31.91 / 31.33 (Qwen2.5-7B). The paper's "
+            "'Avg.' is not the "
             "mean of its seven columns (TEPO: column mean 34.97, reported 32.59; GRPO/DAPO 33.09 vs 30.85)",
-            "every part: mean@n of TEPO minus that baseline",
+            ours="every part: mean@n of TEPO minus that baseline",
         )
         for run in [r.grpo_dapo, *r.baselines]:
             label = self.label(run)
             paper = PAPER_TABLE1.get(label)
             self.claim(
-                f"acc_vs_{run}",
-                "TEPO outperforms the baseline method GRPO/DAPO"
+                key=f"acc_vs_{run}",
+                quote="TEPO outperforms the baseline method GRPO/DAPO"
                 if run == r.grpo_dapo
                 else f"TEPO outperforms ... {label}",
-                "sec. 4.2, table 1",
-                f"Avg. 32.59 vs {paper or MISSING} ({label}, Qwen2.5-7B)",
-                f"mean@n of {r.tepo} minus {run}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda b=run: self._versus_baseline(b),
+                source="sec. 4.2, table 1",
+                paper_value=f"Avg. 32.59 vs {paper or MISSING} ({label}, Qwen2.5-7B)",
+                ours=f"mean@n of {r.tepo} minus {run}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda b=run: self._versus_baseline(b),
                 paper_effect=None if paper is None else (32.59 - float(paper)) / 100,
                 part_of=whole,
             )
         self.claim(
-            "acc_vs_gpg",
-            "TEPO outperforms ... GPG",
-            "sec. 4.2, table 1",
-            "Avg. 32.59 vs 31.91 (GPG, the second-best; +0.68 pp)",
-            "mean@n of TEPO minus GPG",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: unavailable("GPG is not implemented in rlvr_lib.methods"),
+            key="acc_vs_gpg",
+            quote="TEPO outperforms ... GPG",
+            source="sec. 4.2, table 1",
+            paper_value="Avg. 32.59 vs 31.91 (GPG, the second-best; +0.68 pp)",
+            ours="mean@n of TEPO minus GPG",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: unavailable("GPG is not implemented in rlvr_lib.methods"),
             paper_effect=0.0068,
             part_of=whole,
         )
         # "approximately 2%": the paper's own gains over GRPO/DAPO are 1.74 (Qwen2.5-7B) and 2.51 pp (Qwen3-14B),
         # both inside 2 +- 1 pp; the size is tested as d = 0.02 within that band.
         self.claim(
-            "gain_size",
-            "Our method achieves an approximately 2% improvement in average accuracy over the baseline GRPO",
-            "sec. 1 (contributions), table 1",
-            "+1.74 pp (Qwen2.5-7B), +2.51 pp (Qwen3-14B); by the columns' means +2.59 and +2.81 pp",
-            f"mean@n of {r.tepo} minus {r.grpo_dapo}",
-            "equal",
-            0.01,
-            lambda: self._versus_baseline(r.grpo_dapo),
+            key="gain_size",
+            quote="Our method achieves an approximately 2% improvement in average accuracy over the baseline GRPO",
+            source="sec. 1 (contributions), table 1",
+            paper_value="+1.74 pp (Qwen2.5-7B), +2.51 pp (Qwen3-14B); by the columns' means +2.59 and +2.81 pp",
+            ours=f"mean@n of {r.tepo} minus {r.grpo_dapo}",
+            direction="equal",
+            margin=0.01,
+            compute=lambda: self._versus_baseline(r.grpo_dapo),
             reference=0.02,
             paper_effect=0.0174,
         )
@@ -210,38 +211,39 @@ class Paper(PaperBase):
     def _panel_claims(self) -> None:
         r = self.runs
         panel_a = self.conjunction(
-            "panel_a",
-            "Panel A demonstrates the fragility of undifferentiated KL-Divergence and its performance degradation "
+            key="panel_a",
+            quote="Panel A demonstrates the fragility of undifferentiated KL-Divergence and its performance "
+            "degradation "
             "effect (vs. TEPO-w/o-KL’s 32.21%)",
-            "sec. 4.3, table 3 panel A",
-            "Avg. 0.00 / 26.25 / 31.64 / 31.81 / 31.61 (beta 1 / 0.1 / 0.01 / 0.001 / 1e-4) vs 32.21",
-            f"every part: a run with the KL on every token (mask_scope all) against {r.no_kl}",
+            source="sec. 4.3, table 3 panel A",
+            paper_value="Avg. 0.00 / 26.25 / 31.64 / 31.81 / 31.61 (beta 1 / 0.1 / 0.01 / 0.001 / 1e-4) vs 32.21",
+            ours=f"every part: a run with the KL on every token (mask_scope all) against {r.no_kl}",
         )
         # "0% accuracy": an absolute level, tested as mean@n = 0 within 0.02 (the saturation band of a [0, 1] metric).
         self.claim(
-            "panel_a_beta_1",
-            r"High β values ($\beta = 1$) cause severe performance collapse (0% accuracy across all benchmarks) "
+            key="panel_a_beta_1",
+            quote=r"High β values ($\beta = 1$) cause severe performance collapse (0% accuracy across all benchmarks) "
             "within 24 training steps",
-            "sec. 4.3, table 3 panel A",
-            "Avg. 0.00 (beta 1; 'model collapse in 24 steps')",
-            "mean@n of the global-KL beta 1 run (an absolute level, not a difference; the collapse's step is not "
+            source="sec. 4.3, table 3 panel A",
+            paper_value="Avg. 0.00 (beta 1; 'model collapse in 24 steps')",
+            ours="mean@n of the global-KL beta 1 run (an absolute level, not a difference; the collapse's step is not "
             "tested)",
-            "equal",
-            0.02,
-            lambda: self._accuracy_level(self._run_with(r.global_kl, "beta", 1.0, "panel A")),
+            direction="equal",
+            margin=0.02,
+            compute=lambda: self._accuracy_level(self._run_with(r.global_kl, "beta", 1.0, "panel A")),
             paper_effect=0.0,
             part_of=panel_a,
         )
         # "a 4.6% drop": the paper's table gives 32.21 - 26.25 = 5.96 pp; the stated 4.6 pp is tested, within 1 pp.
         self.claim(
-            "panel_a_beta_0_1",
-            r"Moderate $\beta = 0.1$ results in a 4.6% average accuracy drop",
-            "sec. 4.3, table 3 panel A",
-            "-4.6 pp as stated; the table's own numbers give 26.25 - 32.21 = -5.96 pp",
-            f"mean@n of the global-KL beta 0.1 run minus {r.no_kl}",
-            "equal",
-            0.01,
-            lambda: self._versus_no_kl(self._run_with(r.global_kl, "beta", 0.1, "panel A"), "method.beta"),
+            key="panel_a_beta_0_1",
+            quote=r"Moderate $\beta = 0.1$ results in a 4.6% average accuracy drop",
+            source="sec. 4.3, table 3 panel A",
+            paper_value="-4.6 pp as stated; the table's own numbers give 26.25 - 32.21 = -5.96 pp",
+            ours=f"mean@n of the global-KL beta 0.1 run minus {r.no_kl}",
+            direction="equal",
+            margin=0.01,
+            compute=lambda: self._versus_no_kl(self._run_with(r.global_kl, "beta", 0.1, "panel A"), "method.beta"),
             reference=-0.046,
             paper_effect=-0.0596,
             part_of=panel_a,
@@ -249,14 +251,14 @@ class Paper(PaperBase):
         # "fail to exceed": d <= 0; a gain above 0.01 (ACCURACY_MARGIN) would be exceeding it.
         for beta, paper in ((0.01, 31.64), (0.001, 31.81), (0.0001, 31.61)):
             self.claim(
-                f"panel_a_beta_{beta:g}".replace(".", "_"),
-                "Even low β values (0.01, 0.001, 0.0001) fail to exceed TEPO-w/o-KL (32.21%)",
-                "sec. 4.3, table 3 panel A",
-                f"Avg. {paper} (beta {beta:g}) vs 32.21",
-                f"mean@n of the global-KL beta {beta:g} run minus {r.no_kl}",
-                "less",
-                0.0,
-                lambda beta=beta: self._versus_no_kl(
+                key=f"panel_a_beta_{beta:g}".replace(".", "_"),
+                quote="Even low β values (0.01, 0.001, 0.0001) fail to exceed TEPO-w/o-KL (32.21%)",
+                source="sec. 4.3, table 3 panel A",
+                paper_value=f"Avg. {paper} (beta {beta:g}) vs 32.21",
+                ours=f"mean@n of the global-KL beta {beta:g} run minus {r.no_kl}",
+                direction="less",
+                margin=0.0,
+                compute=lambda beta=beta: self._versus_no_kl(
                     self._run_with(r.global_kl, "beta", beta, "panel A"), "method.beta"
                 ),
                 reference=ACCURACY_MARGIN,
@@ -264,58 +266,61 @@ class Paper(PaperBase):
                 part_of=panel_a,
             )
         remark = self.conjunction(
-            "kl_remark",
-            "KL-Divergence constraint preserves stability while hurts performance",
-            "sec. 3.2.1 (remark; evidence: table 3 panel A)",
-            "no number (panel A)",
-            "both parts, on the global-KL run at TEPO's beta 0.001",
+            key="kl_remark",
+            quote="KL-Divergence constraint preserves stability while hurts performance",
+            source="sec. 3.2.1 (remark; evidence: table 3 panel A)",
+            paper_value="no number (panel A)",
+            ours="both parts, on the global-KL run at TEPO's beta 0.001",
         )
         self.claim(
-            "kl_remark_stability",
-            "KL-Divergence constraint preserves stability",
-            "sec. 3.2.1",
-            "no number",
-            "log rollout entropy of the global-KL beta 0.001 run, last 5 steps over its first step (a diverging run "
+            key="kl_remark_stability",
+            quote="KL-Divergence constraint preserves stability",
+            source="sec. 3.2.1",
+            paper_value="no number",
+            ours="log rollout entropy of the global-KL beta 0.001 run, last 5 steps over its first step (a diverging "
+            "run "
             f"exceeds x{DIVERGENCE_ENTROPY_FACTOR:g}, rlvr_lib.papers.results)",
-            "less",
-            0.0,
-            lambda: self._entropy_level(self._run_with(r.global_kl, "beta", 0.001, "panel A")),
+            direction="less",
+            margin=0.0,
+            compute=lambda: self._entropy_level(self._run_with(r.global_kl, "beta", 0.001, "panel A")),
             reference=LOG_FACTOR,
             part_of=remark,
         )
         self.claim(
-            "kl_remark_performance",
-            "hurts performance",
-            "sec. 3.2.1",
-            "Avg. 31.81 (beta 0.001) vs 32.21",
-            f"mean@n of the global-KL beta 0.001 run minus {r.no_kl}",
-            "less",
-            ACCURACY_MARGIN,
-            lambda: self._versus_no_kl(self._run_with(r.global_kl, "beta", 0.001, "panel A"), "method.beta"),
+            key="kl_remark_performance",
+            quote="hurts performance",
+            source="sec. 3.2.1",
+            paper_value="Avg. 31.81 (beta 0.001) vs 32.21",
+            ours=f"mean@n of the global-KL beta 0.001 run minus {r.no_kl}",
+            direction="less",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self._versus_no_kl(self._run_with(r.global_kl, "beta", 0.001, "panel A"), "method.beta"),
             paper_effect=-0.0040,
             part_of=remark,
         )
         panel_b = self.conjunction(
-            "panel_b",
-            "Panel B shows that undifferentiated entropy regularization yields marginal improvements to TEPO-w/o-KL",
-            "sec. 4.3, table 3 panel B (and sec. 3.2.3's remark)",
-            "Max-Entropy 31.65, Min-Entropy 30.68 vs 32.21: neither is an improvement by the paper's own numbers; "
+            key="panel_b",
+            quote="Panel B shows that undifferentiated entropy regularization yields marginal improvements to "
+            "TEPO-w/o-KL",
+            source="sec. 4.3, table 3 panel B (and sec. 3.2.3's remark)",
+            paper_value="Max-Entropy 31.65, Min-Entropy 30.68 vs 32.21: neither is an improvement by the paper's own "
+            "numbers; "
             "its CLIP-Cov / KL-Cov / Entropy rows repeat table 1's GRPO/DAPO-based rows digit for digit",
-            f"every part: TEPO-w/o. KL with an entropy term minus {r.no_kl}",
+            ours=f"every part: TEPO-w/o. KL with an entropy term minus {r.no_kl}",
         )
         for key, quote, effect in (
             ("max_entropy", "Max-Entropy achieves 31.65% average accuracy (0.56% lower than TEPO-w/o-KL)", -0.0056),
             ("min_entropy", "Min-Entropy leads to a 1.53% average drop (30.68% vs. TEPO-w/o-KL’s 32.21%)", -0.0153),
         ):
             self.claim(
-                f"panel_b_{key}",
-                quote,
-                "sec. 4.3, table 3 panel B",
-                f"{effect * 100:+.2f} pp",
-                f"mean@n of TEPO-w/o. KL with the {key.replace('_', '-')} term minus {r.no_kl}",
-                "equal",
-                0.01,
-                lambda: unavailable(
+                key=f"panel_b_{key}",
+                quote=quote,
+                source="sec. 4.3, table 3 panel B",
+                paper_value=f"{effect * 100:+.2f} pp",
+                ours=f"mean@n of TEPO-w/o. KL with the {key.replace('_', '-')} term minus {r.no_kl}",
+                direction="equal",
+                margin=0.01,
+                compute=lambda: unavailable(
                     "no TEPO-w/o. KL run with an entropy bonus or penalty in params.yaml (tepo has "
                     "no entropy term; entropy_reg is GRPO's)"
                 ),
@@ -324,34 +329,36 @@ class Paper(PaperBase):
                 part_of=panel_b,
             )
         panel_c = self.conjunction(
-            "panel_c",
-            "Panel C validates the effectiveness of TEPO across different IS strategies and corroborates that GRPO "
+            key="panel_c",
+            quote="Panel C validates the effectiveness of TEPO across different IS strategies and corroborates that "
+            "GRPO "
             "inherently suffers from sparse token-level rewards",
-            "sec. 4.3, table 3 panel C (and sec. 3.2.4)",
-            "GRPO/DAPO 30.85, GPG 31.91 (both tested under table 1), CISPO 31.58, prefix IS 30.95 vs TEPO 32.59",
-            "every part: TEPO minus the importance-sampling variant",
+            source="sec. 4.3, table 3 panel C (and sec. 3.2.4)",
+            paper_value="GRPO/DAPO 30.85, GPG 31.91 (both tested under table 1), CISPO 31.58, prefix IS 30.95 vs "
+            "TEPO 32.59",
+            ours="every part: TEPO minus the importance-sampling variant",
         )
         for key, quote in (
             ("cispo", "CISPO/Reinforce (31.58%) ... lag further behind"),
             ("prefix_is", "Sentence Prefix IS (30.95%) lag further behind"),
         ):
             self.claim(
-                f"panel_c_{key}",
-                quote,
-                "sec. 4.3, table 3 panel C",
-                "31.58" if key == "cispo" else "30.95",
-                f"mean@n of {r.tepo} minus the {key} variant",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda key=key: unavailable(f"the {key} importance-sampling variant is not implemented"),
+                key=f"panel_c_{key}",
+                quote=quote,
+                source="sec. 4.3, table 3 panel C",
+                paper_value="31.58" if key == "cispo" else "30.95",
+                ours=f"mean@n of {r.tepo} minus the {key} variant",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda key=key: unavailable(f"the {key} importance-sampling variant is not implemented"),
                 part_of=panel_c,
             )
         panel_d = self.conjunction(
-            "panel_d",
-            "Panel D confirms the superiority of token-mean aggregation over alternative strategies",
-            "sec. 4.3, table 3 panel D",
-            "32.21 (token-mean) vs 31.33 (seq-mean-token-mean), 31.80 (seq-mean-token-sum)",
-            f"every part: {r.no_kl} (token-mean) minus the same run with another aggregation",
+            key="panel_d",
+            quote="Panel D confirms the superiority of token-mean aggregation over alternative strategies",
+            source="sec. 4.3, table 3 panel D",
+            paper_value="32.21 (token-mean) vs 31.33 (seq-mean-token-mean), 31.80 (seq-mean-token-sum)",
+            ours=f"every part: {r.no_kl} (token-mean) minus the same run with another aggregation",
         )
         for agg, quote in (
             (
@@ -364,47 +371,48 @@ class Paper(PaperBase):
             ),
         ):
             self.claim(
-                f"panel_d_{agg}".replace("-", "_"),
-                quote,
-                "sec. 4.3, table 3 panel D",
-                f"32.21 vs {PAPER_PANEL_D[agg]}",
-                f"mean@n of {r.no_kl} minus TEPO-w/o. KL with {agg}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda agg=agg: self._aggregation(agg),
+                key=f"panel_d_{agg}".replace("-", "_"),
+                quote=quote,
+                source="sec. 4.3, table 3 panel D",
+                paper_value=f"32.21 vs {PAPER_PANEL_D[agg]}",
+                ours=f"mean@n of {r.no_kl} minus TEPO-w/o. KL with {agg}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda agg=agg: self._aggregation(agg),
                 paper_effect=(32.21 - PAPER_PANEL_D[agg]) / 100,
                 part_of=panel_d,
             )
         panel_e = self.conjunction(
-            "panel_e",
-            "Panel E verifies that TEPO achieves optimal control of token-level KL-divergence ... Results confirm "
+            key="panel_e",
+            quote="Panel E verifies that TEPO achieves optimal control of token-level KL-divergence ... Results "
+            "confirm "
             "variant (3)’s superiority",
-            "sec. 4.3, table 3 panel E (and sec. 3.3.2)",
-            "TEPO 32.59 vs 32.21 (no KL), 31.47 (A<0 ∧ ΔH>0), 32.03 (either)",
-            f"every part: mean@n of {r.tepo} minus the variant",
+            source="sec. 4.3, table 3 panel E (and sec. 3.3.2)",
+            paper_value="TEPO 32.59 vs 32.21 (no KL), 31.47 (A<0 ∧ ΔH>0), 32.03 (either)",
+            ours=f"every part: mean@n of {r.tepo} minus the variant",
         )
         for scope, quote in PANEL_E_QUOTES.items():
             self.claim(
-                f"panel_e_vs_{scope}",
-                quote,
-                "sec. 4.3, table 3 panel E",
-                f"32.59 vs {PAPER_PANEL_E[scope]}",
-                f"mean@n of {r.tepo} minus TEPO with mask_scope {scope}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda scope=scope: self._versus_scope(r.tepo, scope),
+                key=f"panel_e_vs_{scope}",
+                quote=quote,
+                source="sec. 4.3, table 3 panel E",
+                paper_value=f"32.59 vs {PAPER_PANEL_E[scope]}",
+                ours=f"mean@n of {r.tepo} minus TEPO with mask_scope {scope}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda scope=scope: self._versus_scope(r.tepo, scope),
                 paper_effect=(32.59 - PAPER_PANEL_E[scope]) / 100,
                 part_of=panel_e,
             )
         self.claim(
-            "panel_e_drop",
-            r"The performance drop observed under the condition $A < 0 \wedge \Delta \mathcal{H} > 0$",
-            "sec. 3.3.2, table 3 panel E",
-            "Avg. 31.47 vs 32.21 (w/o KL)",
-            f"mean@n of TEPO with mask_scope neg_adv_entropy_up minus {r.no_kl}",
-            "less",
-            ACCURACY_MARGIN,
-            lambda: self._versus_no_kl(self._scope_run("neg_adv_entropy_up"), "method.mask_scope"),
+            key="panel_e_drop",
+            quote=r"The performance drop observed under the condition $A < 0 \wedge \Delta \mathcal{H} > 0$",
+            source="sec. 3.3.2, table 3 panel E",
+            paper_value="Avg. 31.47 vs 32.21 (w/o KL)",
+            ours=f"mean@n of TEPO with mask_scope neg_adv_entropy_up minus {r.no_kl}",
+            direction="less",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self._versus_no_kl(self._scope_run("neg_adv_entropy_up"), "method.mask_scope"),
             paper_effect=-0.0074,
         )
 
@@ -412,29 +420,31 @@ class Paper(PaperBase):
         r = self.runs
         step_tepo, step_grpo = self._matched_steps()
         whole = self.conjunction(
-            "table4",
-            "TEPO at 72 steps outperforms GRPO/DAPO at both 72 steps and 132 steps, cutting training steps by nearly "
+            key="table4",
+            quote="TEPO at 72 steps outperforms GRPO/DAPO at both 72 steps and 132 steps, cutting training steps by "
+            "nearly "
             "half",
-            "sec. 4.3, table 4 (sec. 1: 72 vs 132 steps; abstract: 'reducing convergence time by 50%')",
-            "TEPO@72 32.61 vs GRPO/DAPO@72 30.58 and @132 31.71 (mean of two seeds)",
-            f"both parts on the training history: mean rollout accuracy over the last {MATCHED_WINDOW} rollout "
+            source="sec. 4.3, table 4 (sec. 1: 72 vs 132 steps; abstract: 'reducing convergence time by 50%')",
+            paper_value="TEPO@72 32.61 vs GRPO/DAPO@72 30.58 and @132 31.71 (mean of two seeds)",
+            ours=f"both parts on the training history: mean rollout accuracy over the last {MATCHED_WINDOW} rollout "
             f"batches up to a step; 132 steps -> the run's last step ({step_grpo}), 72 -> {step_tepo} (72/132 of it)",
         )
         for key, grpo_step, paper_b in (("at_72", step_tepo, 30.58), ("at_132", step_grpo, 31.71)):
             self.claim(
-                f"table4_{key}",
-                "TEPO (72 steps) achieves an average performance of 32.61% over two seeds, which is significantly "
+                key=f"table4_{key}",
+                quote="TEPO (72 steps) achieves an average performance of 32.61% over two seeds, which is "
+                "significantly "
                 + (
                     "higher than GRPO/DAPO (72 steps, 30.58%)"
                     if key == "at_72"
                     else "higher than ... GRPO/DAPO (132 steps, 31.71%)"
                 ),
-                "sec. 4.3, table 4",
-                f"32.61 vs {paper_b}",
-                f"rollout accuracy of {r.tepo} at step {step_tepo} minus {r.grpo_dapo} at step {grpo_step}",
-                "greater",
-                ACCURACY_MARGIN,
-                lambda g=grpo_step: self._matched_accuracy(step_tepo, g),
+                source="sec. 4.3, table 4",
+                paper_value=f"32.61 vs {paper_b}",
+                ours=f"rollout accuracy of {r.tepo} at step {step_tepo} minus {r.grpo_dapo} at step {grpo_step}",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda g=grpo_step: self._matched_accuracy(step_tepo, g),
                 paper_effect=(32.61 - paper_b) / 100,
                 part_of=whole,
             )
@@ -444,129 +454,139 @@ class Paper(PaperBase):
         # The clipped share is a few percent of tokens; 0.002 (0.2% of tokens) is the smallest change that would
         # alter what the clip removes from the gradient.
         self.claim(
-            "clip_ratio",
-            "our method with a lower clip ratio effectively mitigates gradient bias",
-            "fig. 2(a)",
-            "lower (no number)",
-            f"mean clipped-token fraction over training of {r.tepo} minus {r.grpo_dapo}, per seed",
-            "less",
-            0.002,
-            lambda: self._history_difference(lambda h: mean_over_training(h, "clip_ratio/region"), digits=4),
+            key="clip_ratio",
+            quote="our method with a lower clip ratio effectively mitigates gradient bias",
+            source="fig. 2(a)",
+            paper_value="lower (no number)",
+            ours=f"mean clipped-token fraction over training of {r.tepo} minus {r.grpo_dapo}, per seed",
+            direction="less",
+            margin=0.002,
+            compute=lambda: self._history_difference(lambda h: mean_over_training(h, "clip_ratio/region"), digits=4),
         )
         # Generation time scales with generated tokens; the paper's 338 vs 357 s is -5.3%, and a change under 2% is
         # below the spread of timings the paper could see.
         self.claim(
-            "reasoning_time",
-            "the average reasoning time of TEPO is ... which is lower than that of DAPO/GRPO (357)",
-            "sec. 3.3.1, fig. 2(b)",
-            "338 vs 357 s per step (-5.3%)",
-            f"mean generated tokens per response over training of {r.tepo} / {r.grpo_dapo} - 1, per seed (generation "
+            key="reasoning_time",
+            quote="the average reasoning time of TEPO is ... which is lower than that of DAPO/GRPO (357)",
+            source="sec. 3.3.1, fig. 2(b)",
+            paper_value="338 vs 357 s per step (-5.3%)",
+            ours=f"mean generated tokens per response over training of {r.tepo} / {r.grpo_dapo} - 1, per seed "
+            "(generation "
             "time on the testbed's shared machine is noise; tokens are what generation time counts)",
-            "less",
-            0.02,
-            lambda: self._history_ratio(lambda h: mean_over_training(h, "completions/mean_length")),
+            direction="less",
+            margin=0.02,
+            compute=lambda: self._history_ratio(lambda h: mean_over_training(h, "completions/mean_length")),
             paper_effect=338 / 357 - 1,
         )
         whole = self.conjunction(
-            "reward",
-            "our method achieves steadier and higher rewards across training steps",
-            "fig. 3(a)",
-            "no number",
-            f"both parts, {r.tepo} against {r.grpo_dapo}",
+            key="reward",
+            quote="our method achieves steadier and higher rewards across training steps",
+            source="fig. 3(a)",
+            paper_value="no number",
+            ours=f"both parts, {r.tepo} against {r.grpo_dapo}",
         )
         # Steadier: the spread of step-to-step reward changes, as a log ratio; 10% less spread is visible in a curve.
         self.claim(
-            "reward_steadier",
-            "our method achieves steadier",
-            "fig. 3(a)",
-            "no number",
-            "log of the std of the step-to-step change of the training reward, TEPO over GRPO/DAPO, per seed",
-            "less",
-            math.log(1.1),
-            lambda: self._history_log_ratio(reward_volatility),
+            key="reward_steadier",
+            quote="our method achieves steadier",
+            source="fig. 3(a)",
+            paper_value="no number",
+            ours="log of the std of the step-to-step change of the training reward, TEPO over GRPO/DAPO, per seed",
+            direction="less",
+            margin=math.log(1.1),
+            compute=lambda: self._history_log_ratio(reward_volatility),
             part_of=whole,
         )
         self.claim(
-            "reward_higher",
-            "higher rewards across training steps",
-            "fig. 3(a)",
-            "no number",
-            f"mean training reward over training of {r.tepo} minus {r.grpo_dapo}, per seed",
-            "greater",
-            ACCURACY_MARGIN,
-            lambda: self._history_difference(lambda h: mean_over_training(h, "reward")),
+            key="reward_higher",
+            quote="higher rewards across training steps",
+            source="fig. 3(a)",
+            paper_value="no number",
+            ours=f"mean training reward over training of {r.tepo} minus {r.grpo_dapo}, per seed",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: self._history_difference(lambda h: mean_over_training(h, "reward")),
             part_of=whole,
         )
         # "Consistently higher": a log ratio of the mean gradient norms; 5% is the smallest gap a curve would show.
         self.claim(
-            "grad_norm",
-            "our method exhibits consistently higher gradient norms",
-            "fig. 3(b)",
-            "no number",
-            "log of the mean gradient norm over training, TEPO over GRPO/DAPO, per seed",
-            "greater",
-            math.log(1.05),
-            lambda: self._history_log_ratio(lambda h: mean_over_training(h, "grad_norm")),
+            key="grad_norm",
+            quote="our method exhibits consistently higher gradient norms",
+            source="fig. 3(b)",
+            paper_value="no number",
+            ours="log of the mean gradient norm over training, TEPO over GRPO/DAPO, per seed",
+            direction="greater",
+            margin=math.log(1.05),
+            compute=lambda: self._history_log_ratio(lambda h: mean_over_training(h, "grad_norm")),
         )
         whole = self.conjunction(
-            "stability_exploration",
-            "Maintains training stability and exploration capability (Figure 3)",
-            "sec. 3.3.1, fig. 3",
-            "no number",
-            "both parts on the rollout entropy, last 5 steps over the first (entropy retained)",
+            key="stability_exploration",
+            quote="Maintains training stability and exploration capability (Figure 3)",
+            source="sec. 3.3.1, fig. 3",
+            paper_value="no number",
+            ours="both parts on the rollout entropy, last 5 steps over the first (entropy retained)",
         )
         self.claim(
-            "stability",
-            "Maintains training stability",
-            "sec. 3.3.1",
-            "no number",
-            f"log entropy retained of {r.tepo}; a diverging run exceeds log {DIVERGENCE_ENTROPY_FACTOR:g}",
-            "less",
-            0.0,
-            lambda: self._entropy_level(r.tepo),
+            key="stability",
+            quote="Maintains training stability",
+            source="sec. 3.3.1",
+            paper_value="no number",
+            ours=f"log entropy retained of {r.tepo}; a diverging run exceeds log {DIVERGENCE_ENTROPY_FACTOR:g}",
+            direction="less",
+            margin=0.0,
+            compute=lambda: self._entropy_level(r.tepo),
             reference=LOG_FACTOR,
             part_of=whole,
         )
         # Non-inferiority: TEPO keeps at least GRPO/DAPO's entropy, less 0.05 of the first step's.
         self.claim(
-            "exploration",
-            "exploration capability",
-            "sec. 3.3.1",
-            "no number",
-            f"entropy retained of {r.tepo} minus {r.grpo_dapo}",
-            "greater",
-            0.0,
-            lambda: self._history_difference(entropy_retained),
+            key="exploration",
+            quote="exploration capability",
+            source="sec. 3.3.1",
+            paper_value="no number",
+            ours=f"entropy retained of {r.tepo} minus {r.grpo_dapo}",
+            direction="greater",
+            margin=0.0,
+            compute=lambda: self._history_difference(entropy_retained),
             reference=-0.05,
             part_of=whole,
         )
         # "Mitigates rapid entropy decay": TEPO keeps more entropy than TEPO-w/o. KL; 0.02 of the first step's.
         self.claim(
-            "mask_entropy",
-            "the token-level KL-Divergence mask mitigates rapid entropy decay",
-            "sec. 1",
-            "no number",
-            f"entropy retained of {r.tepo} minus {r.no_kl}",
-            "greater",
-            0.02,
-            lambda: self.results.compare_history(r.tepo, r.no_kl, entropy_retained, differs_in=("method.mask_scope",)),
+            key="mask_entropy",
+            quote="the token-level KL-Divergence mask mitigates rapid entropy decay",
+            source="sec. 1",
+            paper_value="no number",
+            ours=f"entropy retained of {r.tepo} minus {r.no_kl}",
+            direction="greater",
+            margin=0.02,
+            compute=lambda: self.results.compare_history(
+                r.tepo, r.no_kl, entropy_retained, differs_in=("method.mask_scope",)
+            ),
         )
         # "Markedly": 25% less spread of the step-to-step reward changes than GRPO/DAPO.
         self.claim(
-            "stability_marked",
-            "markedly enhances training stability",
-            "abstract (sec. 6: 'significantly enhances training stability')",
-            "no number",
-            "log of the std of the step-to-step change of the training reward, TEPO over GRPO/DAPO, per seed",
-            "less",
-            math.log(1.25),
-            lambda: self._history_log_ratio(reward_volatility),
+            key="stability_marked",
+            quote="markedly enhances training stability",
+            source="abstract (sec. 6: 'significantly enhances training stability')",
+            paper_value="no number",
+            ours="log of the std of the step-to-step change of the training reward, TEPO over GRPO/DAPO, per seed",
+            direction="less",
+            margin=math.log(1.25),
+            compute=lambda: self._history_log_ratio(reward_volatility),
         )
 
     def _untestable_claims(self) -> None:
         for key, quote, source, paper, reason in UNTESTABLE:
             self.claim(
-                key, quote, source, paper, "—", "greater", ACCURACY_MARGIN, lambda reason=reason: unavailable(reason)
+                key=key,
+                quote=quote,
+                source=source,
+                paper_value=paper,
+                ours="—",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda reason=reason: unavailable(reason),
             )
 
     # ------------------------------------------------------------------ what the claims compute
