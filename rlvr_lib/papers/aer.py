@@ -106,6 +106,40 @@ class Paper(PaperBase):
         n = min(self.results.samples(run) for _, run in self.table1_rows)
         return max(k for k in k_values(n) if k <= n)
 
+    def discussion_notes(self) -> list[str]:
+        """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
+        with the numbers from the runs that support it."""
+        return [
+            *self._idle_notes(),
+            (
+                "AER's coefficient alpha_t moves by eta per step towards the target (eq. 11) from alpha_0 = 0 (not "
+                "given by the paper). While the entropy stays above tau * H_0 the coefficient stays at 0 and the run "
+                "is GRPO: a tau whose target is never reached gives a run identical to GRPO, not a test of AER. With "
+                "eta fixed per step and a budget of a few hundred steps, the controller acts on a shorter time scale "
+                "than the paper's 30 epochs; the eta sensitivity runs scale it to the run's length."
+            ),
+        ]
+
+    def _idle_notes(self) -> list[str]:
+        """Which AER runs never switched the bonus on (alpha_t = 0 at every step of every seed): those runs are GRPO."""
+        runs = list(dict.fromkeys([self.runs.aer, *self.runs.tau_sweep, *self.runs.rho_sweep]))
+        idle = []
+        for run in runs:
+            try:
+                histories = self.results.seed_histories(run)
+            except NotTestable:
+                continue
+            alphas = [h["aer/alpha"].dropna() for h in histories if "aer/alpha" in h.columns]
+            if alphas and all(len(a) and float(a.abs().max()) == 0.0 for a in alphas):
+                idle.append(f"`{run}`")
+        if not idle:
+            return ["Every AER run switched its entropy bonus on (alpha_t > 0 at some step of some seed)."]
+        return [
+            f"{', '.join(idle)}: alpha_t stayed 0 at every step of every seed, so the target tau * H_0 was never "
+            "binding "
+            "and the run is GRPO (eq. 11 from alpha_0 = 0); its rows in the sweeps measure GRPO, not that tau or rho."
+        ]
+
     # ------------------------------------------------------------------ claims
     # Margins, fixed from the paper's text before any result:
     # - ACCURACY_MARGIN 0.01 (1 point of a [0, 1] accuracy or pass@k): the smallest gap the paper itself calls a gain
@@ -686,7 +720,6 @@ class Paper(PaperBase):
         its last steps (mean over seeds), never chosen on the evaluation set. The grid and the rule are declared in
         params.yaml before any run; selecting on the seeds that are then compared favours the selected run a little
         (the winner of three), which docs/assumptions.md states."""
-        tail = self.settings.tail_steps
         rewards = {
             run: float(self.results.per_seed(run, lambda h: tail_mean(h, "reward")).mean())
             for run in self.runs.fixed_coeff_grid

@@ -319,6 +319,10 @@ class PaperBase:
         self.run_all()  # the sensitivity tables are part of it
         return discussion(self, self.evaluate_claims())
 
+    def discussion_notes(self) -> list[str]:
+        """Paragraphs of the Discussion that are the paper's own (a paper module overrides it)."""
+        return []
+
     def limitations(self) -> str:
         return limitations(self, self.evaluate_claims())
 

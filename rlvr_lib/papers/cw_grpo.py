@@ -55,6 +55,19 @@ class Paper(PaperBase):
         "not (table 3)."
     )
 
+    def discussion_notes(self) -> list[str]:
+        """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
+        with the numbers from the runs that support it."""
+        return [
+            (
+                "CW-GRPO reweights advantages but keeps their sign. Its weights are renormalised to mean 1 over the "
+                "tokens, so damping a few extreme tokens raises the weight of all others above 1; with one update per "
+                "rollout batch and no clip (the paper's setting) nothing bounds the step beyond the KL term. The "
+                "sensitivity runs (no KL, 2 updates unclipped and clipped) separate the KL, the update count and the "
+                "clip."
+            )
+        ]
+
     # ------------------------------------------------------------------ claims
     def declare_claims(self) -> None:
         """Every claim of cw_grpo.txt's analysis (sec. 2.2) and results (sec. 3.2), in the paper's order. Quotes

@@ -88,6 +88,19 @@ class Paper(PaperBase):
             return f"{spec.method}: not a one-switch ERPO ablation"
         return off[0]
 
+    def discussion_notes(self) -> list[str]:
+        """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
+        with the numbers from the runs that support it."""
+        return [
+            (
+                "ERPO's sigma_target (the std its token signal Psi is rescaled to, eq. 10) is not given by the paper; "
+                "the verdicts use the method's default and the sigma_target sensitivity runs show whether a verdict "
+                "depends on it. With a small sigma_target ERPO's advantages approach GRPO's after the group "
+                "normalisation of eq. 10; with a large one the sign of a token's advantage can differ from its "
+                "response's outcome."
+            )
+        ]
+
     # ------------------------------------------------------------------ claims
     def declare_claims(self) -> None:
         """Every claim of erpo.txt's analysis (sec. 1, fig. 1) and experiments (sec. 5), in the paper's order."""
@@ -413,9 +426,7 @@ class Paper(PaperBase):
             ours=f"mean KL to the reference over the last {TAIL} steps of {r.erpo} minus {r.grpo}, per seed",
             direction="greater",
             margin=0.0,
-            compute=lambda: self.results.compare_history(
-                r.erpo, r.grpo, lambda h: tail_mean(h, "kl_to_reference"), 4
-            ),
+            compute=lambda: self.results.compare_history(r.erpo, r.grpo, lambda h: tail_mean(h, "kl_to_reference"), 4),
             part_of="kl",
         )
         # a spike: the run's largest KL over its median; fewer spikes = a ratio smaller by at least 1

@@ -197,6 +197,45 @@ class Paper(PaperBase):
         runs = [r.grpo, r.grpo_onpolicy, *r.baselines, r.opefo]
         return [("base", r.base), *[(self.label(run), run) for run in runs]]
 
+    def discussion_notes(self) -> list[str]:
+        """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
+        with the numbers from the runs that support it."""
+        return [
+            *self._delta_h_notes(),
+            (
+                "OPEFO is strictly on-policy (one update per rollout batch, no ratio, clip or reference), so it is "
+                "compared with GRPO strict on-policy at the same settings; the 8-update baselines differ in the "
+                "update count as well as the method. lambda* cancels the first-order net entropy flow of the batch "
+                "(eq. 8); a first-order cancellation does not bound the realised change of a finite step, which the "
+                "entropy curves show."
+            ),
+        ]
+
+    def _delta_h_notes(self) -> list[str]:
+        """OPEFO's run beside its runs with the other eq. 6 estimator (``delta_h``), which differ in nothing else: where
+        the two forms end (mean@n, entropy retained), the diagnosis of a collapse or an explosion of either."""
+        lines = []
+        for run in [self.runs.opefo, *self.runs.delta_h_variants]:
+            try:
+                accuracy = self.results.eval_summary(run, ACCURACY)[0]
+                retained = float(np.exp(self.results.per_seed(run, log_entropy_retained).mean()))
+            except NotTestable:
+                continue
+            lines.append(
+                f"- `{run}` (`delta_h: {self.hparam(run, 'delta_h')}`): mean@n {accuracy:.3f}, rollout entropy x"
+                f"{retained:.2f} of its first step (geometric mean over seeds)"
+            )
+        if len(lines) < 2:
+            return []
+        return [
+            "The two eq. 6 estimators, the runs otherwise identical: the per-token form `sampled` (sec. 5.1, 'for each "
+            "generated token y_t') puts each token in S+ or S- by one sample's log-probability, so the split and "
+            "lambda* "
+            "carry that sample's noise; with the `expectation` form dH_t takes the sign of A_t (its factor is never "
+            "positive, docs/assumptions.md), so it reduces to reweighting positive against negative samples:\n\n"
+            + "\n".join(lines)
+        ]
+
     # ------------------------------------------------------------------ claims
     def declare_claims(self) -> None:
         """Every claim of opefo.txt sec. 4 and 6 (and the intro's stability claim), in the paper's order."""

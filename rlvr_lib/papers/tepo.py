@@ -142,6 +142,20 @@ class Paper(PaperBase):
     def label(self, run: str) -> str:
         return LABELS.get(self.params.runs[run].method, run)
 
+    def discussion_notes(self) -> list[str]:
+        """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
+        with the numbers from the runs that support it."""
+        return [
+            (
+                "TEPO's runs train on the `tepo` set: the problems whose base-policy groups mix correct and wrong "
+                "answers, selected once before training (the offline analogue of the paper's online DAPO dynamic "
+                "sampling). That changes the task as well as the method: a comparison against a run on the full set "
+                "differs in both, which is why TEPO's baselines train on the same set. TEPO's mask and KL act only "
+                "with several updates per rollout batch (w_i = 1 and Delta H = 0 at one update), so its runs make 8, "
+                "as the paper does."
+            )
+        ]
+
     # ------------------------------------------------------------------ claims
     def declare_claims(self) -> None:
         """Every claim of tepo.txt's experiments and analysis (secs. 3.2-4.3, figs. 2-3, tables 1-4) and the
