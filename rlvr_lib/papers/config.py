@@ -136,6 +136,9 @@ class CwGrpoRuns:
     base: str = setting(BASE_RUN, "table 2's Base Model")
     grpo: str = setting("grpo_cw", "vanilla GRPO with CW-GRPO's KL term, 1 update per rollout, G 12, T 0.7")
     clip_cov: str = setting("clip_cov_cw", "Clip-Cov (Cui et al.) at the same settings")
+    clip_cov_table2: str = setting(
+        "clip_cov_cw_90steps", "Clip-Cov stopped at table 2's checkpoint (step 100 of 200: 90 of 180 steps)"
+    )
     cw_grpo: str = setting("cw_grpo_1update", "GRPO + Gaussian reweight, 1 update per rollout (TRL's default)")
     grpo_checkpoints: list[str] = setting(
         help="table 3: GRPO runs stopped at each checkpoint (their train.max_steps is the step), last = grpo",

@@ -36,6 +36,9 @@ COMMON_CODE = [
     "rlvr_lib/papers/setup.py",
     "rlvr_lib/papers/writeup.py",
     "rlvr_lib/papers/captions.py",
+    "rlvr_lib/papers/engine.py",
+    "rlvr_lib/papers/gates.py",
+    "rlvr_lib/papers/measures.py",
     "rlvr_lib/methods",  # the setup table resolves each method's hyperparameters
     "docs/paper_configs.md",  # the setup table's paper sources
     "rlvr_lib/analysis",
