@@ -74,7 +74,10 @@ def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> Claim
     """Step 4: METHOD FAILED when a required gate fails on a seed of a run the claim read."""
     if result.verdict not in COUNTED or not claim.requires:
         return result
-    failed = results.gates.failures(arms, claim.requires)
+    try:
+        failed = results.gates.failures(arms, claim.requires)
+    except NotTestable as reason:  # a seed not made yet: its health is unknown
+        return not_testable(claim, str(reason), reason.kind)
     if not failed:
         return result
     return dataclasses.replace(

@@ -28,7 +28,7 @@ from ..eval.passk import pass_at_k
 from ..readers import read_json
 from ..report import load_histories
 from . import measures
-from .claims import Estimate, NotTestable, bounded_t_interval, paired_difference, seed_values, t_interval
+from .claims import Estimate, NotRun, NotTestable, bounded_t_interval, paired_difference, seed_values, t_interval
 from .config import BASE_RUN
 from .gates import Gates
 from .guard import METHOD, check_comparison
@@ -120,6 +120,14 @@ class RunResults:
         for r in self._reads:
             r.add_measure(name)
 
+    def _require_made(self, run: str, stage: str, name: str) -> None:
+        """NotRun naming the seeds of ``run`` whose ``stage`` output ``name`` does not exist yet."""
+        root = pipeline.EVAL_DIR if stage == "eval" else pipeline.TRAINING_LOGS_DIR
+        missing = [s for s in self.seeds_of(run) if not (root / run / pipeline.seed_folder(s) / name).is_file()]
+        if missing:
+            seeds = ", ".join(map(str, missing))
+            raise NotRun(f"run '{run}' has no {name} for seed(s) {seeds} yet (make repro trains them)", len(missing))
+
     def method_of(self, run: str) -> str:
         return "" if run == BASE_RUN else self.params.runs[run].method
 
@@ -147,6 +155,7 @@ class RunResults:
         self._check_known(run)
         run = self._read_run(run)
         if run not in self._eval:
+            self._require_made(run, "eval", "results.json")
             out = {}
             for seed in self.seeds_of(run):
                 pipeline.check_eval_settings(self.params, run, seed)
@@ -244,6 +253,7 @@ class RunResults:
             raise NotTestable("the base policy is not trained: it has no training history")
         run = self._read_run(run)
         if run not in self._histories:
+            self._require_made(run, "train", "history.json")
             folders = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) for s in self.seeds_of(run)}
             self._histories[run] = load_histories({run: folders})
         return self._histories[run]
