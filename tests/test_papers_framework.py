@@ -45,3 +45,270 @@ def test_no_paper_module_computes_a_shared_concept_itself(name):
 def test_a_planted_window_of_its_own_is_caught():
     planted = 'x = column(h, "entropy/mean").tail(5).mean()\nr = np.log(a / b)\n'
     assert len(own_definitions(planted)) == 2
+
+
+# ----------------------------------------------------------------------------- the engine, on a fake paper
+import contextlib  # noqa: E402
+import math  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from rlvr_lib.papers import measures  # noqa: E402
+from rlvr_lib.papers.claims import (  # noqa: E402
+    A_SEED_REFUTES,
+    DOES_NOT_HOLD,
+    EFFECT_EXCLUDED,
+    HOLDS,
+    IMMOVABLE,
+    INCONCLUSIVE,
+    INDISCRIMINATE,
+    METHOD_FAILED,
+    NOT_RUN,
+    NOT_TESTABLE,
+    UNDERPOWERED,
+    Claim,
+    NotRun,
+    estimate_of,
+    judge,
+    paired_difference,
+)
+from rlvr_lib.papers.engine import evaluate, null_for  # noqa: E402
+from rlvr_lib.papers.gates import Gates  # noqa: E402
+from rlvr_lib.papers.results import Reads  # noqa: E402
+
+
+class FakeResults:
+    """Per-seed values of each run (its d for a one-arm claim), with RunResults' substitution and recording."""
+
+    def __init__(self, values, methods=None, failing=None):
+        self.values = values
+        self.methods = methods or {}
+        self.failing = failing or {}
+        self.alias, self.reads = {}, []
+        self.gates = self
+
+    def failures(self, runs, gates):
+        return [f"{r} seed 1: {self.failing[r]}" for r in runs if r in self.failing and gates]
+
+    def method_of(self, run):
+        return self.methods.get(run, run)
+
+    def read(self, run):
+        real = self.alias.get(run, run)
+        for r in self.reads:
+            r.add_run(real)
+        return np.asarray(self.values[real], dtype=float)
+
+    @contextlib.contextmanager
+    def recording(self):
+        reads = Reads()
+        self.reads.append(reads)
+        yield reads
+        self.reads.pop()
+
+    @contextlib.contextmanager
+    def substituted(self, alias):
+        saved, self.alias = self.alias, {**self.alias, **alias}
+        yield
+        self.alias = saved
+
+
+class FakePaper:
+    def __init__(self, results, null="grpo", main="method", alternatives=None):
+        self.results, self._null, self._main, self._alt = results, null, main, alternatives or {}
+
+    def null_run(self):
+        return self._null
+
+    def main_run(self):
+        return self._main
+
+    def alternatives(self):
+        return self._alt
+
+
+def claim(**kw):
+    base = dict(key="k", quote="q", source="s", paper_value="p", ours="o", direction="greater", margin=0.01)
+    return Claim(**{**base, **kw})
+
+
+def level(results, run):
+    return lambda: estimate_of(results.read(run))
+
+
+def test_a_null_that_passes_too_makes_the_claim_not_testable():
+    # "the method keeps its entropy": the method's value is above 0, and so is GRPO's (the planted null passes)
+    results = FakeResults({"method": [0.3, 0.35, 0.4], "grpo": [0.2, 0.25, 0.3]})
+    r = evaluate(FakePaper(results), claim(), level(results, "method"))
+    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and "grpo passes too" in r.note
+    # a null that fails keeps the verdict, and says so
+    results.values["grpo"] = [-0.2, -0.25, -0.3]
+    r = evaluate(FakePaper(results), claim(), level(results, "method"))
+    assert r.verdict == HOLDS and r.null.startswith("grpo in method's place: does not hold")
+
+
+def test_no_null_for_a_claim_about_the_null_run_itself_or_when_declared_none():
+    assert null_for(claim(), ["grpo"], "grpo", "method") == {}
+    assert null_for(claim(null=None), ["method"], "grpo", "method") == {}
+    assert null_for(claim(), ["method", "baseline"], "grpo", "method") == {}  # two arms: the contrast is the null
+    assert null_for(claim(null="baseline"), ["method", "other"], "grpo", "method") == {"method": "baseline"}
+
+
+def test_a_failed_seed_hidden_by_the_mean_gives_method_failed_with_the_ungated_verdict():
+    results = FakeResults({"method": [0.3, 0.35, 0.4], "grpo": [-0.2, -0.1, -0.3]}, failing={"method": "x2.37"})
+    r = evaluate(FakePaper(results), claim(), level(results, "method"))
+    assert r.verdict == METHOD_FAILED and r.ungated == HOLDS and "method seed 1: x2.37" in r.note
+    # a claim about failure declares no gate: the failed seed is its evidence
+    r = evaluate(FakePaper(results), claim(requires=()), level(results, "method"))
+    assert r.verdict == HOLDS
+
+
+def test_a_verdict_that_hinges_on_a_declared_alternative_says_so():
+    values = {"method": [0.05, 0.06, 0.07], "method_alt": [-0.2, 0.1, 0.3], "grpo": [-1.0, -1.1, -1.2]}
+    results = FakeResults(values)
+    paper = FakePaper(results, alternatives={"sigma:0.25": {"method": "method_alt"}})
+    r = evaluate(paper, claim(), level(results, "method"))
+    assert r.verdict == HOLDS and r.robustness.startswith("hinges on sigma:0.25: inconclusive")
+    values["method_alt"] = [0.05, 0.07, 0.06]
+    assert evaluate(paper, claim(), level(results, "method")).robustness == "robust (sigma:0.25)"
+    # an alternative whose run the claim does not read does not apply
+    assert evaluate(paper, claim(), level(results, "grpo")).robustness == ""
+
+
+def test_a_measure_fixed_by_the_task_or_calibrated_is_not_testable():
+    results = FakeResults({"method": [1.0, 1.2, 1.1], "grpo": [0.1, 0.2, 0.3]}, methods={"grpo": "grpo"})
+    r = evaluate(FakePaper(results), claim(measure="response_length"), level(results, "method"))
+    assert r.verdict == NOT_TESTABLE and r.kind == IMMOVABLE and "fixed by the task" in r.note
+    # GRPO's entropy level is what the budget was calibrated to produce: a one-arm claim on a GRPO run
+    r = evaluate(FakePaper(results, null=None), claim(measure="log_entropy_retained"), level(results, "grpo"))
+    assert r.verdict == NOT_TESTABLE and "calibrated" in r.note
+
+
+def test_a_zero_variance_discrete_metric_and_a_floor_give_no_verdict():
+    k50 = estimate_of(np.array([0.0, 0.0, 0.0]) - np.array([2.0, 2.0, 2.0]))
+    assert judge(claim(direction="less"), k50).kind == IMMOVABLE
+    floor = paired_difference(np.full((3, 4), 0.0), np.full((3, 4), 0.005), bounds=(0.0, 1.0))
+    assert judge(claim(), floor).verdict == NOT_TESTABLE
+
+
+def test_a_margin_above_the_papers_effect_is_capped_and_the_effect_must_be_excluded():
+    # AER vs Clip-Cov: upper bound +0.0057, paper's effect +0.004, declared margin 0.01
+    e = estimate_of(np.array([-0.19, -0.09, 0.0]))
+    e = type(e)(-0.090, -0.185, 0.0057, 3, None, "", e.se, per_seed=e.per_seed)
+    r = judge(claim(paper_effect=0.004), e)
+    assert r.verdict == INCONCLUSIVE and "margin capped at the paper's effect" in r.note
+    r = judge(claim(paper_effect=0.004, margin=0.004), type(e)(-0.09, -0.185, 0.003, 3, None, "", e.se))
+    assert r.verdict == DOES_NOT_HOLD and r.kind == EFFECT_EXCLUDED
+
+
+def test_an_inconclusive_comparison_far_below_its_power_is_underpowered():
+    r = judge(claim(paper_effect=0.004), estimate_of(np.array([-0.1, 0.05, 0.12])))
+    assert r.verdict == INCONCLUSIVE and r.kind == UNDERPOWERED and "seeds would detect the paper's effect" in r.note
+
+
+def test_a_universal_claim_is_refuted_by_one_seed():
+    # "prevents explosion": log peak ratio below log 2 in every seed; one seed at x25.7 refutes it
+    e = estimate_of(np.log([1.2, 25.7, 1.5]) - measures.LOG_FACTOR, seeds=[0, 1, 2])
+    r = judge(claim(direction="less", universal=True), e)
+    assert r.verdict == DOES_NOT_HOLD and r.kind == A_SEED_REFUTES and "seed 1" in r.note
+    e = estimate_of(np.log([1.2, 1.3, 1.5]) - measures.LOG_FACTOR, seeds=[0, 1, 2])
+    assert judge(claim(direction="less", universal=True), e).verdict == HOLDS
+
+
+def test_a_run_not_made_yet_is_not_run_with_its_cost():
+    results = FakeResults({})
+
+    def compute():
+        raise NotRun("run 'x' has no results.json for seed(s) 3, 4 yet", 2)
+
+    r = evaluate(FakePaper(results), claim(), compute)
+    assert r.verdict == NOT_RUN and "cost: 2 (run, seed) pairs" in r.note
+
+
+def test_a_bounded_levels_interval_stays_inside_its_range():
+    from rlvr_lib.papers.claims import bounded_t_interval, t_interval
+
+    per_seed = np.array([0.02, 0.9, 0.14])  # aer_tau_0_8-like: a t interval runs below 0 and above 1
+    _, low, high, _ = t_interval(per_seed)
+    assert low < 0 < 1 < high
+    mean, low, high, _ = bounded_t_interval(per_seed, (0.0, 1.0))
+    assert 0 <= low <= mean <= high <= 1
+
+
+# ----------------------------------------------------------------------------- the gates, on fake histories
+class GateResults:
+    """Two seeds of one run: seed 1 below its base policy and its entropy peaking at x3 mid-run."""
+
+    runs = ["base", "run", "grpo", "aer_idle"]
+
+    def __init__(self):
+        ent = {0: [0.2, 0.18, 0.15, 0.1], 1: [0.2, 0.6, 0.3, 0.2]}  # seed 1's end is x1.0, its peak x3
+        self.h = {
+            (run, s): pd.DataFrame({"step": [1, 2, 3, 4], "entropy/mean": ent[s], "aer/alpha": [0.0] * 4})
+            for run in self.runs[1:]
+            for s in (0, 1)
+        }
+        self.acc = {
+            ("base", 0): 0.2,
+            ("base", 1): 0.2,
+            ("run", 0): 0.5,
+            ("run", 1): 0.15,
+            ("grpo", 0): 0.6,
+            ("grpo", 1): 0.6,
+            ("aer_idle", 0): 0.25,
+            ("aer_idle", 1): 0.3,
+        }
+
+    def seeds_of(self, run):
+        return [0, 1]
+
+    def method_of(self, run):
+        return "aer" if run == "aer_idle" else "grpo"
+
+    def eval_table(self, run, metric, seeds):
+        return np.array([[self.acc[(run, seeds[0])]]])
+
+    def seed_histories(self, run, seeds):
+        return [self.h[(run, s)] for s in seeds]
+
+
+def test_the_gates_find_a_failed_seed_an_idle_mechanism_and_a_run_that_did_not_learn():
+    gates = Gates(GateResults(), "grpo")
+    failed = gates.failures(["run"], ("healthy",))
+    assert failed == [
+        "run seed 1: mean@n 0.150 below its base policy's 0.200; rollout entropy peaked at x3.00 of its first batch"
+    ]
+    assert "non-zero on 0% of rollout batches" in gates.failures(["aer_idle"], ("active",))[0]
+    assert gates.failures(["grpo"], ("active",)) == []  # GRPO has no mechanism to check
+    learned = gates.failures(["aer_idle"], ("learned",))
+    assert len(learned) == 2 and "did not learn" in learned[0]  # +0.05 and +0.10 of GRPO's +0.40
+
+
+def test_the_tail_window_counts_rollout_batches_not_logged_rows():
+    # AER's aer/entropy repeats the rollout value on every update: 2 updates per rollout batch
+    h = pd.DataFrame({"step": range(1, 13), "aer/entropy": [v for v in range(6) for _ in (0, 1)]})
+    h.attrs[measures.UPDATES_ATTR] = 2
+    assert list(measures.window(h, "aer/entropy", "end")) == [1, 2, 3, 4, 5]
+    assert measures.end_mean(h, "aer/entropy") == 3.0
+    assert math.isclose(measures.paper_share(100, 500), 0.2)
+
+
+# ----------------------------------------------------------------------------- the setup table
+def test_the_setup_table_says_differs_when_a_value_differs():
+    import dataclasses
+
+    from rlvr_lib.config import load_params
+    from rlvr_lib.papers.setup import setup_table
+
+    params = load_params(REPO / "params.yaml")
+    rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")
+    assert rows.loc["updates per rollout batch", "differs"] == "yes"  # 8 x 1 is not 4 x 2
+    assert "evaluation decoding" in rows.index and "ratio clip (what it acts on)" in rows.index
+    # plant the paper's structure: the row stops differing; plant another decoding: it differs
+    spec = params.runs["tepo_tepo_data"]
+    spec.train = dataclasses.replace(
+        spec.train, steps_per_generation=4 * spec.train.gradient_accumulation_steps, num_iterations=2
+    )
+    rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")
+    assert rows.loc["updates per rollout batch", "differs"] == "no"

@@ -73,6 +73,50 @@ def updates_per_rollout(spec: RunSpec) -> int:
     return t.rollout_micro_batches // t.gradient_accumulation_steps * t.num_iterations
 
 
+def _updates(spec: RunSpec) -> str:
+    """Updates per rollout batch as mini-batches x passes (8 disjoint mini-batches once is not 4 twice)."""
+    t = spec.train
+    mini, passes = t.rollout_micro_batches // t.gradient_accumulation_steps, t.num_iterations
+    batches = f"{mini} mini-batch{'es' if mini != 1 else ''}"
+    return f"{updates_per_rollout(spec)} ({batches} x {passes} pass{'es' if passes != 1 else ''})"
+
+
+# What a method's ratio clip acts on (its eps_low / eps_high): the token ratio unless named here.
+CLIP_TARGET = {
+    "tepo": "the sequence's geometric-mean ratio w_i (eq. 4)",
+    "gspo": "the sequence ratio (length-normalised)",
+}
+
+
+def _clip(spec: RunSpec) -> str:
+    cfg = method_config(spec)
+    if "eps_low" not in cfg or cfg.get("use_clip") is False:
+        return "none"
+    target = CLIP_TARGET.get(spec.method, "the token ratio")
+    return f"[1 - {cfg['eps_low']:g}, 1 + {cfg['eps_high']:g}] on {target}"
+
+
+def _aggregation(spec: RunSpec) -> str:
+    return str(method_config(spec).get("loss_agg", NOT_STATED))
+
+
+def _reward(spec: RunSpec) -> str:
+    w = spec.train.format_weight
+    return "accuracy" + (f" + {w:g} x format" if w else " only")
+
+
+def _decoding(params: Params) -> str:
+    """The evaluation's sampling: the shared setting and each benchmark's override."""
+    e = params.eval
+    text = f"temperature {e.temperature:g}, top-p {e.top_p:g}, n = {e.n}"
+    overrides = [
+        f"{name}: " + ", ".join(f"{k} {v}" for k, v in sorted(o.items()) if k in ("temperature", "top_p", "n"))
+        for name, o in sorted(e.per_benchmark.items())
+        if any(k in ("temperature", "top_p", "n") for k in o)
+    ]
+    return text + (f" ({'; '.join(overrides)})" if overrides else "")
+
+
 def _steps(spec: RunSpec) -> str:
     t = spec.train
     return f"{t.num_train_epochs:g} epoch(s)" if t.num_train_epochs else f"{t.max_steps} optimizer steps"
@@ -90,8 +134,14 @@ def _lora(spec: RunSpec) -> str:
 
 
 def _kl(spec: RunSpec) -> str:
-    beta = method_config(spec).get("beta")
-    return NOT_STATED if beta is None else ("none (beta 0)" if beta == 0 else f"beta {beta:g}")
+    cfg = method_config(spec)
+    beta = cfg.get("beta")
+    if beta is None:
+        return NOT_STATED
+    if beta == 0:
+        return "none (beta 0)"
+    target = {"old": "the rollout policy (pi_old)", "ref": "the reference policy"}.get(cfg.get("kl_target"), "")
+    return f"beta {beta:g}" + (f" to {target}" if target else " to the reference policy")
 
 
 def _eval_sets(params: Params) -> str:
@@ -136,12 +186,20 @@ ROWS = (
     ("prompts per optimizer step", lambda p, s: str(s.train.prompts_per_step), ("train.prompts_per_step",)),
     (
         "updates per rollout batch",
-        lambda p, s: str(updates_per_rollout(s)),
+        lambda p, s: _updates(s),
         ("train.steps_per_generation", "train.num_iterations"),
     ),
     ("steps", lambda p, s: _steps(s), ("train.max_steps", "train.num_train_epochs")),
-    ("KL to the reference", lambda p, s: _kl(s), ("methods.{method}.beta",)),
+    ("ratio clip (what it acts on)", lambda p, s: _clip(s), ("methods.{method}.eps_low", "methods.{method}.eps_high")),
+    ("KL term (coefficient, target)", lambda p, s: _kl(s), ("methods.{method}.beta", "methods.{method}.kl_target")),
+    ("loss aggregation", lambda p, s: _aggregation(s), ("methods.{method}.loss_agg",)),
+    ("reward", lambda p, s: _reward(s), ("train.format_weight",)),
     ("evaluation sets and n", lambda p, s: _eval_sets(p), ("data.benchmarks", "eval.n", "eval.per_benchmark")),
+    (
+        "evaluation decoding",
+        lambda p, s: _decoding(p),
+        ("eval.temperature", "eval.top_p", "eval.per_benchmark"),
+    ),
 )
 
 
