@@ -394,6 +394,8 @@ class ClaimResult:
     robustness: str = ""  # "robust", "hinges on <alternative>: ...", or "" (no alternative applies)
     ungated: str = ""  # the verdict the numbers give without the health gate (method failed only)
     null: str = ""  # the null's result, where one was judged
+    arms: tuple[str, ...] = ()  # the trained runs the claim read
+    by_alternative: dict[str, str] = field(default_factory=dict)  # declared alternative -> the verdict under it
 
 
 def seed_values(values: np.ndarray) -> np.ndarray:
@@ -613,7 +615,28 @@ def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> C
         deciding = [p for p in parts if p.verdict == got]
         note = _join(f"{got}: {', '.join(p.claim.key for p in deciding)}", note)
         kind = deciding[0].kind
-    return ClaimResult(claim, got, None, note, branch="whole", parts=list(parts), kind=kind)
+    arms = tuple(dict.fromkeys(a for p in parts for a in p.arms))
+    names = list(dict.fromkeys(n for p in parts for n in p.by_alternative))
+    by_alternative = {n: combine([p.by_alternative.get(n, p.verdict) for p in parts]) for n in names}
+    whole = ClaimResult(claim, got, None, note, branch="whole", parts=list(parts), kind=kind, arms=arms)
+    whole.by_alternative = by_alternative
+    whole.robustness = robustness_text(got, by_alternative)
+    return whole
+
+
+def robustness_text(primary: str, by_alternative: dict[str, str], details: dict[str, str] | None = None) -> str:
+    """'robust (a, b)' when every alternative gives ``primary``, 'hinges on a: <verdict> ...; <primary> at the
+    default' naming each that does not, '' when no alternative applies."""
+    if not by_alternative:
+        return ""
+    hinges = [
+        f"{name}: {v}" + (f" ({details[name]})" if details and name in details else "")
+        for name, v in by_alternative.items()
+        if v != primary
+    ]
+    if not hinges:
+        return f"robust ({', '.join(by_alternative)})"
+    return f"hinges on {'; '.join(hinges)}; {primary} at the default"
 
 
 def _join(*texts: str) -> str:
@@ -645,6 +668,7 @@ CSV_COLUMNS = (
     "robustness",
     "ungated_verdict",
     "null_result",
+    "arms",
     "note",
 )
 
@@ -714,6 +738,7 @@ def claims_frame(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "robustness": r.robustness,
                 "ungated_verdict": r.ungated,
                 "null_result": r.null,
+                "arms": " ".join(r.arms),
                 "note": r.note,
             }
         )

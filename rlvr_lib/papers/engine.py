@@ -34,6 +34,7 @@ from .claims import (
     judge,
     not_testable,
     ours_text,
+    robustness_text,
 )
 from .config import BASE_RUN
 from .guard import ComparisonRefused, settings_difference
@@ -118,6 +119,7 @@ def evaluate(paper, claim: Claim, compute: Compute) -> ClaimResult:
                 note=f"the test does not tell {run} from {null}: {null} passes too",
             )
     result.robustness = robustness(paper, claim, compute, arms, result)
+    result.arms = tuple(arms)
     return result
 
 
@@ -145,15 +147,14 @@ def check_alternative(params, name: str, swaps: Mapping[str, str]) -> None:
 
 def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: ClaimResult) -> str:
     """'robust' when every applicable alternative gives the same verdict, 'hinges on ...' naming each that does
-    not, '' when none applies (the claim reads none of the alternatives' runs)."""
+    not, '' when none applies (the claim reads none of the alternatives' runs). Records each alternative's verdict
+    in ``result.by_alternative``."""
     applicable = {name: swaps for name, swaps in paper.alternatives().items() if any(run in arms for run in swaps)}
     if not applicable or result.verdict not in (*COUNTED, METHOD_FAILED):
         return ""
-    hinges = []
+    details = {}
     for name, swaps in applicable.items():
         other = _under(claim, compute, paper.results, swaps, gated=True)
-        if other.verdict != result.verdict:
-            hinges.append(f"{name}: {other.verdict} ({ours_text(other)})")
-    if not hinges:
-        return f"robust ({', '.join(applicable)})"
-    return f"hinges on {'; '.join(hinges)}; {result.verdict} at the default"
+        result.by_alternative[name] = other.verdict
+        details[name] = ours_text(other)
+    return robustness_text(result.verdict, result.by_alternative, details)
