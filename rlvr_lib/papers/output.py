@@ -112,6 +112,10 @@ class PaperReport:
         self.section(heading).tables.append(table)
         return table
 
+    def add_text_file(self, rel: str, text: str) -> None:
+        """A generated text file of the report folder (e.g. the summary's takeaway, which the main page quotes)."""
+        self._add_file(rel, text.encode())
+
     def add_figure(self, heading: str, name: str, fig: Figure, caption: str = "") -> str:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=DPI)

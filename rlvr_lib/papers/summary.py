@@ -1,6 +1,7 @@
 """Every method at the shared testbed settings: accuracy, pass@k, entropy retained and wall time per step against
-GRPO; rankings by protocol group with tie groups (no strict order the intervals do not support); and every paper's
-verdicts, counted as claims, side by side.
+GRPO, each method compared with GRPO pairwise (entropy on the log scale; runs with a failed seed marked, never
+ranked above a healthy one); and every paper's verdicts, counted by category, side by side, with a takeaway
+generated from them.
 
 The summary makes no claim of its own: the papers' claims are judged in their reports, under each paper's protocol.
 Here every method runs with its own hyperparameters (its paper's, ``methods:``) at the shared `train` settings; runs
@@ -11,19 +12,36 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pandas as pd
 
 from .. import plots
 from ..eval.passk import k_values
 from ..report import markdown_table
-from .base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt, fmt_ci
-from .claims import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_TESTABLE, VERDICTS, Estimate, estimate_of
+from . import measures
+from .base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt_ci
+from .claims import (
+    COUNTED,
+    DOES_NOT_HOLD,
+    EFFECT_EXCLUDED,
+    HOLDS,
+    INCONCLUSIVE,
+    METHOD_FAILED,
+    NOT_RUN,
+    NOT_TESTABLE,
+    OPPOSITE,
+    VERDICTS,
+    Estimate,
+    NotTestable,
+    estimate_of,
+)
 from .guard import METHOD, settings_difference
 from .output import PAPERS_DIR, WriteUp
 from .references import REFERENCES
-from .results import ACCURACY, entropy_retained, step_time
+from .results import ACCURACY, step_time
 from .writeup import CAN_SAY, CANNOT_SAY, TESTBED_SCALE
 
+LOG_RETAINED = "log entropy retained"
 PROTOCOL_NOTE = (
     "Every method here trains at the shared testbed settings with its own paper's hyperparameters, so the "
     "summary compares methods under one protocol rather than each paper's; the papers' own settings are "
@@ -73,26 +91,32 @@ class Paper(PaperBase):
         return (METHOD, *[k for k in settings_difference(self.params, a, b) if k.startswith("method.")])
 
     def _paired(self, a: str, b: str, quantity: str) -> Estimate:
-        if quantity == "entropy retained":
-            return self.results.compare_history(a, b, entropy_retained, differs_in=self.method_difference(a, b))
+        """Paired-by-seed difference of ``quantity`` (an eval metric, or "log entropy retained")."""
+        if quantity == LOG_RETAINED:
+            return self.results.compare_history(
+                a, b, measures.log_entropy_retained, differs_in=self.method_difference(a, b)
+            )
         return self.compare(a, b, quantity, self.method_difference(a, b))
 
-    def tie_groups(self, runs: list[str], quantity: str) -> list[tuple[str, float, int]]:
-        """(run, mean, tie group) best first: a group starts at the best run not yet placed and holds every run whose
-        paired difference to that leader has a 95% t interval reaching 0 (not distinguishable from it)."""
-        means = {run: self._mean(run, quantity) for run in runs}
-        order = sorted(runs, key=lambda r: -means[r])
-        out, group, leader = [], 0, None
-        for run in order:
-            if leader is None or self._paired(leader, run, quantity).ci_low > 0:
-                group, leader = group + 1, run
-            out.append((run, means[run], group))
-        return out
+    def failed_seeds(self, run: str) -> str:
+        """The run's seeds that fail the ``healthy`` gate ('' when none)."""
+        return self.results.divergence(run)
 
-    def _mean(self, run: str, quantity: str) -> float:
-        if quantity == "entropy retained":
-            return float(self.results.per_seed(run, entropy_retained).mean())
-        return self.results.eval_summary(run, quantity)[0]
+    def reference_of(self, run: str) -> str | None:
+        """The GRPO run of ``run``'s protocol group (the reference at the shared settings; GRPO on-policy among the
+        strictly on-policy runs), None where the group has none."""
+        group = self.protocol_groups().get(self.protocol(run), [])
+        refs = [r for r in group if self.params.runs[r].method in measures.GRPO_METHODS]
+        return self.runs.reference if self.runs.reference in refs else (refs[0] if refs else None)
+
+    def versus_reference(self, run: str, quantity: str) -> tuple[Estimate | None, str]:
+        """(d, 'above' | 'below' | 'not distinguishable') of ``run`` minus its protocol group's GRPO run."""
+        ref = self.reference_of(run)
+        if ref is None or run == ref:
+            return None, ""
+        d = self._paired(run, ref, quantity)
+        side = "above" if d.ci_low > 0 else "below" if d.ci_high < 0 else "not distinguishable"
+        return d, side
 
     def time_ratio(self, run: str) -> Estimate:
         seeds = self.results.common_seeds(run, self.runs.reference)  # paired by seed
@@ -108,31 +132,38 @@ class Paper(PaperBase):
         raw_rows, shown_rows = [], []
         for run in [self.runs.base, *self.methods()]:
             raw, cells = self.eval_cells(run, [ACCURACY, f"pass@{k}", "response_length"])
+            seeds = self.results.seeds_of(run)
             row = {"run": run, "method": "—" if run == "base" else self.params.runs[run].method, **raw}
-            shown = {"run": f"`{run}`", "mean@n": cells[ACCURACY], f"pass@{k}": cells[f"pass@{k}"]}
+            row["n_seeds"] = len(seeds)
+            shown = {"run": f"`{self.results.label(run)}`", "seeds": str(len(seeds)), "mean@n": cells[ACCURACY]}
+            shown[f"pass@{k}"] = cells[f"pass@{k}"]
             if run == "base":
                 shown.update({"minus " + ref: MISSING, "entropy retained": MISSING, "time / step vs " + ref: MISSING})
             else:
-                same_group = self.protocol(run) == self.protocol(ref)
-                d = self._paired(run, ref, ACCURACY) if run != ref and same_group else None
-                retained = self.results.per_seed(run, entropy_retained)
+                d, _ = self.versus_reference(run, ACCURACY)
+                logs = self.results.per_seed(run, measures.log_entropy_retained)
                 t = self.time_ratio(run)
                 row.update(
                     {
                         "minus_ref": d.value if d else float("nan"),
                         "minus_ref_ci_low": d.ci_low if d else float("nan"),
                         "minus_ref_ci_high": d.ci_high if d else float("nan"),
-                        "entropy_retained": retained.mean(),
+                        "log_entropy_retained": logs.mean(),
                         "time_ratio": t.value,
                         "time_ratio_ci_low": t.ci_low,
                         "time_ratio_ci_high": t.ci_high,
+                        "failed_seeds": self.failed_seeds(run),
                     }
                 )
-                if d is not None:
+                if d is not None and self.reference_of(run) == ref:
                     shown["minus " + ref] = fmt_ci(d.value, d.ci_low, d.ci_high)
+                elif d is not None:
+                    shown["minus " + ref] = f"{fmt_ci(d.value, d.ci_low, d.ci_high)} vs `{self.reference_of(run)}`"
                 else:
-                    shown["minus " + ref] = MISSING if run == ref else "another protocol"
-                shown["entropy retained"] = fmt(retained.mean())
+                    shown["minus " + ref] = MISSING
+                shown["entropy retained"] = (
+                    f"x{np.exp(logs.mean()):.2f} ({', '.join(f'x{v:.2f}' for v in np.exp(logs))})"
+                )
                 shown["time / step vs " + ref] = fmt_ci(t.value, t.ci_low, t.ci_high, 2)
             shown["length"] = cells["response_length"]
             upd = self.results.updates_per_rollout(run)
@@ -140,57 +171,56 @@ class Paper(PaperBase):
             raw_rows.append(row)
             shown_rows.append(shown)
         text = (
-            f"mean@n and pass@{k}: mean over seeds and problems [95% t interval over seeds]; 'minus {ref}': paired "
-            "difference, for runs of its protocol group only; entropy retained: rollout entropy of the last 5 steps / "
-            "step 1, mean over seeds; time per "
-            f"step: each seed's mean wall time per optimizer step / {ref}'s, mean [interval over seeds] (runs share "
-            "a 2-core machine, so times carry its load)."
+            f"mean@n and pass@{k}: mean over seeds and problems [95% t interval over seeds, on the logit scale so it "
+            f"stays in [0, 1]]; seeds: the run's training seeds (each interval is over them); 'minus {ref}': paired "
+            "difference over the seeds both trained, for runs of its protocol group only; entropy retained: rollout "
+            f"entropy over {measures.TAIL_LABEL} / the first batch's, the geometric mean over seeds (the mean of the "
+            "logs) and each seed's; time per step: each seed's mean wall time per optimizer step / "
+            f"{ref}'s, mean [interval over seeds] (runs share a machine, so times carry its load). A run marked "
+            "'(diverged)' has a seed below its own base policy or whose entropy passed x2 of its start."
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "overview", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         return pd.DataFrame(shown_rows)
 
-    @experiment("Rankings by protocol group, with tie groups")
+    @experiment("Each method against GRPO, by protocol group")
     def ranking(self, heading: str) -> pd.DataFrame:
+        """Pairwise with the reference (GRPO) instead of tie groups: a group led by a noisy or failed run says
+        nothing; a paired difference to one fixed run does."""
         ref = self.runs.reference
         k = max(x for x in k_values(self.results.samples(ref)))
-        quantities = (ACCURACY, f"pass@{k}", "entropy retained")
+        quantities = (ACCURACY, f"pass@{k}", LOG_RETAINED)
         raw_rows, shown_rows = [], []
-        for protocol, runs in self.protocol_groups().items():
+        for run in self.methods():
+            own = self.reference_of(run)
+            if own is None or run == own:
+                continue
+            raw = {"run": run, "reference": own, "failed_seeds": self.failed_seeds(run)}
+            shown = {
+                "run": f"`{self.results.label(run)}`",
+                "against": f"`{own}`",
+                "seeds": str(len(self.results.common_seeds(run, own))),
+            }
             for quantity in quantities:
-                for rank, (run, mean, group) in enumerate(self.tie_groups(runs, quantity), start=1):
-                    raw_rows.append(
-                        {
-                            "protocol": protocol,
-                            "quantity": quantity,
-                            "order": rank,
-                            "run": run,
-                            "mean": mean,
-                            "tie_group": group,
-                        }
-                    )
+                d, side = self.versus_reference(run, quantity)
+                raw.update({quantity: d.value, f"{quantity}_ci_low": d.ci_low, f"{quantity}_ci_high": d.ci_high})
+                raw[f"{quantity}_side"] = side
+                shown[f"{quantity} minus it"] = f"{fmt_ci(d.value, d.ci_low, d.ci_high)} {side}"
+            raw_rows.append(raw)
+            shown_rows.append(shown)
         raw = pd.DataFrame(raw_rows)
-        for (protocol, quantity), rows in raw.groupby(["protocol", "quantity"], sort=False):
-            groups = rows.groupby("tie_group", sort=True)["run"].apply(lambda r: ", ".join(f"`{x}`" for x in r))
-            shown_rows.append(
-                {
-                    "protocol": protocol,
-                    "ranked by": quantity,
-                    "tie groups, best first (within a group: not distinguishable from its best run)": " > ".join(
-                        f"{{{g}}}" for g in groups
-                    ),
-                }
-            )
-        shown = pd.DataFrame(shown_rows)
+        # healthy runs first, then by the accuracy difference: a run with a failed seed never leads
+        order = raw.assign(failed=raw["failed_seeds"] != "").sort_values(["failed", ACCURACY], ascending=[True, False])
+        shown = pd.DataFrame(shown_rows).loc[order.index].reset_index(drop=True)
         self.report.section(
             heading,
-            "Within each protocol group, runs are ordered by their mean over seeds (and problems); a tie group starts "
-            "at the best run not yet placed and holds every run whose paired difference to that run has a 95% t "
-            "interval over seeds reaching 0. A higher group is distinguishable from the next; the order inside a "
-            "group is not a finding. Entropy retained: the rollout entropy of the last 5 steps over step 1's (higher "
-            "is not better by itself).",
+            f"Each method minus the GRPO run of its protocol group ({ref} at the shared settings; GRPO on-policy for "
+            "the strictly on-policy methods), paired by seed over the seeds both trained, with a 95% t interval: "
+            "'above' / 'below' when the interval excludes 0, else 'not distinguishable'. Entropy: the "
+            "difference of log entropy retained (0.69 = twice the entropy kept). Runs with a failed seed "
+            "('(diverged)') are listed after the healthy ones.",
         )
-        self.report.add_table(heading, "ranking", raw, shown)
+        self.report.add_table(heading, "versus_reference", order.drop(columns="failed"), shown)
         return shown
 
     @experiment("pass@k")
@@ -214,29 +244,57 @@ class Paper(PaperBase):
             path = PAPERS_DIR / paper / "claims.csv"
             if not path.exists():
                 raise FileNotFoundError(f"{path} not found: run `dvc repro paper_{paper}` first")
-            frames.append(pd.read_csv(path).assign(paper_name=paper))
-        return pd.concat(frames, ignore_index=True)
+            frames.append(pd.read_csv(path, keep_default_na=False, na_values=[""]).assign(paper_name=paper))
+        claims = pd.concat(frames, ignore_index=True)
+        for column in ("parent", "kind", "robustness", "arms"):
+            claims[column] = claims[column].fillna("") if column in claims else ""
+        return claims
+
+    def whole_claims(self) -> pd.DataFrame:
+        """The claims counted (a conjunctive claim once, its parts not at all), with ``about``: whether a claim
+        reads a run of its paper's own method ('the method') or only baselines and diagnostics ('other runs')."""
+        claims = self.gathered_claims()
+        whole = claims[claims["parent"] == ""].copy()
+        methods = {run: spec.method for run, spec in self.params.runs.items()}
+        whole["about"] = [
+            "the method" if any(methods.get(a) == paper for a in str(arms).split()) else "other runs"
+            for paper, arms in zip(whole["paper_name"], whole["arms"], strict=True)
+        ]
+        return whole
+
+    def verdict_counts(self) -> pd.DataFrame:
+        """paper x column: the claims with each verdict, 'does not hold' split by kind, and how many verdicts are
+        robust to the paper's declared alternatives and how many hinge on one."""
+        whole = self.whole_claims()
+        rows = []
+        for paper in self.settings.papers:
+            mine = whole[whole["paper_name"] == paper]
+            row = {"paper": paper, **{v: int((mine["verdict"] == v).sum()) for v in VERDICTS}}
+            refuted = mine[mine["verdict"] == DOES_NOT_HOLD]
+            row["of which: opposite effect"] = int((refuted["kind"] == OPPOSITE).sum())
+            row["of which: paper's effect excluded"] = int((refuted["kind"] == EFFECT_EXCLUDED).sum())
+            judged = mine[mine["verdict"].isin(COUNTED)]
+            row["verdicts robust"] = int(judged["robustness"].str.startswith("robust").sum())
+            row["verdicts that hinge"] = int(judged["robustness"].str.startswith("hinges").sum())
+            row["holds, about the method"] = int(((mine["verdict"] == HOLDS) & (mine["about"] == "the method")).sum())
+            row["claims"] = len(mine)
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("paper")
 
     @experiment("Which claims hold, paper by paper")
     def paper_claims(self, heading: str) -> pd.DataFrame:
-        claims = self.gathered_claims()
-        whole = claims[claims["parent"].isna() | (claims["parent"] == "")]  # a conjunctive claim counts once
-        counts = (
-            whole.groupby("paper_name")["verdict"]
-            .value_counts()
-            .unstack(fill_value=0)
-            .reindex(columns=VERDICTS, fill_value=0)
-        )
-        counts = counts.reindex(self.settings.papers).reset_index().rename(columns={"paper_name": "paper"})
-        counts["claims"] = counts[list(VERDICTS)].sum(axis=1)
+        counts = self.verdict_counts().reset_index()
         shown_counts = counts.assign(paper=[f"[{p}](../{p}/README.md)" for p in counts["paper"]])
         self.report.add_table(
             heading,
             "verdicts_by_paper",
             counts,
             shown_counts,
-            "Verdicts per paper (claims; the parts of a conjunctive claim are not counted).",
+            "Verdicts per paper (claims; the parts of a conjunctive claim are not counted); 'does not hold' by kind; "
+            "how many of the verdicts (holds, does not hold, inconclusive) are robust to the paper's declared "
+            "alternatives and how many hinge on one; holding claims that read a run of the paper's own method.",
         )
+        claims = self.gathered_claims()
 
         def interval(row) -> str:
             if pd.isna(row["value"]):
@@ -246,11 +304,17 @@ class Paper(PaperBase):
         listing = pd.DataFrame(
             {
                 "paper": claims["paper_name"],
-                "claim": [f"“{c}”" for c in claims["claim"]],
+                "claim": [
+                    ("↳ " if p else "") + f"“{c}”" for p, c in zip(claims["parent"], claims["claim"], strict=True)
+                ],
                 "source": claims["source"],
                 "d (ours)": claims["ours_definition"],
                 "ours": [interval(row) for _, row in claims.iterrows()],
-                "verdict": [f"**{v}**" for v in claims["verdict"]],
+                "verdict": [
+                    f"**{v}**" + (f" ({k})" if k else "")
+                    for v, k in zip(claims["verdict"], claims["kind"], strict=True)
+                ],
+                "robustness": [r or MISSING for r in claims["robustness"]],
             }
         )
         self.report.add_table(heading, "all_claims", claims, listing, "Every claim of every paper.")
@@ -270,14 +334,8 @@ class Paper(PaperBase):
             self.limitations(),
             claims=self.claims_counts_markdown(counts),
         )
+        self.report.add_text_file("takeaway.md", self.takeaway() + "\n")
         return self.report.write()
-
-    def verdict_counts(self) -> pd.DataFrame:
-        """paper x verdict: the number of claims (conjunctive claims once, their parts not at all)."""
-        claims = self.gathered_claims()
-        whole = claims[claims["parent"].isna() | (claims["parent"] == "")]
-        counts = whole.groupby("paper_name")["verdict"].value_counts().unstack(fill_value=0)
-        return counts.reindex(index=self.settings.papers, columns=list(VERDICTS), fill_value=0)
 
     @staticmethod
     def claims_counts_markdown(shown_counts: pd.DataFrame) -> str:
@@ -291,29 +349,70 @@ class Paper(PaperBase):
             ]
         )
 
-    def _top_groups(self) -> list[str]:
-        """Per protocol group, the runs of the first tie group by mean@n."""
-        out = []
-        for protocol, runs in self.protocol_groups().items():
-            leaders = [run for run, _, group in self.tie_groups(runs, ACCURACY) if group == 1]
-            out.append(f"{', '.join(f'`{r}`' for r in leaders)} (protocol: {protocol}, {len(runs)} runs)")
-        return out
+    def takeaway(self) -> str:
+        """One paragraph generated from the comparisons with GRPO, the health marks and the verdicts."""
+        ref = self.runs.reference
+        table = self.ranking_frame()
+        healthy = table[table["failed_seeds"] == ""]
+
+        def names(rows: pd.DataFrame) -> str:
+            return ", ".join(f"`{r}`" for r in rows["run"]) or "none"
+
+        better = healthy[healthy[f"{ACCURACY}_side"] == "above"]
+        worse = healthy[healthy[f"{ACCURACY}_side"] == "below"]
+        tied = healthy[healthy[f"{ACCURACY}_side"] == "not distinguishable"]
+        keeps = healthy[healthy[f"{LOG_RETAINED}_side"] == "above"]
+        failed = table[table["failed_seeds"] != ""]
+        counts = self.verdict_counts()
+        total = counts.sum()
+        return (
+            f"**Takeaway** (generated from the tables below). Against GRPO under the same protocol (`{ref}`; GRPO "
+            "on-policy for the on-policy methods), paired by seed: "
+            f"more accurate (mean@n, interval above 0): {names(better)}; less accurate: {names(worse)}; not "
+            f"distinguishable: {names(tied)}. Keeping more rollout entropy than GRPO (log scale): {names(keeps)}. "
+            f"Runs with a failed seed (below its own base policy, or entropy past x2 of its start), not ranked: "
+            f"{names(failed)}. Of the five papers' {int(total['claims'])} claims, {int(total[HOLDS])} hold "
+            f"({int(total['holds, about the method'])} of them read a run of the paper's own method), "
+            f"{int(total[DOES_NOT_HOLD])} do not ({int(total['of which: opposite effect'])} with the opposite effect "
+            f"detected), {int(total[INCONCLUSIVE])} are inconclusive, {int(total[METHOD_FAILED])} rest on a run that "
+            f"failed, {int(total[NOT_TESTABLE])} are not testable here and {int(total[NOT_RUN])} are not run; "
+            f"{int(total['verdicts that hinge'])} verdicts hinge on a declared alternative."
+        )
+
+    def ranking_frame(self) -> pd.DataFrame:
+        return self.report_table("versus_reference")
+
+    def report_table(self, name: str) -> pd.DataFrame:
+        self.run_all()
+        for section in self.report.sections:
+            for table in section.tables:
+                if table.name == name:
+                    return table.data
+        raise NotTestable(f"the summary has no table '{name}'")
 
     def summary(self) -> str:
         counts = self.verdict_counts()
         total = counts.sum()
+        judged = int(total[HOLDS] + total[DOES_NOT_HOLD] + total[INCONCLUSIVE])
+        excluded = int(total["of which: paper's effect excluded"])
         return "\n".join(
             [
-                f"- **Tested:** {int(total.sum())} claims of five papers ("
-                + "; ".join(f"{p}: {int(counts.loc[p].sum())}" for p in counts.index)
-                + "), and every method under one protocol (Setup).",
-                f"- **Holds:** {int(total[HOLDS])} claims; **does not hold:** {int(total[DOES_NOT_HOLD])}.",
-                f"- **Inconclusive:** {int(total[INCONCLUSIVE])} (the seeds' intervals leave the effect open).",
-                f"- **Not testable here:** {int(total[NOT_TESTABLE])} (scale, benchmarks or quantities the testbed "
-                "does not have; each paper's Limitations lists them with the reason).",
-                "- **Best by mean@n (first tie group, not distinguishable from the best run):** "
-                + "; ".join(self._top_groups())
-                + ".",
+                self.takeaway(),
+                "",
+                f"- **Claims:** {int(total['claims'])} of five papers ("
+                + "; ".join(f"{p}: {int(counts.loc[p, 'claims'])}" for p in counts.index)
+                + f"); {judged} have a verdict on the testbed, of which {int(total['verdicts robust'])} are robust to "
+                f"the papers' declared alternatives and {int(total['verdicts that hinge'])} hinge on one.",
+                f"- **Holds:** {int(total[HOLDS])} ({int(total['holds, about the method'])} read a run of the paper's "
+                f"own method; the others are about baselines or diagnostics); **does not hold:** "
+                f"{int(total[DOES_NOT_HOLD])} ({int(total['of which: opposite effect'])} opposite effect detected, "
+                f"{excluded} the paper's "
+                "effect excluded).",
+                f"- **Inconclusive:** {int(total[INCONCLUSIVE])} (each paper's Claims say which are underpowered).",
+                f"- **Method failed:** {int(total[METHOD_FAILED])} (a run the claim reads failed a health gate on a "
+                "seed); **not testable here:** "
+                f"{int(total[NOT_TESTABLE])}; **not run:** {int(total[NOT_RUN])} (each paper's Limitations lists them "
+                "with the reason or the cost).",
             ]
         )
 
@@ -348,24 +447,17 @@ class Paper(PaperBase):
 
     def discussion(self) -> str:
         counts = self.verdict_counts()
-        share = counts[HOLDS] / counts.sum(axis=1).where(counts.sum(axis=1) > 0)
-        tested = counts.sum(axis=1) - counts[NOT_TESTABLE]
         lines = [
-            f"- {p}: {int(counts.loc[p, HOLDS])} of {int(tested[p])} testable claims hold, "
-            f"{int(counts.loc[p, DOES_NOT_HOLD])} do not, {int(counts.loc[p, INCONCLUSIVE])} are inconclusive; "
-            f"{int(counts.loc[p, NOT_TESTABLE])} are not testable here"
+            f"- {p}: {int(counts.loc[p, HOLDS])} hold ({int(counts.loc[p, 'holds, about the method'])} about the "
+            f"method's own run), {int(counts.loc[p, DOES_NOT_HOLD])} do not, {int(counts.loc[p, INCONCLUSIVE])} "
+            f"inconclusive, {int(counts.loc[p, METHOD_FAILED])} on a failed run, {int(counts.loc[p, NOT_TESTABLE])} "
+            f"not testable here, {int(counts.loc[p, NOT_RUN])} not run; {int(counts.loc[p, 'verdicts that hinge'])} "
+            "verdicts hinge on a declared alternative"
             for p in counts.index
         ]
-        total = counts.sum()
-        testable = int(total.sum() - total[NOT_TESTABLE])
-        most = share.idxmax() if share.notna().any() and share.max() > 0 else None
         across = (
-            f"Across the papers, {int(total[HOLDS])} of the {testable} claims the testbed can test hold and "
-            f"{int(total[DOES_NOT_HOLD])} do not; {int(total[NOT_TESTABLE])} of {int(total.sum())} claims need "
-            "what the testbed does not have."
-            + (f" The largest share of holding claims (of all its claims) is {most}'s." if most is not None else "")
-            + " A claim that holds here says the mechanism works on a small policy that collapses its entropy; "
-            "the papers' headline numbers are not testable at this scale."
+            "Per paper (a holding claim about a baseline or a diagnostic says nothing about the paper's method, so "
+            "those about the method's own run are counted apart; a claim on a run with a failed seed has no verdict):"
         )
         return "\n\n".join([across, "\n".join(lines), PROTOCOL_NOTE])
 
