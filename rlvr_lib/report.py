@@ -25,19 +25,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from . import plots
 from .atomic import publish, staging_dir, write_atomic
 from .eval.evaluate import problem_values
-from .papers.claims import VERDICTS, t_interval
+from .papers import measures
+from .papers.claims import VERDICTS, bounded_t_interval, t_interval
 from .readers import read_json
 
 HISTORY_FILE = "history.json"
 RESULTS_FILE = "results.json"
 BASE_RUN = plots.BASE_RUN
-TAIL_STEPS = 5  # entropy retained and train accuracy average the last TAIL_STEPS logged steps
 DPI = 120
 MISSING = "—"
 CI_FIELDS = (("value", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high"))
@@ -91,7 +92,9 @@ def t_over_seeds(results: Sequence[dict]) -> dict[str, dict[str, float]]:
     tables = [problem_values(r["per_problem"], n, ks) for r in results]
     combined = {}
     for metric in tables[0]:
-        mean, low, high, _ = t_interval([sum(t[metric]) / len(t[metric]) for t in tables])
+        per_seed = [sum(t[metric]) / len(t[metric]) for t in tables]
+        bounded = metric.startswith(("mean@", "pass@")) and len(per_seed) > 1
+        mean, low, high, _ = bounded_t_interval(per_seed, (0.0, 1.0)) if bounded else t_interval(per_seed)
         combined[metric] = {"value": mean, "ci_low": low, "ci_high": high, "n_seeds": len(results)}
     return combined
 
@@ -144,56 +147,48 @@ def _table_metrics(bench: pd.DataFrame, benchmark: str) -> list[str]:
     return list(dict.fromkeys([means[0], f"pass@{ks[-1]}", "response_length"]))
 
 
-def _tail_mean(history: pd.DataFrame, key: str, tail_steps: int) -> float:
-    return float(history[key].dropna().tail(tail_steps).mean())
+def entropy_retained(history: pd.DataFrame) -> float:
+    """One seed's rollout entropy over the last rollout batches / its first batch's (``measures.entropy_retained``,
+    the definition every paper report uses); NaN when empty."""
+    return math.nan if history.empty else measures.entropy_retained(history)
 
 
-def entropy_retained(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
-    """Mean ``entropy/mean`` over the last ``tail_steps`` logged steps / its value at the first logged step
-    (the base model's rollouts). ``history``: one run, sorted by step; NaN when empty."""
-    if history.empty:
-        return math.nan
-    first = history["entropy/mean"].dropna().iloc[0]
-    return _tail_mean(history, "entropy/mean", tail_steps) / float(first)
+def final_train_accuracy(history: pd.DataFrame) -> float:
+    """One seed's training ``accuracy`` over the last rollout batches (``measures.end_mean``); NaN when empty."""
+    return math.nan if history.empty else measures.end_mean(history, "accuracy")
 
 
-def final_train_accuracy(history: pd.DataFrame, tail_steps: int = TAIL_STEPS) -> float:
-    """Mean training ``accuracy`` over the last ``tail_steps`` logged steps of one run; NaN when empty."""
-    return math.nan if history.empty else _tail_mean(history, "accuracy", tail_steps)
-
-
-def results_table(
-    evals: pd.DataFrame, histories: pd.DataFrame, benchmark: str, *, tail_steps: int = TAIL_STEPS
-) -> pd.DataFrame:
-    """One row per evaluated run (base first): ``run``; for mean@n, pass@1, pass@K (largest K) and
+def results_table(evals: pd.DataFrame, histories: pd.DataFrame, benchmark: str) -> pd.DataFrame:
+    """One row per evaluated run (base first): ``run``, ``n_seeds``; for mean@n, pass@K (largest K) and
     response_length the value (mean over seeds and problems) and ``<metric>_ci_low`` / ``<metric>_ci_high``;
-    ``entropy_retained`` and ``train_accuracy`` (``entropy_retained`` / ``final_train_accuracy`` over
-    ``tail_steps`` of each seed, averaged over seeds; NaN for base)."""
-    if tail_steps < 1:
-        raise ValueError(f"tail_steps must be >= 1, got {tail_steps}")
+    ``entropy_retained`` (the geometric mean over seeds of each seed's ratio: ratios are averaged on the log scale)
+    and ``train_accuracy`` (mean over seeds); NaN for base."""
     bench = evals[evals["benchmark"] == benchmark]
     if bench.empty:
         raise ValueError(f"no results for benchmark '{benchmark}'; have {sorted(evals['benchmark'].unique())}")
     runs = _run_order(bench["run"])
     by_key = bench.set_index(["run", "metric"])
     table = pd.DataFrame({"run": runs})
+    table["n_seeds"] = [int(bench[bench["run"] == run]["n_seeds"].iloc[0]) for run in runs]
     for metric in _table_metrics(bench, benchmark):
         rows = by_key.reindex(pd.MultiIndex.from_product([runs, [metric]]))
         for field, suffix in CI_FIELDS:
             table[metric + suffix] = rows[field].to_numpy(dtype=float)
     run_histories = [histories[histories["run"] == run] for run in runs]
-    table["entropy_retained"] = [_mean_over_seeds(h, entropy_retained, tail_steps) for h in run_histories]
-    table["train_accuracy"] = [_mean_over_seeds(h, final_train_accuracy, tail_steps) for h in run_histories]
+    table["entropy_retained"] = [_over_seeds(h, entropy_retained, geometric=True) for h in run_histories]
+    table["train_accuracy"] = [_over_seeds(h, final_train_accuracy) for h in run_histories]
     return table
 
 
-def _mean_over_seeds(history: pd.DataFrame, summary: Callable[[pd.DataFrame, int], float], tail_steps: int) -> float:
-    """``summary`` of each training seed's history, averaged over seeds; NaN when empty."""
+def _over_seeds(history: pd.DataFrame, summary: Callable[[pd.DataFrame], float], geometric: bool = False) -> float:
+    """``summary`` of each training seed's history, averaged over seeds (``geometric``: the mean of the logs,
+    floored at ``measures.RETAINED_FLOOR``); NaN when empty."""
     if history.empty:
         return math.nan
-    return float(
-        sum(summary(h.sort_values("step"), tail_steps) for _, h in history.groupby("seed")) / history["seed"].nunique()
-    )
+    values = np.array([summary(h.sort_values("step")) for _, h in history.groupby("seed")], dtype=float)
+    if geometric:
+        return float(np.exp(np.mean(np.log(np.maximum(values, measures.RETAINED_FLOOR)))))
+    return float(values.mean())
 
 
 def _fmt(value: float, digits: int) -> str:
@@ -204,7 +199,7 @@ def format_table(table: pd.DataFrame) -> pd.DataFrame:
     """``results_table`` as text: ``value [ci_low, ci_high]`` per accuracy metric, ``—`` where not applicable; short
     column names (the README's text above the table defines them) and no response length (in the CSV), so that
     the table fits a 1,000 px column."""
-    out = {"run": table["run"]}
+    out = {"run": table["run"], "seeds": table["n_seeds"]}
     for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns and c != "response_length"):
         out[metric] = [
             MISSING if pd.isna(v) else f"{_fmt(v, 3)} [{_fmt(lo, 3)}, {_fmt(hi, 3)}]"
@@ -309,14 +304,15 @@ def paper_verdicts(papers_dir: str | os.PathLike, papers: Sequence[tuple[str, st
     return pd.DataFrame(rows, columns=list(VERDICT_TABLE_COLUMNS))
 
 
-def _verdict_section(verdicts: pd.DataFrame, papers: Sequence[tuple[str, str]]) -> list[str]:
-    """The README's opening: the verdict counts per paper, each paper's title linking its report; then a link to
-    each paper report without claims of its own (the summary)."""
+def _verdict_section(verdicts: pd.DataFrame, papers: Sequence[tuple[str, str]], takeaway: str = "") -> list[str]:
+    """The README's opening: the summary's generated takeaway, the verdict counts per paper, each paper's title
+    linking its report; then a link to each paper report without claims of its own (the summary)."""
     titles = dict(papers)
     linked = verdicts.assign(paper=[f"[{titles[p]}](papers/{p}/README.md)" for p in verdicts["paper"]])
     return [
         "## Which claims hold",
         "",
+        *([takeaway.strip(), ""] if takeaway.strip() else []),
         "Each paper's claims, quoted from the paper, judged on the testbed by the rule at the top of every paper "
         "report (`rlvr_lib.papers.claims`); a conjunctive claim counts once. Each paper's report has its claims, "
         "tables and figures next to the paper's numbers.",
@@ -334,17 +330,17 @@ def _readme(
     evals: pd.DataFrame,
     tables: dict[str, str],
     figures: list[str],
-    tail_steps: int,
     ema_alpha: float,
     links: Mapping[str, str],
     papers: Sequence[tuple[str, str]],
     verdicts: pd.DataFrame | None,
     figure_runs: Sequence[str],
+    takeaway: str = "",
 ) -> str:
     """The report's README, results first: the verdicts per paper (or the paper links), one section per
     benchmark, the training figures, the other reports, then the runs and the settings (collapsed)."""
     runs = _run_order(evals["run"])
-    sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples", "n_seeds"]].first()
+    sizes = evals.groupby("benchmark", sort=False)[["n_problems", "n_samples"]].first()
     lines = [
         f"# {title}",
         "",
@@ -353,7 +349,7 @@ def _readme(
         "",
     ]
     if verdicts is not None:
-        lines += _verdict_section(verdicts, papers)
+        lines += _verdict_section(verdicts, papers, takeaway)
     elif papers:
         lines += ["## Paper replications", "", *(f"- [{t}](papers/{name}/README.md)" for name, t in papers), ""]
     lines += [
@@ -362,14 +358,14 @@ def _readme(
         "Each metric: mean over training seeds and problems [95% Student t interval over the per-seed means, as in "
         "the paper reports]; each seed's model is sampled with that seed (the base model too). mean@n is the mean "
         "accuracy over the n samples (the unbiased pass@1); pass@k is the unbiased estimator over the n samples. "
-        f"*Entropy retained*: mean rollout token entropy over the last {tail_steps} training steps / its value at "
-        f"step 1 (the base model's rollouts), per seed, averaged. *Train accuracy*: mean over the last {tail_steps} "
-        f"steps, averaged over seeds. {MISSING}: not applicable. The CSV adds the response length (tokens). "
+        "*Seeds*: the run's training seeds (its interval is over them: most variants have 3, the headline runs 5). "
+        f"*Entropy retained*: mean rollout token entropy over {measures.TAIL_LABEL} / its value at the first batch "
+        "(the base model's rollouts), per seed, then the geometric mean over seeds (ratios are averaged on the log "
+        f"scale). *Train accuracy*: mean over {measures.TAIL_LABEL}, averaged over seeds. mean@n and pass@k intervals "
+        f"are computed on the logit scale, so they stay in [0, 1]. {MISSING}: not applicable. The CSV adds the "
+        "response length (tokens). "
         + "Benchmarks: "
-        + ", ".join(
-            f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each, {s.n_seeds} training seeds)"
-            for b, s in sizes.iterrows()
-        )
+        + ", ".join(f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each)" for b, s in sizes.iterrows())
         + ".",
         "",
     ]
@@ -441,12 +437,12 @@ def render_report(
     title: str,
     params_summary: Mapping[str, Any],
     ema_alpha: float = plots.DEFAULT_EMA_ALPHA,
-    tail_steps: int = TAIL_STEPS,
     links: Mapping[str, str] | None = None,
     papers: Sequence[tuple[str, str]] = (),
     verdicts: pd.DataFrame | None = None,
     figure_runs: Sequence[str] | None = None,
     run_methods: Mapping[str, str] | None = None,
+    takeaway: str = "",
 ) -> dict[str, bytes]:
     """Every report file in memory: relative path -> content (README.md last). ``links``: label -> path relative
     to the report folder of other reports; ``papers``: (name, title) of the paper reports; ``verdicts``:
@@ -470,7 +466,7 @@ def render_report(
         _add(files, rel, _png(make()))
     tables = {}
     for benchmark in evals["benchmark"].unique():
-        table = results_table(evals, histories, benchmark, tail_steps=tail_steps)
+        table = results_table(evals, histories, benchmark)
         tables[benchmark] = markdown_table(format_table(table))
         _add(files, f"tables/results_{_slug(benchmark)}.md", tables[benchmark].encode())
         _add(files, f"tables/results_{_slug(benchmark)}.csv", table.to_csv(index=False).encode())
@@ -480,12 +476,12 @@ def render_report(
         evals,
         tables,
         list(files),
-        tail_steps,
         ema_alpha,
         links or {},
         papers,
         verdicts,
         figure_runs,
+        takeaway,
     )
     _add(files, "README.md", readme.encode())
     return files

@@ -24,9 +24,15 @@ from .pipeline import (
     run_seeds,
     seed_folder,
 )
-from .report import TAIL_STEPS, load_eval_results, load_histories, paper_verdicts, results_table, write_report
+from .report import load_eval_results, load_histories, paper_verdicts, results_table, write_report
 
 CORE_GROUP = "core"  # reports/plots/core/: the summary's methods
+
+
+def _takeaway() -> str:
+    """The summary report's generated takeaway (reports/papers/summary/takeaway.md), '' before it exists."""
+    path = REPORTS_DIR / "papers" / "summary" / "takeaway.md"
+    return path.read_text() if path.is_file() else ""
 
 
 def settings_summary(params: Params) -> dict:
@@ -102,7 +108,8 @@ def stage_report(params: Params) -> Path:
         verdicts=paper_verdicts(REPORTS_DIR / "papers", five) if five else None,
         figure_runs=groups[CORE_GROUP],
         run_methods={run: spec.method for run, spec in params.runs.items()},
+        takeaway=_takeaway(),
     )
-    tables = {b: results_table(evals, histories, b, tail_steps=TAIL_STEPS) for b in evals["benchmark"].unique()}
+    tables = {b: results_table(evals, histories, b) for b in evals["benchmark"].unique()}
     dvc_views.write(REPORTS_DIR, dvc_views.render(tables, histories, groups, plots.DEFAULT_EMA_ALPHA))
     return REPORTS_DIR / "README.md"

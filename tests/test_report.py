@@ -153,10 +153,13 @@ def test_results_table_numbers(data):
     assert {"mean@8", "pass@8", "pass@8_ci_low", "pass@8_ci_high", "response_length"} <= set(table.columns)
     assert "pass@1" not in table.columns  # mean@8 is the unbiased pass@1: not repeated
     assert table.loc["erpo", "pass@8"] == pytest.approx((0.8 + 0.6) / 2)  # mean over seeds
-    # Student t over the two per-seed means (0.8, 0.6): standard error 0.1, t(0.975, df 1) = 12.706
-    half = stats.t.ppf(0.975, 1) * 0.1
-    assert table.loc["erpo", "pass@8_ci_low"] == pytest.approx(0.7 - half)
-    assert table.loc["erpo", "pass@8_ci_high"] == pytest.approx(0.7 + half)
+    # Student t over the two per-seed means (0.8, 0.6) on the logit scale, mapped back: it stays inside [0, 1]
+    z = np.log(np.array([0.8, 0.6]) / (1 - np.array([0.8, 0.6])))
+    half = stats.t.ppf(0.975, 1) * z.std(ddof=1) / np.sqrt(2)
+    assert table.loc["erpo", "pass@8_ci_low"] == pytest.approx(1 / (1 + np.exp(-(z.mean() - half))))
+    assert table.loc["erpo", "pass@8_ci_high"] == pytest.approx(1 / (1 + np.exp(-(z.mean() + half))))
+    assert 0 <= table.loc["erpo", "pass@8_ci_low"] and table.loc["erpo", "pass@8_ci_high"] <= 1
+    assert table.loc["erpo", "n_seeds"] == 2 and table.loc["grpo", "n_seeds"] == 1  # seeds per run, not the first
     assert table.loc["grpo", "mean@8"] == pytest.approx(0.5)
     assert table.loc["grpo", "pass@8_ci_low"] == -np.inf  # one seed: an infinite interval
     assert table.loc["grpo", "pass@8"] == pytest.approx(0.75)
@@ -168,9 +171,8 @@ def test_results_table_numbers(data):
     assert table.loc["erpo", "entropy_retained"] == pytest.approx(1.0)  # each seed's ratio is 1
     assert table.loc["grpo", "train_accuracy"] == pytest.approx(0.1 + 0.05 * 7)  # mean of steps 6..10
     assert np.isnan(table.loc["base", "entropy_retained"]) and np.isnan(table.loc["base", "train_accuracy"])
-    last_only = report.results_table(evals, histories, "aime24", tail_steps=1).set_index("run")
-    assert last_only.loc["grpo", "entropy_retained"] == pytest.approx(0.9**9)
-    assert last_only.loc["grpo", "pass@8"] == pytest.approx(0.25)  # aime24: counts 4 lower, floored at 0
+    aime = report.results_table(evals, histories, "aime24").set_index("run")
+    assert aime.loc["grpo", "pass@8"] == pytest.approx(0.25)  # aime24: counts 4 lower, floored at 0
 
 
 def test_results_table_unknown_benchmark(data):
@@ -185,7 +187,8 @@ def test_markdown_table_lists_every_run(report_dir):
     assert "0.700 [" in rows[2]  # erpo pass@8, mean over its two seeds
     assert rows[0].count(report.MISSING) == 2  # base: no entropy retained, no train accuracy
     header = text.splitlines()[0]
-    assert header == "| run | mean@8 | pass@8 | entropy retained | train accuracy |"  # fits a 1,000 px column
+    assert header == "| run | seeds | mean@8 | pass@8 | entropy retained | train accuracy |"  # fits 1,000 px
+    assert [r.split("|")[2].strip() for r in rows] == ["1", "1", "2"]  # each run's own seeds
     csv = pd.read_csv(report_dir / "tables" / "results_math500.csv")
     assert csv.loc[csv["run"] == "erpo", "pass@8"].item() == pytest.approx(0.7)
     assert csv.loc[csv["run"] == "erpo", "response_length"].item() == pytest.approx(40.0)  # in the CSV only
@@ -210,7 +213,7 @@ def test_readme_links_resolve(report_dir):
     assert "make repro" in text and "# Synthetic replication" in text and "train.learning_rate" in text
     for run in COUNTS:
         assert f"| {run} |" in text
-    assert "training seeds)" in text
+    assert "*Seeds*: the run's training seeds" in text and "training seeds)" not in text  # no global count
     assert text.index("## Results") < text.index("## Runs and settings") < text.index("<details>")
     assert text.index("<details>") < text.index("train.learning_rate") < text.index("</details>")
 
@@ -324,14 +327,16 @@ def test_verdict_table_opens_the_readme(data, tmp_path):
         "holds": 1,  # the part b1 of the conjunctive claim b is not counted
         "does not hold": 1,
         "inconclusive": 0,
+        "method failed": 0,
         "not testable here": 0,
+        "not run": 0,
         "claims": 2,
     }
     readme = report.render_report(*data, title="T", params_summary=PARAMS, papers=papers, verdicts=verdicts)[
         "README.md"
     ].decode()
     assert readme.index("## Which claims hold") < readme.index("## Results")
-    assert "| [ERPO: replication](papers/erpo/README.md) | 1 | 1 | 0 | 0 | 2 |" in readme
+    assert "| [ERPO: replication](papers/erpo/README.md) | 1 | 1 | 0 | 0 | 0 | 0 | 2 |" in readme
     assert "- [Summary](papers/summary/README.md)" in readme
 
 
