@@ -1,0 +1,46 @@
+"""Write the DVCLive logs (metrics.json, plots, params.yaml) of pairs trained by benchmarks/train_pairs.sh on a host
+without DVCLive, from each pair's history.json, exactly as the train stage writes them (rlvr_lib.train's
+``write_training_logs`` with the stage's params), so ``dvc metrics show`` and the report find them.
+
+    python benchmarks/train_pairs_logs.py RUN:SEED [RUN:SEED ...]
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from rlvr_lib import pipeline
+from rlvr_lib import train as training
+from rlvr_lib.readers import read_json
+
+
+def main(pairs: list[str]) -> int:
+    if not pairs:
+        print(__doc__, file=sys.stderr)
+        return 2
+    params = pipeline.enter_repo("params.yaml")
+    for pair in pairs:
+        run, seed = pair.split(":")
+        spec = pipeline.run_spec(params, run)
+        cfg = params.train_config(run, int(seed))
+        folder = pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(int(seed))
+        history = read_json(folder / "history.json", list)
+        stage_params = {"run": run, "method": spec.method, "train_data": spec.train_data, **spec.hparams, **asdict(cfg)}
+        with tempfile.TemporaryDirectory() as tmp:  # DVCLive cleans its folder first: history.json stays apart
+            training.write_training_logs(history, tmp, stage_params)
+            for item in Path(tmp).iterdir():
+                target = folder / item.name
+                if item.is_dir():
+                    shutil.copytree(item, target, dirs_exist_ok=True)
+                else:
+                    shutil.copy2(item, target)
+        print(f"{folder}: {len(history)} steps logged")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
