@@ -266,8 +266,11 @@ CHECKS = (
 
 def _rule_text() -> str:
     lines = [
-        "Verdict rule (declared in code before this protocol's runs; rlvr_lib.papers.claims, one line per branch "
-        "and check of the code):",
+        "Verdict rule (rlvr_lib.papers.claims, one line per branch and check of the code). The branches, the margins "
+        "and the log-scale entropy bands were declared in code before this protocol's runs; the checks after the "
+        "branches (health gates, nulls, immovable measures, declared alternatives, margin caps, per-seed universal "
+        "claims) were added after them, in answer to the third review, with thresholds fixed before the verdicts were "
+        "recomputed (x2 and the base policy are the project's earlier definitions of divergence).",
         "Each claim is tested on a difference d (e.g. the method's accuracy minus its baseline's, the two runs "
         "differing only in what the claim is about) against a reference ref (0, or the size the paper states), with a "
         "margin, the smallest effect that matters. A seed replicates the whole pipeline (its own base policy, RL run "
