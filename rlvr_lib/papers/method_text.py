@@ -90,9 +90,10 @@ Regenerated here: table 1 (pass@1 and pass@K against GRPO, Clip-Higher, Ent-Adv,
 (pass@k up to k = n, k50); fig. 3 (training dynamics); table 2 (components); tables 8-9 (tau and rho sweeps); the
 entropy against its target with alpha_t.""",
     "summary": r"""No method of its own: every method of the workspace (GRPO, its strict on-policy variant, DAPO
-clip-higher, entropy regularisation, Clip-Cov, KL-Cov, GSPO, Ent-Adv, ERPO, CW-GRPO, TEPO, OPEFO, AER) trains from
-the same testbed base policy with the same budget and is evaluated on the same problems with the same sampling
-settings. Each method's objective is set out in its paper's report ([ERPO](../erpo/README.md),
+clip-higher, entropy regularisation, Clip-Cov, KL-Cov, GSPO, Ent-Adv, ERPO, CW-GRPO, TEPO, OPEFO, AER): seed s of
+every run trains from the seed-s base policy with the same budget and is evaluated on the same problems with the same
+sampling settings. The strictly on-policy methods (GRPO on-policy, OPEFO) form a second protocol group at one update
+per rollout batch; each method is compared with the GRPO run of its own group. Each method's objective is set out in its paper's report ([ERPO](../erpo/README.md),
 [CW-GRPO](../cw_grpo/README.md), [TEPO](../tepo/README.md), [OPEFO](../opefo/README.md), [AER](../aer/README.md));
 the baselines' exact losses are in `rlvr_lib/methods/` (`python -m rlvr_lib methods`). The common core is GRPO's
 group-normalised advantage and clipped surrogate:
