@@ -46,8 +46,8 @@ PROTOCOL_NOTE = (
     "Every method here trains at the shared testbed settings with its own paper's hyperparameters (the strictly "
     "on-policy ones at one update per rollout batch), so the summary compares methods under one protocol rather "
     "than each paper's; the papers' own settings are compared in their reports. CW-GRPO is therefore here at the "
-    "shared 2 updates per rollout batch, unclipped, while its own report runs it at the paper's 1 update; both fail "
-    "(its report's `cw_grpo_1update` and this `cw_grpo` each have a seed below its base policy or past x2 entropy)."
+    "shared 2 updates per rollout batch, unclipped, while its own report runs it at the paper's 1 update (each "
+    "report marks the runs with a failed seed)."
 )
 
 
