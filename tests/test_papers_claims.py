@@ -317,3 +317,9 @@ def test_log_entropy_retained_is_finite_for_a_collapsed_run():
     grown = pd.DataFrame({"step": range(1, 7), "entropy/mean": [0.2, 0.4, 0.8, 0.8, 0.8, 0.8]})
     exploded = log_entropy_retained(grown)  # last 5 steps (0.4 + 4 x 0.8) / 5 over the first 0.2: x3.6
     assert exploded == pytest.approx(math.log(3.6)) and exploded > LOG_FACTOR
+
+
+def test_a_word_hyphenated_across_the_pdfs_line_break_is_found_whole():
+    text = "096 OPEFO achieves the\n099 most stable entropy dynamics among strong base-  \n100 lines. Overall\n"
+    assert quotes.find_quote("the most stable entropy dynamics among strong baselines", text) == []
+    assert quotes.find_quote("the most stable entropy dynamics among weak baselines", text) != []  # verbatim only

@@ -19,7 +19,7 @@ OWN_DEFINITIONS = {
     r"\.head\(": "an early window (measures.window / share)",
     r"\bTAIL_STEPS\b|\btail_steps\b": "a tail length (measures.TAIL_ROLLOUTS)",
     r"\bDIVERGENCE_ENTROPY_FACTOR\b": "the divergence limit (measures.ENTROPY_FACTOR)",
-    r"\bLOG_FACTOR\b": "the stability band (measures.stable / measures.LOG_FACTOR)",
+    r"(?<!measures\.)\bLOG_FACTOR\b": "the stability band (measures.stable / measures.LOG_FACTOR)",
     r"\.iloc\[0\]": "a first-step value (measures.rollouts)",
     r"math\.log\(|np\.log\(": "a log scale of its own (measures: log_entropy_retained, log_peak_entropy_ratio)",
 }
@@ -98,6 +98,8 @@ class FakeResults:
         real = self.alias.get(run, run)
         for r in self.reads:
             r.add_run(real)
+        if real not in self.values:
+            raise NotRun(f"run '{real}' has no results yet", 3)
         return np.asarray(self.values[real], dtype=float)
 
     @contextlib.contextmanager
@@ -174,6 +176,25 @@ def test_a_verdict_that_hinges_on_a_declared_alternative_says_so():
     assert evaluate(paper, claim(), level(results, "method")).robustness == "robust (sigma:0.25)"
     # an alternative whose run the claim does not read does not apply
     assert evaluate(paper, claim(), level(results, "grpo")).robustness == ""
+    # one whose run is not made yet decides nothing and says why
+    del values["method_alt"]
+    r = evaluate(paper, claim(), level(results, "method"))
+    assert (
+        r.robustness.startswith("sigma:0.25 not applicable: run 'method_alt' has no results yet")
+        and not r.by_alternative
+    )
+
+
+def test_under_an_alternative_the_guard_checks_the_runs_actually_read(tmp_path):
+    from rlvr_lib.config import load_params
+    from rlvr_lib.papers.claims import NotTestable
+    from rlvr_lib.papers.results import RunResults
+
+    params = load_params(REPO / "params.yaml")
+    results = RunResults(params, ["erpo_erpo_data", "erpo_no_entropy_gate", "erpo_sigma_0_25"])
+    results.check("erpo_erpo_data", "erpo_no_entropy_gate", ("method.use_entropy_gate",))  # one change: allowed
+    with results.substituted({"erpo_erpo_data": "erpo_sigma_0_25"}), pytest.raises(NotTestable, match="sigma_target"):
+        results.check("erpo_erpo_data", "erpo_no_entropy_gate", ("method.use_entropy_gate",))  # now two changes
 
 
 def test_a_measure_fixed_by_the_task_or_calibrated_is_not_testable():
@@ -243,6 +264,10 @@ class GateResults:
     runs = ["base", "run", "grpo", "aer_idle"]
 
     def __init__(self):
+        from types import SimpleNamespace
+
+        spec = SimpleNamespace(train=SimpleNamespace(max_steps=180), train_data="full")
+        self.params = SimpleNamespace(runs=dict.fromkeys(self.runs[1:], spec))
         ent = {0: [0.2, 0.18, 0.15, 0.1], 1: [0.2, 0.6, 0.3, 0.2]}  # seed 1's end is x1.0, its peak x3
         self.h = {
             (run, s): pd.DataFrame({"step": [1, 2, 3, 4], "entropy/mean": ent[s], "aer/alpha": [0.0] * 4})
@@ -283,6 +308,23 @@ def test_the_gates_find_a_failed_seed_an_idle_mechanism_and_a_run_that_did_not_l
     assert gates.failures(["grpo"], ("active",)) == []  # GRPO has no mechanism to check
     learned = gates.failures(["aer_idle"], ("learned",))
     assert len(learned) == 2 and "did not learn" in learned[0]  # +0.05 and +0.10 of GRPO's +0.40
+
+
+def test_learned_is_measured_against_a_grpo_run_as_long_and_a_missing_seed_is_not_run():
+    from types import SimpleNamespace
+
+    results = GateResults()
+    results.runs = [*results.runs, "grpo_90"]
+    short = SimpleNamespace(train=SimpleNamespace(max_steps=90), train_data="full")
+    results.params.runs = {**results.params.runs, "run": short, "grpo_90": short}
+    results.acc.update({("grpo_90", 0): 0.3, ("grpo_90", 1): 0.3})
+    gates = Gates(results, "grpo")
+    assert gates.reference_for("run") == "grpo_90" and gates.reference_for("aer_idle") == "grpo"
+    failed = gates.failures(["run"], ("learned",))  # seed 0: +0.30 of grpo_90's +0.10; seed 1: -0.05
+    assert len(failed) == 1 and failed[0].startswith("run seed 1") and "of grpo_90's +0.100" in failed[0]
+    results.seeds_of = lambda run: [0] if run == "grpo_90" else [0, 1]
+    with pytest.raises(NotRun, match="needs grpo_90 seed 1"):
+        Gates(results, "grpo").failures(["run"], ("learned",))
 
 
 def test_the_tail_window_counts_rollout_batches_not_logged_rows():

@@ -5,8 +5,8 @@ given where the table is added (``PaperReport.add_table(caption=...)``) takes pr
 from __future__ import annotations
 
 SENSITIVITY = (
-    "Compare each variant's d with the verdict run's (first row): a d on the same side of 0 means the verdict does "
-    "not hinge on that open choice."
+    "Evidence, not a verdict: each variant's d beside the verdict run's (first row); whether a verdict hinges on an "
+    "open choice is decided by the declared alternatives (the claims table's robustness column)."
 )
 
 CAPTIONS: dict[str, dict[str, str]] = {
@@ -82,7 +82,10 @@ CAPTIONS: dict[str, dict[str, str]] = {
     "summary": {
         "overview": "Compare each method's mean@n and its paired difference to GRPO within one protocol group; "
         "'another protocol' rows are not compared.",
-        "ranking": "Read the tie groups, not the order inside them: only a group boundary is a finding.",
+        "versus_reference": (
+            "Each method minus its protocol group's GRPO, paired by seed: 'above' or 'below' only where the interval "
+            "excludes 0; runs with a failed seed come after the healthy ones."
+        ),
         "pass_at_k": "Compare the curves at large k, where the papers expect the methods that keep entropy to gain.",
     },
 }

@@ -185,7 +185,7 @@ class TepoRuns:
         "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
     )
     baselines: list[str] = setting(
-        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is not implemented",
+        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG not run",
         factory=lambda: [
             "clip_cov_8updates_tepo_data",
             "kl_cov_8updates_tepo_data",

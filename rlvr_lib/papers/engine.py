@@ -21,11 +21,14 @@ from collections.abc import Callable, Mapping
 from . import measures
 from .claims import (
     AUTO_NULL,
+    BEYOND,
     COUNTED,
+    FEW_SEEDS,
     HOLDS,
     IMMOVABLE,
     INDISCRIMINATE,
     METHOD_FAILED,
+    NOT_RUN,
     NOT_TESTABLE,
     Claim,
     ClaimResult,
@@ -58,17 +61,26 @@ def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[
 
 
 def immovable(claim: Claim, read: list[str], arms: list[str], results) -> str:
-    """Why the claim's measure cannot move on the testbed ('' when it can)."""
+    """Why the claim's measure cannot move on the testbed ('' when it can). What the task fixes for every run that
+    works moves when a run breaks (a diverged run's answers run to the length cap): not fixed where an arm failed
+    the ``healthy`` gate."""
     names = [claim.measure] if claim.measure else read
     for name in names:
         m = measures.measure_of(name) or measures.eval_measure(name)
         if m is None:
             continue
-        if m.fixed_by:
+        if m.fixed_by and not _broken(arms, results):
             return f"fixed by the task: {m.fixed_by}"
         if m.calibrated and arms and all(results.method_of(a) in m.calibrated_on for a in arms) and len(arms) == 1:
             return f"calibrated: {m.calibrated}"
     return ""
+
+
+def _broken(arms: list[str], results) -> bool:
+    try:
+        return bool(results.gates.failures(arms, ("healthy",)))
+    except NotTestable:
+        return False
 
 
 def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> ClaimResult:
@@ -147,14 +159,19 @@ def check_alternative(params, name: str, swaps: Mapping[str, str]) -> None:
 
 def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: ClaimResult) -> str:
     """'robust' when every applicable alternative gives the same verdict, 'hinges on ...' naming each that does
-    not, '' when none applies (the claim reads none of the alternatives' runs). Records each alternative's verdict
-    in ``result.by_alternative``."""
+    not, '' when none applies (the claim reads none of the alternatives' runs). An alternative whose runs are not
+    made yet or whose comparison the guard refuses (it would change a second thing) is 'not applicable', with its
+    reason, and decides nothing. Records each applicable alternative's verdict in ``result.by_alternative``."""
     applicable = {name: swaps for name, swaps in paper.alternatives().items() if any(run in arms for run in swaps)}
     if not applicable or result.verdict not in (*COUNTED, METHOD_FAILED):
         return ""
-    details = {}
+    details, skipped = {}, []
     for name, swaps in applicable.items():
         other = _under(claim, compute, paper.results, swaps, gated=True)
+        if other.verdict in (NOT_RUN, NOT_TESTABLE) and other.kind in (NOT_RUN, BEYOND, FEW_SEEDS):
+            skipped.append(f"{name} not applicable: {other.note}")
+            continue
         result.by_alternative[name] = other.verdict
         details[name] = ours_text(other)
-    return robustness_text(result.verdict, result.by_alternative, details)
+    text = robustness_text(result.verdict, result.by_alternative, details)
+    return "; ".join(t for t in (text, *skipped) if t)

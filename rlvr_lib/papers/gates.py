@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 import pandas as pd
 
 from . import measures
-from .claims import NotTestable
+from .claims import NotRun, NotTestable
 from .config import BASE_RUN
 
 ACTIVE_SHARE = 0.1  # a mechanism acted: non-zero on at least 10% of the rollout batches
@@ -94,16 +94,34 @@ class Gates:
         except NotTestable as reason:
             return str(reason)
 
+    def reference_for(self, run: str) -> str | None:
+        """The GRPO run ``learned`` measures ``run`` against: the paper's GRPO run when it trained as long and on the
+        same set, else another GRPO run of the paper that did (CW-GRPO's 90-step run against GRPO's 90-step run),
+        else the paper's GRPO run."""
+        spec = self.results.params.runs[run]
+
+        def same_budget(other: str) -> bool:
+            o = self.results.params.runs[other]
+            return o.train.max_steps == spec.train.max_steps and o.train_data == spec.train_data
+
+        candidates = [
+            r
+            for r in self.results.runs
+            if r not in (BASE_RUN, run) and self.results.method_of(r) in measures.GRPO_METHODS and same_budget(r)
+        ]
+        return self.grpo if self.grpo in candidates or not candidates else candidates[0]
+
     def learned(self, run: str, seed: int) -> str:
-        if self.grpo is None or run == self.grpo or not self._base_known(seed):
+        ref = self.reference_for(run)
+        if ref is None or run == ref or not self._base_known(seed):
             return ""
-        if seed not in self.results.seeds_of(self.grpo):
-            return ""
+        if seed not in self.results.seeds_of(ref):
+            raise NotRun(f"whether {run} seed {seed} learned needs {ref} seed {seed}, not trained", 1)
         base = self._accuracy(BASE_RUN, seed)
-        gain, grpo_gain = self._accuracy(run, seed) - base, self._accuracy(self.grpo, seed) - base
+        gain, grpo_gain = self._accuracy(run, seed) - base, self._accuracy(ref, seed) - base
         if grpo_gain > 0 and gain < measures.LEARNED_SHARE * grpo_gain:
             return (
-                f"gained {gain:+.3f} over its base policy, under {measures.LEARNED_SHARE:g} of {self.grpo}'s "
+                f"gained {gain:+.3f} over its base policy, under {measures.LEARNED_SHARE:g} of {ref}'s "
                 f"{grpo_gain:+.3f} (did not learn)"
             )
         return ""

@@ -1,8 +1,10 @@
 r"""Verbatim quotes: a claim's words must be the paper's own, found in ``../shared/papers/<paper>.txt``.
 
 Matching ignores whitespace differences (line breaks of the text file, runs of spaces) and Markdown's backslash
-escapes of punctuation (the text files write "large\-magnitude", "\+2\.7"), and nothing else; "..." (or "…") marks
-an elision: the pieces between elisions must all appear in the paper, in order.
+escapes of punctuation (the text files write "large\-magnitude", "\+2\.7"); a quote not found so is also looked for
+in the text with its PDF line numbers dropped and the words its line breaks hyphenated joined again ("base- / 100
+lines" -> "baselines"), and nothing else; "..." (or "…") marks an elision: the pieces between elisions must all
+appear in the paper, in order.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pathlib import Path
 
 ELLIPSIS = re.compile(r"\s*(?:(?<!\\)\.\.\.|…)\s*")
 ESCAPE = re.compile(r"\\([^\w\s])")
+LINE_NUMBER = re.compile(r"(?m)^(?:- )?\d{3} (?:• )?")  # the PDF's line numbers at the start of a text line
+BROKEN_WORD = re.compile(r"(\w)-[ \t]*\n\s*(\w)")  # a word hyphenated across a line break
 
 
 def normalise(text: str) -> str:
@@ -19,8 +23,19 @@ def normalise(text: str) -> str:
     return " ".join(ESCAPE.sub(r"\1", text).split())
 
 
+def rejoined(text: str) -> str:
+    """``text`` without the PDF's line numbers and with the words hyphenated across its line breaks joined."""
+    return BROKEN_WORD.sub(r"\1\2", LINE_NUMBER.sub("", text))
+
+
 def find_quote(quote: str, paper_text: str) -> list[str]:
-    """The pieces of ``quote`` (split at elisions) not found in ``paper_text`` in order; [] when it is verbatim."""
+    """The pieces of ``quote`` (split at elisions) not found in ``paper_text`` in order, as it is or rejoined
+    (``rejoined``); [] when it is verbatim."""
+    missing = _missing(quote, paper_text)
+    return missing and _missing(quote, rejoined(paper_text))
+
+
+def _missing(quote: str, paper_text: str) -> list[str]:
     haystack = normalise(paper_text)
     pieces = [normalise(p) for p in ELLIPSIS.split(quote) if normalise(p)]
     if not pieces:

@@ -110,6 +110,15 @@ class RunResults:
         finally:
             self._reads.pop()
 
+    @contextlib.contextmanager
+    def unrecorded(self) -> Iterator[None]:
+        """Reads within the block are not the claim's arms (e.g. a selection over a grid that picks one run)."""
+        saved, self._reads = self._reads, []
+        try:
+            yield
+        finally:
+            self._reads = saved
+
     def _read_run(self, run: str) -> str:
         real = self.resolve(run)
         for r in self._reads:
@@ -127,6 +136,12 @@ class RunResults:
         if missing:
             seeds = ", ".join(map(str, missing))
             raise NotRun(f"run '{run}' has no {name} for seed(s) {seeds} yet (make repro trains them)", len(missing))
+
+    def check(self, a: str, b: str, differs_in: tuple[str, ...] = (METHOD,)) -> None:
+        """The guard (``guard.check_comparison``) on the runs actually read: under an alternative, its run must still
+        differ from the other arm only in ``differs_in`` (ERPO at sigma 0.25 against an ablation at sigma 1 is
+        refused: that comparison changes two things)."""
+        check_comparison(self.params, self.resolve(a), self.resolve(b), differs_in)
 
     def method_of(self, run: str) -> str:
         return "" if run == BASE_RUN else self.params.runs[run].method
@@ -226,7 +241,7 @@ class RunResults:
     def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
         """Paired difference of ``metric`` between runs ``a`` and ``b``: same seeds, same problems, and settings that
         differ only in ``differs_in`` (``rlvr_lib.papers.guard``)."""
-        check_comparison(self.params, a, b, differs_in)
+        self.check(a, b, differs_in)
         if self.uids(a) != self.uids(b):
             raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
         digits = 1 if metric == "response_length" else 3
@@ -287,7 +302,7 @@ class RunResults:
     ) -> Estimate:
         """Paired-by-seed difference of a per-seed history quantity between runs ``a`` and ``b``, whose settings
         differ only in ``differs_in``."""
-        check_comparison(self.params, a, b, differs_in)
+        self.check(a, b, differs_in)
         seeds = self.common_seeds(a, b)
         return paired_difference(
             self.per_seed(a, fn, seeds),

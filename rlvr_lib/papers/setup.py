@@ -28,7 +28,7 @@ NOT_STATED = "not stated"
 PAPER_CHECKPOINT = {
     "erpo": "not stated; a checkpoint every 25 steps, 1 epoch (sec. 5.1)",
     "cw_grpo": "table 2: the step-100 checkpoint of 100 steps; table 3: steps 100 / 150 / 200 (sec. 3.2)",
-    "tepo": "not stated; table 4 reports the step of peak training accuracy (sec. 4.1)",
+    "tepo": "not stated; table 4 reports benchmark accuracy at fixed steps (72 and 132) per seed",
     "opefo": "the best checkpoint by average accuracy, evaluated every 10 steps (sec. 6.1)",
     "aer": "the best checkpoint by AIME25 pass@1, evaluated every 20 steps (App. A.2)",
 }
