@@ -239,7 +239,14 @@ class Paper(PaperBase):
         from the runs that support it (computed here, never typed): the two eq. 6 forms side by side, what is robust
         to the choice, what the runs show of the first-order premise, and lambda*'s size against the paper's."""
         notes = []
-        for note in (self._delta_h_notes, self._stability_note, self._premise_note, self._lambda_note):
+        notes_in_order = (
+            self._delta_h_notes,
+            self._hinging_parts_note,
+            self._stability_note,
+            self._premise_note,
+            self._lambda_note,
+        )
+        for note in notes_in_order:
             try:
                 notes.extend(note())
             except (NotTestable, KeyError, ValueError, ZeroDivisionError):
@@ -253,6 +260,23 @@ class Paper(PaperBase):
             for part in getattr(result, "parts", None) or []:
                 out[part.claim.key] = part
         return out
+
+    def _hinging_parts_note(self) -> list[str]:
+        """R3-O1: the conjunctive claims whose parts' verdicts change under the other eq. 6 form (a whole claim's
+        robustness is not aggregated from its parts by the framework, so it is listed here, from the parts)."""
+        lines = []
+        for result in self.evaluate_claims():
+            hinging = [p for p in getattr(result, "parts", None) or [] if p.robustness.startswith("hinges")]
+            if hinging:
+                listed = "; ".join(f"`{p.claim.key}`: {p.robustness}" for p in hinging)
+                lines.append(f"- `{result.claim.key}` ({result.verdict} at the default): {listed}")
+        if not lines:
+            return []
+        return [
+            "Conjunctive claims with parts whose verdict hinges on the eq. 6 form (each part's verdict with "
+            "`opefo_delta_h_expectation` in `opefo`'s place; 'not run' while that run's seeds are being trained):\n\n"
+            + "\n".join(lines)
+        ]
 
     def _form_runs(self) -> list[str]:
         return [self.runs.opefo, *self.runs.delta_h_variants]
