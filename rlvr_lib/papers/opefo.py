@@ -1543,7 +1543,8 @@ class Paper(PaperBase):
             "Each OPEFO run with its eq. 6 form (`delta_h`): mean@n [95% interval], then per-seed training "
             "quantities (mean (seed values)): entropy retained (last steps / first step), the unscaled first-order "
             "flow's net / gross ratio over training (`opefo/flow_*`), the share of tokens in S+ and the mean lambda*. "
-            "A run marked '(diverged)' ends below the base policy or past the entropy divergence factor.",
+            "A run marked '(diverged)' fails the `healthy` gate on a seed: below its own base policy, or its rollout "
+            "entropy peaked past x2 of its first batch (rlvr_lib.papers.gates).",
         )
         self.report.add_table(heading, "delta_h_forms", raw, shown)
         return shown
