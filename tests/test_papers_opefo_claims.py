@@ -242,3 +242,6 @@ def test_the_intro_and_captions_do_not_call_the_forms_an_estimand_and_its_estima
     source = (REPO / "rlvr_lib" / "papers" / "opefo.py").read_text()
     assert "noise of one sample" not in source
     assert "Entropy-Reg keeps the shared one" not in source
+    # R3-O2: the Discussion's untested step-size explanation is gone; its notes are computed from the runs
+    assert "a first-order cancellation does not bound the realised change" not in source
+    assert {"_stability_note", "_premise_note", "_lambda_note", "_hinging_parts_note"} <= set(vars(opefo.Paper))
