@@ -1,10 +1,19 @@
-"""OPEFO's declared claims: the conjunctive claims are judged whole and sized claims test the paper's size (every
-quote is checked against the paper in tests/test_papers_claims.py)."""
+"""OPEFO's declared claims: the conjunctive claims are judged whole, sized claims test the paper's size, and each
+round-3 fix (reviews/round3_tepo_opefo.md, R3-O1..O13) is pinned here by a check that a planted violation fails
+(every quote is checked against the paper in tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
+import functools
+import math
+
+import numpy as np
+import pandas as pd
 import pytest
-from conftest import declared_claims
+from conftest import REPO, declared_claims
+
+from rlvr_lib.papers import measures, opefo
+from rlvr_lib.papers.claims import BEYOND, NotRun, NotTestable
 
 CONJUNCTIONS = {  # conjunctive claim -> the number of its parts
     "collapse_fig2a": 6,
@@ -12,14 +21,16 @@ CONJUNCTIONS = {  # conjunctive claim -> the number of its parts
     "flow_drives_entropy": 2,
     "clipped_tokens": 2,
     "imbalance": 2,
+    "first_order_tracks": 2,
     "best_overall": 6,
     "second_best_margin": 2,
     "gain_over_onpolicy": 2,
     "grpo_collapse": 2,
     "clip_higher_partial": 2,
     "opefo_stable": 4,
+    "most_stable": 6,
     "reward_trends": 7,
-    "grpo_highest_reward": 2,
+    "grpo_highest_reward": 10,
     "opefo_reward": 2,
     "opefo_length": 2,
     "static_scaling": 2,
@@ -33,6 +44,37 @@ def claims():
     return declared_claims("opefo")
 
 
+@pytest.fixture(scope="module")
+def by_key(claims):
+    return {c.key: c for c in claims}
+
+
+@functools.cache
+def paper():
+    from rlvr_lib import papers
+    from rlvr_lib.config import load_params
+
+    return papers.open_paper("opefo", load_params(REPO / "params.yaml", check_methods=False))
+
+
+def computes(key: str):
+    return next(fn for c, fn in paper()._claims if c.key == key)
+
+
+def history(entropy, updates: int = 1, **keys) -> pd.DataFrame:
+    """A synthetic training history: one rollout batch per ``updates`` steps, rollout keys on the batch's first row,
+    per-update keys (``keys``, one value per step) on every row."""
+    steps = len(entropy) * updates
+    frame = pd.DataFrame({"step": np.arange(1, steps + 1)})
+    column = np.full(steps, np.nan)
+    column[::updates] = entropy
+    frame["entropy/mean"] = column
+    for key, values in keys.items():
+        frame[key] = values
+    frame.attrs[measures.UPDATES_ATTR] = updates
+    return frame
+
+
 def test_conjunctions_have_their_parts_and_parts_are_not_claims_alone(claims):
     keys = {c.key for c in claims}
     wholes = {c.key for c in claims if c.direction is None}
@@ -43,9 +85,163 @@ def test_conjunctions_have_their_parts_and_parts_are_not_claims_alone(claims):
     assert len(keys) == len(claims)  # one row per claim or part
 
 
-def test_sized_claims_test_the_papers_size(claims):
-    by_key = {c.key: c for c in claims}
+def test_sized_claims_test_the_papers_size(by_key):
     assert (by_key["gain_7b"].direction, by_key["gain_7b"].reference) == ("equal", 0.023)
     assert (by_key["margin_7b"].direction, by_key["margin_7b"].reference) == ("equal", 0.017)
     assert by_key["gain_7b"].paper_effect == 0.023
     assert "copy of table 1's GRPO (8 updates) row" in by_key["static_scaling"].paper_value
+
+
+# ----------------------------------------------------------------------------- the framework's declarations
+def test_opefo_is_judged_against_strict_on_policy_grpo():
+    """OPEFO trains strictly on-policy: its null (and the ``learned`` gate's reference) is ``grpo_onpolicy``, not the
+    8-update GRPO of the base class's default."""
+    assert paper().null_run() == paper().runs.grpo_onpolicy != paper().runs.grpo
+    assert paper().results.gates.grpo == paper().runs.grpo_onpolicy
+
+
+def test_the_eq6_expectation_form_is_a_declared_alternative_of_the_opefo_run():
+    """R3-O1: every claim reading `opefo` is judged again with the expectation form's run in its place."""
+    assert paper().alternatives() == {"delta_h:expectation": {"opefo": "opefo_delta_h_expectation"}}
+
+
+def test_grpo_entropy_levels_are_declared_on_a_calibrated_measure(by_key):
+    """R3-O4: the budget was chosen so that GRPO's entropy ends near 0.33; a one-arm level of it is the calibration."""
+    for key in ("near_zero_grpo_8updates", "near_zero_grpo_onpolicy", "collapse_grpo_8updates"):
+        assert measures.MEASURES[by_key[key].measure].calibrated_on == measures.GRPO_METHODS, key
+    assert by_key["collapse_grpo_onpolicy"].measure == "entropy_retained"
+
+
+def test_length_claims_are_declared_on_the_fixed_length_measure(by_key):
+    for key in ("length_saturates", "entropy_reg_length", "opefo_longer"):
+        assert measures.MEASURES[by_key[key].measure].fixed_by, key
+
+
+def test_stability_and_failure_claims_are_universal_and_ungated(by_key):
+    """A failed seed is the evidence for "stable" / "no inflation" / "controlled": judged per seed, no gate."""
+    for key in ("opefo_stable_band", "opefo_no_inflation", "opefo_reward_stable", "zero_flow_flat_entropy"):
+        claim = by_key[key]
+        assert claim.universal and claim.requires == (), key
+        assert (claim.direction, claim.reference) == ("less", measures.ENTROPY_FACTOR), key
+    assert by_key["opefo_controlled"].universal and by_key["opefo_controlled"].requires == ()
+
+
+def test_entropy_kept_needs_a_run_that_learned(by_key):
+    for key in ("opefo_not_deterministic", "clip_higher_mitigates"):
+        assert "learned" in by_key[key].requires, key
+        assert by_key[key].measure == "log_entropy_retained", key
+
+
+def test_claims_about_grpo_itself_have_no_null(by_key):
+    """A claim about GRPO's own dynamics has no method to replace with GRPO (the auto null would put strict
+    on-policy GRPO in the 8-update run's place)."""
+    for key, claim in by_key.items():
+        if claim.direction is not None and key.endswith(("_grpo_8updates", "_grpo_onpolicy")):
+            if key.startswith(("acc_vs", "most_stable_vs")):
+                continue
+            assert claim.null is None, key
+
+
+# ----------------------------------------------------------------------------- one definition per concept
+def test_the_first_50_steps_map_by_the_papers_own_500(by_key):
+    """R3-O12: one step mapping (``measures.paper_share``): 50 of the profile's 500 steps, not 45 of 180."""
+    assert opefo.FIRST_50 == measures.paper_share(50, 500) == 0.1
+    assert opefo.AFTER_400 == 0.8
+    assert "first 10%" in by_key["sharp_drop_grpo_onpolicy"].ours
+
+
+def test_windows_count_rollout_batches_and_keep_every_update():
+    """``span``: the batches of ``measures.share``, with every update's row of a per-update quantity."""
+    h = history([1.0] * 10, updates=4, **{"entropy_flow/net": np.arange(40, dtype=float)})
+    rows = opefo.span(h, "entropy_flow/net", 0.0, 0.2)  # the first 2 of 10 batches: 8 updates
+    assert rows.index.tolist() == list(range(1, 9))
+    assert opefo.span(h, "entropy_flow/net", 0.9, 1.0).index.tolist() == [37, 38, 39, 40]
+
+
+def test_stability_is_a_factor_either_way():
+    """x4 up and x1/4 down are equally unstable (the planted one-sided test would pass the collapse)."""
+    up = history([0.2] + [0.8] * 9)
+    down = history([0.2] + [0.05] * 9)
+    assert opefo.entropy_factor(up) == pytest.approx(4.0)
+    assert opefo.entropy_factor(down) == pytest.approx(4.0)
+    assert not measures.stable(math.log(opefo.entropy_factor(down)))
+
+
+def test_roughness_is_relative_step_change_over_rollout_batches():
+    h = history([1.0, 2.0, 1.0, 2.0], updates=8)
+    assert opefo.roughness(h) == pytest.approx((1.0 + 0.5 + 1.0) / 3)
+
+
+def test_between_batch_confound_is_negative_for_independent_batches():
+    """R3-O5: entropies of independent batches give corr(H_t, H_t+1 - H_t) near -0.7 with no flow at all."""
+    rng = np.random.default_rng(0)
+    assert opefo.between_batch_confound(history(rng.normal(1.0, 0.1, 400))) < -0.5
+
+
+# ----------------------------------------------------------------------------- the claims
+def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need():
+    """R3-O5 / R3-O2: the between-batch correlation is not a test; the same-batch design is not run, with its cost."""
+    for key in ("flow_tracks_grpo_onpolicy", "same_batch_tracking"):
+        with pytest.raises(NotRun, match="grpo_onpolicy_dh_check") as raised:
+            computes(key)()
+        assert raised.value.cost == 2 * opefo.SEEDS
+
+
+def test_papers_decoding_and_gradient_direction_are_not_run_with_their_cost():
+    with pytest.raises(NotRun, match="top-p 0.7") as raised:  # R3-O6
+        computes("best_at_papers_decoding")()
+    assert raised.value.cost == 7 * opefo.SEEDS
+    with pytest.raises(NotRun, match="opefo_grad_cosine"):  # R3-O13
+        computes("preserves_direction")()
+
+
+def test_lambda_mean_is_tested_against_the_papers_number(by_key):
+    """R3-O7: lambda* is a dimensionless ratio; its mean is tested against 0.001, not declared untestable."""
+    claim = by_key["lambda_mean"]
+    assert (claim.direction, claim.reference, claim.margin) == ("equal", 0.001, opefo.LAMBDA_MARGIN)
+
+
+def test_the_runner_up_is_the_papers_not_a_per_seed_best(by_key):
+    """R3-O8: no per-seed max / min over the other runs (winner's curse); margin_7b is against Clip-Cov."""
+    source = (REPO / "rlvr_lib" / "papers" / "opefo.py").read_text()
+    assert "_versus_best" not in source and "_group_gap" not in source
+    assert "clip_cov_8updates" in by_key["margin_7b"].ours
+    assert {c.key for c in declared_claims("opefo") if c.parent == "most_stable"} == {
+        f"most_stable_vs_{run}" for run in ("grpo_8updates", "grpo_onpolicy", *paper().runs.baselines)
+    }
+
+
+def test_paper_values_and_quotes_read_the_paper_right(by_key):
+    """R3-O9: OPEFO is best in 12 of 12 columns; R3-O10: quotes are whole sentences."""
+    assert "12 of 12" in by_key["robust_across"].paper_value
+    assert by_key["margin_4b"].quote.startswith("On Qwen2.5-Math-7B and Qwen3-Base-4B")
+    assert all(not c.quote.rstrip(".").endswith("-") and "- ..." not in c.quote for c in by_key.values())  # issue 33.7
+    assert "strong baselines" in by_key["most_stable"].source
+
+
+def test_practical_claims_are_declared(by_key):
+    """R3-O13: sec. 5.4's overhead (at most 5% slower) and sec. 5.2's optimization direction."""
+    overhead = by_key["negligible_overhead"]
+    assert (overhead.direction, overhead.reference) == ("less", opefo.NEGLIGIBLE)
+    assert "preserves the original optimization direction" in by_key["preserves_direction"].quote
+
+
+def test_entropy_reg_growth_is_tested_by_the_step_mapping_not_called_beyond_the_budget(by_key):
+    """R3-O12 / R3-O4: 'after approximately 400 steps' is the last 20% of training by the one mapping."""
+    assert "last 20%" in by_key["entropy_reg_grows"].ours
+    try:
+        computes("entropy_reg_grows")()
+    except NotTestable as reason:
+        assert reason.kind != BEYOND  # not run (seeds pending) at most, never 'beyond the testbed'
+
+
+def test_the_intro_and_captions_do_not_call_the_forms_an_estimand_and_its_estimate():
+    """R3-O1 / R3-O10: the default is the sampled form; the two forms estimate different quantities."""
+    assert "Our eq. 6 is the expectation over the vocabulary, as written" not in opefo.Paper.intro
+    assert "different quantities" in opefo.Paper.intro
+    source = (REPO / "rlvr_lib" / "papers" / "opefo.py").read_text()
+    assert "noise of one sample" not in source
+    assert "Entropy-Reg keeps the shared one" not in source
+    # R3-O2: the Discussion's untested step-size explanation is gone; its notes are computed from the runs
+    assert "a first-order cancellation does not bound the realised change" not in source
+    assert {"_stability_note", "_premise_note", "_lambda_note", "_hinging_parts_note"} <= set(vars(opefo.Paper))
