@@ -760,7 +760,7 @@ class Paper(PaperBase):
                     fontsize=7,
                     color=style.color,
                 )
-            ax.set_title(f"{label} (`{run}`)", fontsize=9)
+            ax.set_title(f"{label} ({run})", fontsize=9)
             plots.label_step_axes(ax, ENTROPY)
             ax.legend(fontsize=7, loc="upper left")
         plots.figure_title(fig, f"Paper fig. 1: rollout entropy per seed (EMA {self.settings.ema_alpha})")
