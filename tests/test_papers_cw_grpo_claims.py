@@ -179,3 +179,38 @@ def test_no_alternative_is_declared_for_a_shared_setting():
 
     section = yaml.safe_load(Path(REPO / "params.yaml").read_text())["papers"]["cw_grpo"]
     assert not section.get("alternatives")
+
+
+def _history(values: dict) -> pd.DataFrame:
+    n = len(next(iter(values.values())))
+    return pd.DataFrame({"step": range(1, n + 1), **values})
+
+
+def test_fig1_draws_each_seed_and_marks_a_failed_one(paper, monkeypatch):
+    """R3-C11: one line per seed in each run's panel (a min-max band hid the diverged seed), the failed seed
+    dashed."""
+    runs = paper.runs
+    seeds = [0, 1, 2]
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: seeds)
+    monkeypatch.setattr(
+        paper.results, "seed_histories", lambda run, s=None: [_history({"entropy/mean": [0.08, 0.05, 0.03]})] * 3
+    )
+    monkeypatch.setattr(
+        paper.results.gates, "check", lambda gate, run, seed: "peaked" if (run, seed) == (runs.cw_grpo, 2) else ""
+    )
+    paper._done.pop("figure1", None)
+    fig = paper.figure1()
+    panels = fig.get_axes()
+    assert [len(ax.get_lines()) for ax in panels] == [3, 3, 3]
+    dashed = [line.get_label() for ax in panels for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert dashed == ["seed 2 (failed a gate)"]
+
+
+def test_clip_cov_activity_is_counted_against_the_response_tokens(paper, monkeypatch):
+    """R3-C6: selected tokens per rollout batch against prompts x G x mean length (the tokens Clip-Cov could act on)."""
+    h = _history({"clip_cov/selected_tokens": [0.0, 1.0, 2.0, 1.0], "completions/mean_length": [30.0] * 4})
+    monkeypatch.setattr(paper.results, "seed_histories", lambda run, s=None: [h])
+    selected, tokens, active = paper.clip_cov_activity(paper.runs.clip_cov)
+    t = paper.params.runs[paper.runs.clip_cov].train
+    assert selected == 1.0 and active == 0.75
+    assert tokens == 30.0 * t.prompts_per_step * t.num_generations
