@@ -1,18 +1,29 @@
-"""CW-GRPO's declared claims (rlvr_lib/papers/cw_grpo.py): the conjunctive claims' parts and the sized and band
-claims (every quote is checked against the paper in tests/test_papers_claims.py)."""
+"""CW-GRPO's declared claims (rlvr_lib/papers/cw_grpo.py): the conjunctive claims' parts, the sized and band claims,
+and each round-3 fix pinned by a planted violation (every quote is checked against the paper in
+tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
-from conftest import declared_claims
+from conftest import REPO, declared_claims
 
-REPO = Path(__file__).resolve().parents[1]
+from rlvr_lib.papers import cw_grpo
+from rlvr_lib.papers.claims import AUTO_NULL, NotRun
+
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
-    "heavy_tail": {"heavy_tail_share", "heavy_tail_entropy"},
-    "entropy": {"entropy_reasonable", "entropy_grpo_unstable"},
+    "heavy_tail": {"heavy_tail_magnitude", "heavy_tail_share", "heavy_tail_entropy"},
+    "kernel_filters": {"kernel_handful", "kernel_intact"},
+    "entropy": {
+        "entropy_reasonable_cw_grpo_1update_90steps",
+        "entropy_reasonable_cw_grpo_1update",
+        "entropy_grpo_unstable",
+    },
+    "entropy_correlates": {"entropy_correlates_grpo", "entropy_correlates_cw_grpo"},
     "checkpoints": {"grpo_degrades", "cw_consistent_cw_grpo_1update_135steps", "cw_consistent_cw_grpo_1update"},
 }
 
@@ -20,6 +31,18 @@ WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
 @pytest.fixture(scope="module")
 def claims():
     return declared_claims("cw_grpo")
+
+
+@pytest.fixture(scope="module")
+def paper():
+    from rlvr_lib import papers
+    from rlvr_lib.config import load_params
+
+    return papers.open_paper("cw_grpo", load_params(REPO / "params.yaml", check_methods=False))
+
+
+def by_key(claims):
+    return {c.key: c for c in claims}
 
 
 def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):
@@ -33,18 +56,161 @@ def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):
 
 
 def test_sized_and_band_claims(claims):
-    by_key = {c.key: c for c in claims}
-    drop = by_key["grpo_degrades"]  # 85.0 -> 79.8: tested on that size
+    c = by_key(claims)
+    drop = c["grpo_degrades"]  # 85.0 -> 79.8: tested on that size
     assert (drop.direction, drop.reference, drop.paper_effect) == ("equal", -0.052, -0.052)
-    band = by_key["entropy_reasonable"]  # a diverging run (entropy x2 or more) falls outside the band
-    assert band.direction == "equal" and band.reference == 0.0  # log ratio within log 2: [0.5, 2.0]
-    assert band.margin == pytest.approx(math.log(2.0))
+    for run in ("cw_grpo_1update_90steps", "cw_grpo_1update"):  # R3-C7: both checkpoints
+        band = c[f"entropy_reasonable_{run}"]  # within x2 either way, per seed; a seed that explodes refutes it
+        assert band.direction == "equal" and band.reference == 0.0 and band.universal
+        assert band.margin == pytest.approx(math.log(2.0)) == pytest.approx(cw_grpo.STABLE_BAND)
+        assert band.measure == "log_entropy_retained"
+        assert band.requires == ("learned",)  # entropy kept by a policy that did not move is not the method's
+
+
+def test_every_claim_declares_its_null_and_none_keeps_the_auto_null(claims):
+    """Every comparison is against the run the paper names (GRPO, Clip-Cov, an earlier checkpoint) or is about
+    GRPO itself: the engine's automatic null would swap GRPO for GRPO or a kernel-less run into a kernel claim."""
+    assert [c.key for c in claims if c.direction is not None and c.null == AUTO_NULL] == []
+
+
+def test_the_fluctuation_is_read_relative_to_the_entropy_level():
+    """R3-C2: a run whose entropy sits 10x higher with the same relative wobble has the same fluctuation; the
+    round-3 reading (over the first batch) calls the higher run 10x less steady when the level, not the wobble,
+    grew."""
+    rng = np.random.default_rng(0)
+    wobble = 1 + 0.2 * rng.standard_normal(40)
+
+    def history(values):
+        return pd.DataFrame({"step": range(1, len(values) + 1), "entropy/mean": values})
+
+    low, high = history(0.05 * wobble), history(0.5 * wobble)
+    assert cw_grpo.fluctuation(low) == pytest.approx(cw_grpo.fluctuation(high))
+    grows = history(np.r_[0.05 * wobble[:1], 0.5 * wobble[1:]])  # starts low, lives at the high level
+    assert cw_grpo.fluctuation_over_first(grows) > 5 * cw_grpo.fluctuation(grows)
+
+
+def test_entropy_correlation_is_judged_within_each_method(claims):
+    """R3-C1: a part per method, each over that method's own checkpoints; a planted between-method confound
+    (one method more accurate and more wobbly at every checkpoint) gives a positive pooled correlation while the
+    within-method one is negative."""
+    c = by_key(claims)
+    assert "grpo_cw_90steps" in c["entropy_correlates_grpo"].ours and "cw_grpo" not in c["entropy_correlates_grpo"].ours
+    assert "cw_grpo_1update_90steps" in c["entropy_correlates_cw_grpo"].ours
+    assert "grpo_cw" not in c["entropy_correlates_cw_grpo"].ours
+    fluct = np.array([[0.30, 0.31, 0.32, 0.10, 0.11, 0.12]])  # GRPO (first 3) wobbles more ...
+    acc = np.array([[0.45, 0.44, 0.43, 0.25, 0.24, 0.23]])  # ... and is more accurate at every checkpoint
+    assert cw_grpo.spearman_per_seed(fluct, acc)[0] > 0.5  # pooled: "wobble goes with accuracy"
+    for cols in (slice(0, 3), slice(3, 6)):
+        assert cw_grpo.pearson_per_seed(fluct[:, cols], acc[:, cols])[0] == pytest.approx(-1.0)
+
+
+def test_heavy_tail_magnitude_can_fail_and_the_full_range_reading_cannot():
+    """R3-C5: the tail is judged as top 1% over top 40% against a Gaussian c (a light tail gives ~0 excess); table
+    1's top 0.01% over its "100%" column passes for a Gaussian too (the smallest of thousands of values is ~0)."""
+    rng = np.random.default_rng(1)
+
+    def table(c):
+        out = {}
+        for side, values in (("positive", c[c > 0]), ("negative", -c[c < 0])):
+            s = np.sort(values)[::-1]
+            out[side] = {f"top {p:g}%": s[max(1, int(p / 100 * len(s))) - 1] for p in (0.01, 1, 20, 40, 100)}
+        return pd.DataFrame(out).T
+
+    gaussian = table(rng.standard_normal(200_000))
+    heavy = table(rng.standard_t(1.5, 200_000))
+    assert cw_grpo.tail_decades(gaussian) == pytest.approx(cw_grpo.GAUSSIAN_DECADES, abs=0.02)
+    assert cw_grpo.tail_decades(heavy) - cw_grpo.GAUSSIAN_DECADES > 0.25
+    assert cw_grpo.full_range_decades(gaussian) > min(cw_grpo.PAPER_DECADES.values())  # any c "has a tail"
+
+
+def test_clip_cov_comparison_is_at_table_2s_checkpoint(claims):
+    """R3-C6: CW-GRPO vs Clip-Cov at the 90-step checkpoint, with the paper's +1.7 as its effect."""
+    c = by_key(claims)["acc_vs_clip_cov"]
+    assert "clip_cov_cw_90steps" in c.ours and "cw_grpo_1update_90steps" in c.ours
+    assert c.direction == "greater" and c.paper_effect == pytest.approx(0.017)
+
+
+def test_the_second_decoding_is_not_run_with_its_cost(paper):
+    """R3-C3: each decoding-dependent claim has its temperature-0.7 reading, NOT RUN with the evaluations it needs."""
+    computes = {c.key: f for c, f in paper._claims}
+    for key, cost in (("acc_vs_grpo_t0_7", 15), ("acc_vs_clip_cov_t0_7", 15), ("checkpoints_t0_7", 27)):
+        with pytest.raises(NotRun) as err:
+            computes[key]()
+        assert err.value.cost == cost and "temperature 0.7" in str(err.value)
+
+
+def test_kernel_claims_are_per_seed_properties_of_the_logged_weights(claims):
+    """R3-C12: the kernel's own description, checked on its logged weights in every seed, with no gate (a
+    property of the weights on each batch, whatever the run learned)."""
+    c = by_key(claims)
+    for key in ("kernel_handful", "kernel_intact"):
+        assert c[key].universal and c[key].requires == () and c[key].null is None
+    assert c["kernel_handful"].direction == "less" and c["kernel_handful"].reference == cw_grpo.HANDFUL
+
+
+def test_sensitivity_rows_that_change_shared_settings_are_labelled():
+    """R3-C8: beta and the update count are settings GRPO shares: those rows are not alternatives."""
+    kind = cw_grpo.Paper.change_kind
+    assert "not an alternative" in kind({"method.beta": (0.0, 0.04)})
+    assert "not an alternative" in kind({"method.use_clip": (True, False), "train.steps_per_generation": (2, 1)})
+    assert kind({"method.scope": ("batch", "group")}) == "CW-GRPO's own setting: an alternative"
+
+
+def test_table1_direction_is_stated():
+    """R3-C10: the report says which run's thresholds are larger, cell by cell."""
+    cols = ["top 1%", "top 40%"]
+    grpo = pd.DataFrame([[0.7, 0.02], [-0.2, -0.05]], index=["positive", "negative"], columns=cols)
+    cw = pd.DataFrame([[3.9, 0.05], [-0.3, -0.09]], index=["positive", "negative"], columns=cols)
+    text = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw})
+    assert "larger than GRPO's in 4 of 4 cells" in text and "x5.6" in text
+    assert cw_grpo.Paper.table1_direction({"GRPO": grpo}) == ""
 
 
 def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_paper_says():
-    from rlvr_lib.papers.cw_grpo import Paper
-
-    flat = Paper.table3_premise([0.017, 0.018, 0.015])
+    flat = cw_grpo.Paper.table3_premise([0.017, 0.018, 0.015])
     assert "0.017 → 0.018 → 0.015" in flat and "no low-then-high swing" in flat
     assert "49.9, 49.9, 47.8" in flat  # the paper's OlympiadBench column, named as having no counterpart
-    assert "as the paper's low-then-high" in Paper.table3_premise([0.02, 0.01, 0.05])
+    assert "as the paper's low-then-high" in cw_grpo.Paper.table3_premise([0.02, 0.01, 0.05])
+
+
+def test_no_alternative_is_declared_for_a_shared_setting():
+    """R3-C8: the sensitivity runs change beta or the update count, which GRPO shares: none is an alternative."""
+    import yaml
+
+    section = yaml.safe_load(Path(REPO / "params.yaml").read_text())["papers"]["cw_grpo"]
+    assert not section.get("alternatives")
+
+
+def _history(values: dict) -> pd.DataFrame:
+    n = len(next(iter(values.values())))
+    return pd.DataFrame({"step": range(1, n + 1), **values})
+
+
+def test_fig1_draws_each_seed_and_marks_a_failed_one(paper, monkeypatch):
+    """R3-C11: one line per seed in each run's panel (a min-max band hid the diverged seed), the failed seed
+    dashed."""
+    runs = paper.runs
+    seeds = [0, 1, 2]
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: seeds)
+    monkeypatch.setattr(
+        paper.results, "seed_histories", lambda run, s=None: [_history({"entropy/mean": [0.08, 0.05, 0.03]})] * 3
+    )
+    monkeypatch.setattr(
+        paper.results.gates, "check", lambda gate, run, seed: "peaked" if (run, seed) == (runs.cw_grpo, 2) else ""
+    )
+    paper._done.pop("figure1", None)
+    fig = paper.figure1()
+    panels = fig.get_axes()
+    assert [len(ax.get_lines()) for ax in panels] == [3, 3, 3]
+    dashed = [line.get_label() for ax in panels for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert dashed == ["seed 2 (failed a gate)"]
+
+
+def test_clip_cov_activity_is_counted_against_the_response_tokens(paper, monkeypatch):
+    """R3-C6: selected tokens per rollout batch against prompts x G x mean length (the tokens Clip-Cov could act on)."""
+    h = _history({"clip_cov/selected_tokens": [0.0, 1.0, 2.0, 1.0], "completions/mean_length": [30.0] * 4})
+    monkeypatch.setattr(paper.results, "seed_histories", lambda run, s=None: [h])
+    selected, tokens, active = paper.clip_cov_activity(paper.runs.clip_cov)
+    t = paper.params.runs[paper.runs.clip_cov].train
+    assert selected == 1.0 and active == 0.75
+    assert tokens == 30.0 * t.prompts_per_step * t.num_generations
