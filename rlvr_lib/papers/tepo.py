@@ -297,7 +297,8 @@ class Paper(PaperBase):
             "on real entropy changes. The KL on those tokens is ~1e-8, so the loss is unaffected there, but the "
             "mask's selection is not the paper's. The claims about which tokens the mask selects (panel E, "
             "`panel_e_drop`, `mask_entropy`) are therefore NOT RUN until the runs are made as the paper makes them: "
-            f"{RERUN_SETTINGS}."
+            f"{RERUN_SETTINGS}. `abrupt_updates` stays judged on these runs: it asks whether the KL term keeps the "
+            "policy nearer the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
         )
 
     def _note_learning(self) -> str:
