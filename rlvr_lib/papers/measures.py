@@ -125,6 +125,23 @@ def stable(log_ratio: float) -> bool:
     return abs(log_ratio) <= LOG_FACTOR
 
 
+# ----------------------------------------------------------------------------- stability and ratios
+def reward_volatility(history: pd.DataFrame) -> float:
+    """Std of the change of the rollout reward from one rollout batch to the next (a jagged reward curve)."""
+    return float(rollouts(history, "reward").diff().std())
+
+
+def log_reward_volatility(history: pd.DataFrame) -> float:
+    """log of ``reward_volatility`` (floored at ``RETAINED_FLOOR``): the scale on which runs' stability is compared
+    (x2 and x1/2 equally far from 1)."""
+    return float(np.log(max(reward_volatility(history), RETAINED_FLOOR)))
+
+
+def log_ratio(a, b) -> np.ndarray:
+    """log(a / b), elementwise: the one scale of "a is x times b" for two runs' positive per-seed quantities."""
+    return np.log(np.asarray(a, dtype=float) / np.asarray(b, dtype=float))
+
+
 # ----------------------------------------------------------------------------- the registry
 @dataclass(frozen=True)
 class Measure:
@@ -198,6 +215,12 @@ for _m in (
         calibrated=CALIBRATED_ENTROPY,
         calibrated_on=GRPO_METHODS,
         fn=entropy_retained,
+    ),
+    Measure(
+        "log_reward_volatility",
+        "log std of the rollout reward's change between consecutive rollout batches",
+        scale="log",
+        fn=log_reward_volatility,
     ),
     Measure(
         "log_peak_entropy_ratio", "log (largest rollout entropy / first batch)", scale="log", fn=log_peak_entropy_ratio
