@@ -86,6 +86,11 @@ class PerturbationSettings:
         "uniform", "uniform: a random vocabulary token (the paper's 'random replacement'); policy: the policy's own"
     )
     samples: SampleCount = setting(16, "samples per problem to find one correct response")
+    min_correct: int = setting(
+        1,
+        "a problem is studied only if at least this many of its `samples` are correct (the paper's 'questions that "
+        "the model could definitely answer correctly'; 1: any problem solved once)",
+    )
     max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
     n_seeds: int = setting(
         3,
@@ -95,7 +100,8 @@ class PerturbationSettings:
     def __post_init__(self) -> None:
         require_between(self, "frac", 0.0, 1.0, low_open=True)
         require_at_least(self, 1, "n_seeds")
-        require_at_least(self, 1, "samples", "max_problems")
+        require_at_least(self, 1, "samples", "max_problems", "min_correct")
+        require(self.min_correct <= self.samples, "min_correct", f"must be <= samples ({self.samples})")
 
 
 @dataclass
