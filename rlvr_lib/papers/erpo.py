@@ -1124,7 +1124,7 @@ class Paper(PaperBase):
         )
         text = (
             f"Policy `{p.policy}` of each of {len(studies)} training seeds (sampled with its seed; accuracy: mean "
-            "over seeds [t interval over the seeds]); per seed, "
+            "over seeds [t interval over the seeds, on the logit scale]); per seed, "
             f"{'-'.join(str(f(s['n_responses'] for s in studies)) for f in (min, max))} responses it answered "
             f"correctly, one per problem; selection: {self._done['_selection']}; at each selected position the token "
             f"is replaced ({p.replacement}) and the "
