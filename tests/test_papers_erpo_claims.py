@@ -112,6 +112,11 @@ def test_the_missing_claims_of_round_3_are_declared(by_key):
     for key in ("outcome_anchor", "gating_component", "bucket_component", "zero_sum_code", "causality"):
         assert key in by_key
     assert by_key["entropy_map"].reference == erpo.MAP_CONTRAST
+    # issue 33 item 5, the paper re-read: fig. 4's caption, the abstract's conciseness, sec. 5.4's growth in k
+    prevents = by_key["prevents_mode_collapse"]
+    assert prevents.universal and "learned" in prevents.requires and prevents.measure == "log_entropy_retained"
+    assert by_key["concise_paths"].measure == "response_length"
+    assert "passk_grows_with_k" in by_key
 
 
 def test_eq16_zero_sum_holds_on_the_method_code_and_a_planted_violation_is_caught(params):
