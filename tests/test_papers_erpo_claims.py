@@ -1,31 +1,55 @@
-"""ERPO's declared claims (rlvr_lib/papers/erpo.py): the conjunctive claims' parts and the sized claims (every
-quote is checked against the paper in tests/test_papers_claims.py)."""
+"""ERPO's declared claims (rlvr_lib/papers/erpo.py): the conjunctive claims' parts, the sized claims, the gates
+and measures each declares, and the round-3 fixes, each pinned by a planted violation (every quote is checked
+against the paper in tests/test_papers_claims.py)."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
-from conftest import declared_claims
+from conftest import REPO, declared_claims
 
-REPO = Path(__file__).resolve().parents[1]
+from rlvr_lib import papers
+from rlvr_lib.config import load_params
+from rlvr_lib.papers import erpo, measures, sampling
+from rlvr_lib.papers.claims import AUTO_NULL, NotTestable
+from rlvr_lib.schema import SettingError
+
 WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
     "perturbation": {"perturbation_top_drop", "perturbation_bottom_robust"},
     "average_metrics": {"average_acc", "average_fmt"},
     "rl_pass_growth": {"rl_pass_growth_grpo", "rl_pass_growth_erpo"},
     "reward_trajectory": {"reward_early_lower", "reward_late_higher"},
-    "entropy_band": {"entropy_erpo_healthy", "entropy_grpo_collapse"},
+    "entropy_band": {"entropy_erpo_healthy", "entropy_erpo_vs_grpo", "entropy_grpo_collapse"},
     "kl": {"kl_higher", "kl_no_spikes"},
     "shorter": {"shorter_acc", "shorter_length"},
     "length_trend": {"length_early_higher", "length_late_lower", "length_trend_acc"},
     "outperforms_grpo_sft": {"outperforms_grpo", "outperforms_sft"},
+    "zero_sum": {"zero_sum_code", "zero_sum_prevents_hacking"},
 }
 
 
 @pytest.fixture(scope="module")
 def claims():
     return declared_claims("erpo")
+
+
+@pytest.fixture(scope="module")
+def by_key(claims):
+    return {c.key: c for c in claims}
+
+
+@pytest.fixture(scope="module")
+def params():
+    return load_params(REPO / "params.yaml", check_methods=False)
+
+
+@pytest.fixture()
+def paper(params):
+    return papers.open_paper("erpo", params)
 
 
 def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):
@@ -39,10 +63,182 @@ def test_conjunctive_claims_are_judged_whole_from_their_parts(claims):
     assert len({c.key for c in claims}) == len(claims)
 
 
-def test_sized_claims_are_tested_on_the_papers_size(claims):
-    by_key = {c.key: c for c in claims}
-    top = by_key["perturbation_top_drop"]
-    assert (top.direction, top.reference, top.paper_effect) == ("equal", 0.352, 0.352)
-    band = by_key["entropy_erpo_healthy"]  # a diverging run (entropy x2 or more) falls outside the band
-    assert band.direction == "equal" and band.reference == 0.0  # log ratio within log 2: [0.5, 2.0]
-    assert band.margin == pytest.approx(math.log(2.0))
+def test_the_top_entropy_drop_is_a_direction_of_material_size_not_equality_with_another_protocols_number(by_key):
+    top = by_key["perturbation_top_drop"]  # R3-E3: a larger drop than 35.2% is the claim, not against it
+    assert (top.direction, top.reference, top.paper_effect) == ("greater", 0.0, 0.352)
+    assert 0 < top.margin_used <= 0.352
+
+
+def test_the_entropy_band_is_measures_band_and_the_relative_claim_is_the_papers_ratio(by_key):
+    assert erpo.HEALTHY_BAND == pytest.approx(measures.LOG_FACTOR)  # one band, defined in measures.py
+    assert erpo.PAPER_ENTROPY_LOG_RATIO == pytest.approx(math.log(0.2 / 0.05))
+    band = by_key["entropy_erpo_healthy"]
+    assert band.direction == "equal" and band.reference == 0.0 and band.margin == pytest.approx(math.log(2.0))
+    relative = by_key["entropy_erpo_vs_grpo"]  # R3-E1: ERPO's late entropy over GRPO's, on the log scale
+    assert (relative.direction, relative.paper_effect) == ("greater", pytest.approx(math.log(4.0)))
+    for key in ("entropy_erpo_healthy", "entropy_erpo_vs_grpo", "entropy_grpo_collapse"):
+        assert by_key[key].measure == "log_entropy_retained", key
+
+
+def test_claims_that_a_policy_which_did_not_move_would_pass_require_learned(by_key):
+    # R3-E1 / E7: entropy kept, no gradient explosion, no KL spike, lower early reward
+    for key in (
+        "entropy_erpo_healthy",
+        "entropy_erpo_vs_grpo",
+        "grad_norm_stable",
+        "kl_no_spikes",
+        "reward_early_lower",
+    ):
+        assert "learned" in by_key[key].requires, key
+    # claims about failure: the failed seed is the evidence
+    for key in ("entropy_grpo_collapse", "outcome_anchor"):
+        assert by_key[key].requires == (), key
+    # accuracy claims: not learning is evidence against them, never a reason to withhold the verdict
+    for key in ("average_acc", "outperforms_grpo", "reward_late_higher"):
+        assert "learned" not in by_key[key].requires, key
+
+
+def test_never_and_length_claims_declare_how_they_are_judged(by_key):
+    assert by_key["grad_norm_stable"].universal  # "no signs of gradient explosion": one seed refutes it
+    assert by_key["shorter_length"].measure == "response_length"  # fixed by the task's format (R3-E7)
+    assert by_key["length_early_higher"].measure == "train_response_length"
+    assert by_key["length_late_lower"].measure == "train_response_length"
+    assert by_key["entropy_map"].null is None and by_key["perturbation_hubs"].null is None
+    assert by_key["average_acc"].null == AUTO_NULL
+
+
+def test_the_missing_claims_of_round_3_are_declared(by_key):
+    # R3-E5: the anchor, components (i)-(ii), eq. 16, causality; R3-E6: the entropy map is computed
+    for key in ("outcome_anchor", "gating_component", "bucket_component", "zero_sum_code", "causality"):
+        assert key in by_key
+    assert by_key["entropy_map"].reference == erpo.MAP_CONTRAST
+    # issue 33 item 5, the paper re-read: fig. 4's caption, the abstract's conciseness, sec. 5.4's growth in k
+    prevents = by_key["prevents_mode_collapse"]
+    assert prevents.universal and "learned" in prevents.requires and prevents.measure == "log_entropy_retained"
+    assert by_key["concise_paths"].measure == "response_length"
+    assert "passk_grows_with_k" in by_key
+
+
+def test_eq16_zero_sum_holds_on_the_method_code_and_a_planted_violation_is_caught(params):
+    sums, variances = erpo.zero_sum_check(params, "erpo_erpo_data")
+    assert np.abs(sums).max() <= erpo.ZERO_SUM_TOLERANCE
+    assert np.all((variances > 0.99) | (variances == 0))  # each mixed group: variance 1 up to delta
+    params.runs["erpo_erpo_data"].hparams["use_group_norm"] = False  # planted: eq. 10 without Norm_G
+    try:
+        planted, _ = erpo.zero_sum_check(params, "erpo_erpo_data")
+    finally:
+        params.runs["erpo_erpo_data"].hparams.pop("use_group_norm")
+    assert np.abs(planted).max() > erpo.ZERO_SUM_TOLERANCE
+
+
+def _study(control: list[float], perturbed: list[float]) -> dict:
+    return {"control": control, "perturbed": perturbed}
+
+
+def _seed(top_c, top_p, bottom_c, bottom_p) -> dict:
+    return {
+        "n_responses": len(top_c),
+        "mean_entropy": {"top": 1.0, "bottom": 0.02},
+        "per_response": {"top": _study(top_c, top_p), "bottom": _study(bottom_c, bottom_p)},
+    }
+
+
+def test_the_perturbation_drops_come_in_three_baselines_with_intervals_inside_their_range(paper):
+    paper._done["_perturbation"] = [  # R3-E4's case: a t interval over 3 seeds would reach above 1
+        _seed([0.5, 0.5], [0.0, 0.0], [1.0, 1.0], [0.0, 0.0]),
+        _seed([1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [0.5, 0.5]),
+        _seed([0.8, 0.8], [0.1, 0.1], [1.0, 1.0], [1.0, 1.0]),
+    ]
+    paper._done["_selection"] = "planted"
+    assert paper._drops("top", "control") == pytest.approx([0.5, 1.0, 0.7])
+    assert paper._drops("top", "relative") == pytest.approx([1.0, 1.0, 1 - 0.1 / 0.8])
+    assert paper._drops("top", "correct") == pytest.approx([1.0, 1.0, 0.9])
+    d = paper._perturbation_drop("bottom")
+    assert -1.0 <= d.ci_low <= d.ci_high <= 1.0
+    for label in erpo.BASELINES.values():
+        assert label in d.detail
+    assert "selection: planted" in d.detail
+    with pytest.raises(NotTestable, match="docs/testbed.md"):  # R3-E4: no redundant low-entropy tokens here
+        paper._bottom_robust()
+
+
+def _write_study(root: Path, recorded: dict) -> None:
+    path = root / sampling.study_path("erpo_perturbation")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"study": "erpo_perturbation", "recorded": recorded, "per_seed": []}))
+
+
+def test_a_study_sampled_before_min_correct_is_used_and_says_its_selection(paper, params, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    want = sampling.recorded_settings("erpo_perturbation", params)
+    before = {**want, "settings": {k: v for k, v in want["settings"].items() if k != "min_correct"}}
+    _write_study(tmp_path, before)
+    _, selection = paper._perturbation_file()
+    assert "any problem solved at least once" in selection and "dvc repro -s sample_erpo_perturbation" in selection
+    _write_study(tmp_path, want)  # resampled with params.yaml's selection
+    _, selection = paper._perturbation_file()
+    assert selection.startswith(f"problems solved at least {params.papers.paper('erpo').perturbation.min_correct}")
+    _write_study(tmp_path, {**before, "settings": {**before["settings"], "frac": 0.5}})  # planted: another study
+    with pytest.raises(NotTestable, match="rerun"):
+        paper._perturbation_file()
+
+
+def test_the_selection_keeps_only_problems_solved_reliably(monkeypatch):
+    from rlvr_lib.eval import sampling as eval_sampling
+    from rlvr_lib.eval.sampling import Completion
+
+    right, wrong = Completion("so \\boxed{7}", 5, 0.1), Completion("so \\boxed{3}", 5, 0.1)
+    counts = {"p0": 12, "p1": 3, "p2": 16}
+
+    def fake(model, tokenizer, prompts, n, **kwargs):
+        return [[right] * counts[p] + [wrong] * (n - counts[p]) for p in prompts]
+
+    monkeypatch.setattr(eval_sampling, "sample_completions", fake)
+    problems = [{"prompt": p, "answer": "7"} for p in counts]
+    kw = {"n": 16, "seed": 0, "max_new_tokens": 64, "temperature": 1.0, "batch_size": 8}
+    kept = sampling.reliably_correct_responses(None, None, problems, min_correct=12, **kw)
+    assert [(r["prompt"], r["n_correct"]) for r in kept] == [("p0", 12), ("p2", 16)]
+    assert len(sampling.reliably_correct_responses(None, None, problems, min_correct=1, **kw)) == 3
+
+
+def test_min_correct_above_the_samples_is_refused():
+    from rlvr_lib.papers.config import PerturbationSettings
+
+    with pytest.raises(SettingError, match="min_correct"):
+        PerturbationSettings(samples=4, min_correct=12)
+
+
+def test_wall_time_and_the_sft_comparison_are_not_judged(paper, monkeypatch):
+    # R3-E10: a shared machine's wall time; R3-E9: ERPO trains on top of SFT here, not beside it
+    monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None: np.array([200.0, 210.0, 220.0]))
+    with pytest.raises(NotTestable, match="shared machine"):
+        paper._time_claim()
+    from rlvr_lib.papers.claims import estimate_of
+
+    monkeypatch.setattr(paper, "compare", lambda *a, **k: estimate_of(np.array([0.05, 0.05, 0.06])))
+    with pytest.raises(NotTestable, match="siblings"):
+        paper._outperforms_sft()
+
+
+def test_the_sigma_note_says_whether_any_tested_sigma_beats_grpo(paper, monkeypatch):
+    from rlvr_lib.papers.claims import estimate_of
+
+    gaps = {"erpo_erpo_data": -0.3, "erpo_sigma_0_25": -0.004, "erpo_sigma_4": -0.38}
+    monkeypatch.setattr(
+        paper,
+        "_accuracy_vs",
+        lambda run, other: (estimate_of(np.array([gaps[run] - 0.1, gaps[run], gaps[run] + 0.1])), [0, 1, 2]),
+    )
+    monkeypatch.setattr(paper, "_gain", lambda run, seeds: 0.05)
+    monkeypatch.setattr(paper.results.gates, "check", lambda gate, run, seed: "did not learn")
+    note = paper._note_sigma()
+    assert "No tested sigma_target (1, 0.25, 4) makes ERPO beat GRPO" in note
+    assert "3 of 3 seeds below the learned gate" in note
+    gaps["erpo_sigma_0_25"] = 0.5  # planted: a sigma_target that beats GRPO
+    assert "A tested sigma_target makes ERPO beat GRPO" in paper._note_sigma()
+
+
+def test_no_caption_or_label_says_steps_for_rollout_batches_or_a_bootstrap_for_t_intervals():
+    source = (REPO / "rlvr_lib" / "papers" / "erpo.py").read_text()
+    assert "two-way bootstrap" not in source  # R3-E12: the intervals are Student t over seeds
+    assert "last {TAIL} steps" not in source and "Rewards are in [0, 2]" not in source

@@ -86,6 +86,11 @@ class PerturbationSettings:
         "uniform", "uniform: a random vocabulary token (the paper's 'random replacement'); policy: the policy's own"
     )
     samples: SampleCount = setting(16, "samples per problem to find one correct response")
+    min_correct: int = setting(
+        12,
+        "a problem is studied only if at least this many of its `samples` are correct (the paper's 'questions that "
+        "the model could definitely answer correctly'; 1: any problem solved once)",
+    )
     max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
     n_seeds: int = setting(
         3,
@@ -95,7 +100,8 @@ class PerturbationSettings:
     def __post_init__(self) -> None:
         require_between(self, "frac", 0.0, 1.0, low_open=True)
         require_at_least(self, 1, "n_seeds")
-        require_at_least(self, 1, "samples", "max_problems")
+        require_at_least(self, 1, "samples", "max_problems", "min_correct")
+        require(self.min_correct <= self.samples, "min_correct", f"must be <= samples ({self.samples})")
 
 
 @dataclass
@@ -117,7 +123,13 @@ class RealDataCount:
 @dataclass
 class ErpoPaper:
     runs: ErpoRuns = setting(help="the runs of each role", factory=ErpoRuns)
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help=f"{ALTERNATIVES.metadata['help']}; ERPO: sigma_target (eq. 10, not given) at x1/4 and x4 of the default 1",
+        factory=lambda: {
+            "sigma_target:0.25": {"erpo_erpo_data": "erpo_sigma_0_25"},
+            "sigma_target:4": {"erpo_erpo_data": "erpo_sigma_4"},
+        },
+    )
     pass_at_k: list[int] = setting(help="table 2's k", factory=lambda: [2, 4, 8, 16])
     ema_alpha: float = setting(0.12, "EMA weight of the newest value in figs. 4-5 (the paper's 0.12)")
     perturbation: PerturbationSettings = setting(help="fig. 1(b)", factory=PerturbationSettings)

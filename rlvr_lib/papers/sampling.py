@@ -161,12 +161,54 @@ def per_response_accuracy(trials, n_responses: int, which: str, perturbed: bool)
     return (hits / counts).tolist()
 
 
+def reliably_correct_responses(
+    model, tokenizer, problems: list[dict], *, n: int, min_correct: int, seed: int, **sampling
+) -> list[dict]:
+    """ERPO's selection (erpo.txt fig. 1(b): "questions that the model could definitely answer correctly"): the
+    problems at least ``min_correct`` of whose ``n`` samples the grader accepts, each with its first correct
+    response and its count of correct samples (``n_correct``). With ``min_correct = 1`` the responses are
+    ``collect_correct_responses``'s (the first correct sample of any problem solved once)."""
+    from ..analysis.perturbation import grade
+    from ..eval.sampling import sample_completions
+
+    max_new_tokens = sampling["max_new_tokens"]
+    samples = sample_completions(
+        model,
+        tokenizer,
+        [p["prompt"] for p in problems],
+        n,
+        temperature=sampling["temperature"],
+        max_new_tokens=max_new_tokens,
+        batch_size=sampling["batch_size"],
+        seed=seed,
+        desc="sampling responses",
+    )
+    out = []
+    for problem, completions in zip(problems, samples, strict=False):
+        correct = [
+            c
+            for c in completions
+            if c.n_tokens < max_new_tokens and grade(c.text, str(problem["answer"])).correct == 1.0
+        ]
+        if len(correct) >= min_correct:
+            out.append(
+                {
+                    "prompt": problem["prompt"],
+                    "completion": correct[0].text,
+                    "answer": problem["answer"],
+                    "n_correct": len(correct),
+                }
+            )
+    return out
+
+
 def run_perturbation(params, settings, seeds: list[int]) -> list[dict[str, Any]]:
     """``rlvr_lib.analysis.perturbation`` on the first ``max_problems`` evaluation problems, once per training seed:
     that seed's policy (its base policy, or ``settings.policy``'s run trained with it), sampled with the seed. A seed
-    whose policy answers no problem correctly gives ``{"seed", "not_testable"}``."""
+    whose policy answers no problem correctly (at least ``settings.min_correct`` of ``settings.samples`` times)
+    gives ``{"seed", "not_testable"}``."""
     from .. import pipeline
-    from ..analysis.perturbation import collect_correct_responses, perturbation_study
+    from ..analysis.perturbation import perturbation_study
 
     for seed in seeds:
         pipeline.model_for_run(params, settings.policy, seed)
@@ -175,9 +217,14 @@ def run_perturbation(params, settings, seeds: list[int]) -> list[dict[str, Any]]
     for seed in seeds:
         model, tokenizer = _load_model(pipeline.model_for_run(params, settings.policy, seed))
         sampling = {"max_new_tokens": e.max_new_tokens, "temperature": e.temperature, "batch_size": e.batch_size}
-        responses = collect_correct_responses(model, tokenizer, problems, n=settings.samples, seed=seed, **sampling)
+        responses = reliably_correct_responses(
+            model, tokenizer, problems, n=settings.samples, min_correct=settings.min_correct, seed=seed, **sampling
+        )
         if not responses:
-            reason = f"the policy answered none of {len(problems)} problems correctly in {settings.samples} tries"
+            reason = (
+                f"the policy answered none of {len(problems)} problems correctly at least {settings.min_correct} "
+                f"times in {settings.samples} tries"
+            )
             out.append({"seed": seed, "not_testable": reason})
             continue
         study = perturbation_study(
@@ -191,6 +238,7 @@ def run_perturbation(params, settings, seeds: list[int]) -> list[dict[str, Any]]
             **sampling,
         )
         trials = study.pop("trials")
+        study["n_correct"] = [r["n_correct"] for r in responses]
         study["per_response"] = {
             which: {
                 "perturbed": per_response_accuracy(trials, len(responses), which, True),
