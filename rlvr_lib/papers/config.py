@@ -337,7 +337,11 @@ class PassAtLargeK:
 @dataclass
 class AerPaper:
     runs: AerRuns = setting(help="the runs of each role", factory=AerRuns)
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help="declared alternatives (name -> {run: the run with the other value}): eq. 11's step size scaled "
+        "(docs/assumptions.md)",
+        factory=lambda: {"eta_scaled": {"aer": "aer_eta_scaled"}},
+    )
     pass_at_k: PassAtLargeK = setting(help="tables 6-7", factory=PassAtLargeK)
     k50_threshold: float = setting(0.5, "k50 = smallest k with pass@k >= this (App. C.3)")
 
