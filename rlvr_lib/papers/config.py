@@ -300,6 +300,10 @@ class AerRuns:
         factory=lambda: ["aer_clip_higher", "ent_adv", "aer_kl_cov", "aer_clip_cov"],
     )
     clip_higher: str = setting("aer_clip_higher", "tables 6-7's w/Clip-Higher")
+    temperature_grpo: str = setting(
+        "grpo_cw", "fig. 2(c)'s temperature: GRPO sampling at another temperature (its first batch's entropy)"
+    )
+    data_grpo: str = setting("grpo_erpo_data", "fig. 2(c)'s dataset: GRPO on another training set (its first batch)")
     aer: str = role("aer", "aer", "AER (C1 & C2 & C3)")
     fixed_coeff_grid: list[str] = role(
         "aer",
@@ -345,14 +349,16 @@ class PassAtLargeK:
 @dataclass
 class AerPaper:
     runs: AerRuns = setting(help="the runs of each role", factory=AerRuns)
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help="declared alternatives (name -> {run: the run with the other value}): eq. 11's step size scaled "
+        "(docs/assumptions.md)",
+        factory=lambda: {"eta_scaled": {"aer": "aer_eta_scaled"}},
+    )
     pass_at_k: PassAtLargeK = setting(help="tables 6-7", factory=PassAtLargeK)
     k50_threshold: float = setting(0.5, "k50 = smallest k with pass@k >= this (App. C.3)")
-    tail_steps: int = setting(5, "fig. 3(c): H_t against H* over the last steps")
 
     def __post_init__(self) -> None:
         require_between(self, "k50_threshold", 0.0, 1.0, low_open=True)
-        require_at_least(self, 1, "tail_steps")
 
 
 # ----------------------------------------------------------------------------- summary
