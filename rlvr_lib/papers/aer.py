@@ -26,7 +26,7 @@ from .claims import (
     unavailable,
 )
 from .config import BASE_RUN
-from .guard import METHOD, check_comparison
+from .guard import METHOD
 from .measures import TAIL_LABEL, end_mean, log_entropy_retained, peak_entropy_ratio, rollouts
 from .results import ACCURACY, metric_bounds
 
@@ -1048,14 +1048,11 @@ class Paper(PaperBase):
         if "_tuned" not in self._done:
             # The selection reads the grid's training reward; the claim's arm is the run selected, so the grid's
             # other runs (a diverged one among them) are not read as the claim's runs (their gates do not apply).
-            saved, self.results._reads = self.results._reads, []
-            try:
+            with self.results.unrecorded():
                 rewards = {
                     run: float(self.results.per_seed(run, lambda h: end_mean(h, "reward")).mean())
                     for run in self.runs.fixed_coeff_grid
                 }
-            finally:
-                self.results._reads = saved
             self._done["_tuned"] = max(rewards, key=rewards.get)
         return self._done["_tuned"]
 
@@ -1353,7 +1350,7 @@ class Paper(PaperBase):
     def _gain_by_level(self, a: str, b: str) -> Estimate:
         """Per seed: the mean@n gain of ``a`` over ``b`` on the hardest testbed level minus that on the easiest
         (levels from the problems' uids, 'L<level>-...')."""
-        check_comparison(self.params, a, b, (METHOD,))
+        self.results.check(a, b, (METHOD,))
         levels = [problem_level(uid) for uid in self.results.uids(a)]
         if self.results.uids(a) != self.results.uids(b):
             raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
@@ -1384,7 +1381,7 @@ class Paper(PaperBase):
         return np.vectorize(lambda c: pass_at_k(n, int(c), k))(counts).astype(float)
 
     def _large_k_difference(self, a: str, b: str, k: int) -> Estimate:
-        check_comparison(self.params, a, b, self._pair_differs_in(a, b))
+        self.results.check(a, b, self._pair_differs_in(a, b))
         return paired_difference(
             self.large_k_table(a, k), self.large_k_table(b, k), labels=(a, b), bounds=metric_bounds(f"pass@{k}")
         )
@@ -1396,7 +1393,7 @@ class Paper(PaperBase):
     def _min_gap_over_k(self, a: str, b: str) -> Estimate:
         """Per seed: the smallest over k of the mean pass@k of ``a`` minus ``b``; a k where both arms' means lie
         within ``SATURATION`` of 1 is left out (no difference is possible there)."""
-        check_comparison(self.params, a, b, self._pair_differs_in(a, b))
+        self.results.check(a, b, self._pair_differs_in(a, b))
         gaps, kept = [], []
         for k in k_values(self.settings.pass_at_k.n):
             ta, tb = self.large_k_table(a, k), self.large_k_table(b, k)
@@ -1412,7 +1409,7 @@ class Paper(PaperBase):
 
     def _headroom_difference(self, a: str, b: str, k_low: int, k_high: int) -> Estimate:
         """Per seed: (pass@k_high - pass@k_low) of ``a`` minus that of ``b``."""
-        check_comparison(self.params, a, b, self._pair_differs_in(a, b))
+        self.results.check(a, b, self._pair_differs_in(a, b))
         gain_a = self.large_k_table(a, k_high) - self.large_k_table(a, k_low)
         gain_b = self.large_k_table(b, k_high) - self.large_k_table(b, k_low)
         return paired_difference(gain_a, gain_b, labels=(f"{a} gain", f"{b} gain"))
@@ -1438,7 +1435,7 @@ class Paper(PaperBase):
         return low + PAPER_K50_POSITION * (high - low)
 
     def _k50_difference(self, a: str, b: str, threshold: float | None = None) -> Estimate:
-        check_comparison(self.params, a, b, self._pair_differs_in(a, b))
+        self.results.check(a, b, self._pair_differs_in(a, b))
         estimate = paired_difference(self.k50_per_seed(a, threshold), self.k50_per_seed(b, threshold), labels=(a, b))
         at = self.settings.k50_threshold if threshold is None else threshold
         return dataclasses.replace(estimate, detail=f"{estimate.detail} (log2 k50 at pass@k >= {at:.3f})")

@@ -278,13 +278,15 @@ class OpefoRuns:
 @dataclass
 class OpefoPaper:
     runs: OpefoRuns = setting(help="the runs of each role", factory=OpefoRuns)
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help=f"{ALTERNATIVES.metadata['help']}; OPEFO: eq. 6 as the expectation over the vocabulary (sec. 3.3 and 5.1 "
+        "do not settle which form the paper computes)",
+        factory=lambda: {"delta_h:expectation": {"opefo": "opefo_delta_h_expectation"}},
+    )
     paper_lambda_mean: float = setting(0.001, "the average lambda* over training the paper reports (sec. 6.4)")
-    early_fraction: float = setting(0.25, "fig. 2(b): 'the first 50 steps' as a share of training")
     ema_alpha: float = setting(0.3, "EMA weight of the newest value in figs. 2, 4, 5")
 
     def __post_init__(self) -> None:
-        require_between(self, "early_fraction", 0.0, 1.0, low_open=True)
         require_between(self, "ema_alpha", 0.0, 1.0, low_open=True)
 
 

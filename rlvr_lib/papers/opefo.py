@@ -1156,9 +1156,7 @@ class Paper(PaperBase):
 
     def _time_ratio(self, a: str, b: str) -> Estimate:
         """Per seed, ``a``'s mean step time over ``b``'s, minus 1 (the two runs checked to differ in the method)."""
-        from .guard import check_comparison
-
-        check_comparison(self.params, a, b, (METHOD,))
+        self.results.check(a, b, (METHOD,))
         seeds = self.results.common_seeds(a, b)
         ratio = self.results.per_seed(a, step_time, seeds) / self.results.per_seed(b, step_time, seeds) - 1
         return estimate_of(
@@ -1168,10 +1166,8 @@ class Paper(PaperBase):
     def _pair_gap(self, group: list[str], other: str, fn, reduce: str) -> Estimate:
         """Per seed, the ``reduce`` (min or max) of ``fn`` over ``group`` minus ``other``'s (each pair checked with
         table 1's ``TABLE1``): the claim is about every run of ``group``, so the reduction is against it."""
-        from .guard import check_comparison
-
         for g in group:
-            check_comparison(self.params, g, other, TABLE1)
+            self.results.check(g, other, TABLE1)
         seeds = self.results.common_seeds(*group, other)
         values = np.stack([self.results.per_seed(g, fn, seeds) for g in group])
         mine = values.min(axis=0) if reduce == "min" else values.max(axis=0)

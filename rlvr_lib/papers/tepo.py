@@ -27,7 +27,6 @@ from .claims import (
     paired_difference,
     unavailable,
 )
-from .guard import check_comparison
 from .results import ACCURACY, mean_over_training
 from .setup import paper_profile
 
@@ -1037,7 +1036,7 @@ class Paper(PaperBase):
     def _history_log_ratio(self, fn) -> Estimate:
         """log(TEPO's fn / GRPO/DAPO's fn), paired by seed (``measures.log_ratio``)."""
         r = self.runs
-        check_comparison(self.params, r.tepo, r.grpo_dapo, TEPO_VS_DAPO)
+        self.results.check(r.tepo, r.grpo_dapo, TEPO_VS_DAPO)
         seeds = self.results.common_seeds(r.tepo, r.grpo_dapo)
         a, b = self.results.per_seed(r.tepo, fn, seeds), self.results.per_seed(r.grpo_dapo, fn, seeds)
         return estimate_of(measures.log_ratio(a, b), detail=f"{a.mean():.4f} vs {b.mean():.4f}", seeds=seeds)
@@ -1054,7 +1053,7 @@ class Paper(PaperBase):
 
     def _matched_accuracy(self, share_tepo: float, share_grpo: float) -> Estimate:
         r = self.runs
-        check_comparison(self.params, r.tepo, r.grpo_dapo, TEPO_VS_DAPO)
+        self.results.check(r.tepo, r.grpo_dapo, TEPO_VS_DAPO)
         seeds = self.results.common_seeds(r.tepo, r.grpo_dapo)
         a = self.results.per_seed(r.tepo, lambda h: accuracy_at(h, share_tepo), seeds)
         b = self.results.per_seed(r.grpo_dapo, lambda h: accuracy_at(h, share_grpo), seeds)
