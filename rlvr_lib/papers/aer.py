@@ -1687,6 +1687,7 @@ class Paper(PaperBase):
         )
         ax.axhline(tau, color=plots.PAPER_COLOR, linestyle=":", linewidth=1.0, label=f"H* = {tau:g} H_0")
         ax.set_ylabel("rollout entropy / H_0")
+        ax.set_xlabel("training step")
         plots.panel_title(ax, "(a) entropy against its target, per seed")
         coefficient.set_ylabel("alpha_t")
         plots.panel_title(coefficient, "(b) entropy coefficient, per seed")
