@@ -80,13 +80,14 @@ CAPTIONS: dict[str, dict[str, str]] = {
         "sensitivity": SENSITIVITY,
     },
     "summary": {
-        "overview": "Compare each method's mean@n and its paired difference to GRPO within one protocol group; "
-        "'another protocol' rows are not compared.",
+        "overview": "Compare each method's mean@n and its paired difference to its protocol group's GRPO; the "
+        "seeds column gives each interval's seeds.",
         "versus_reference": (
             "Each method minus its protocol group's GRPO, paired by seed: 'above' or 'below' only where the interval "
             "excludes 0; runs with a failed seed come after the healthy ones."
         ),
-        "pass_at_k": "Compare the curves at large k, where the papers expect the methods that keep entropy to gain.",
+        "pass_at_k": "Means only: whether a method differs from GRPO at pass@k is read from the pairwise table, "
+        "which has intervals.",
     },
 }
 
