@@ -74,7 +74,8 @@ def summary_lines(paper: PaperBase, results: Sequence[ClaimResult]) -> list[str]
     lines = [
         f"- **Claims:** {len(whole)} of {ref.markdown()} {len(judged)} have a verdict on the testbed (a small "
         "from-scratch policy on one-digit sums; see Setup and Limitations); the others say why there is none. "
-        f"{len(hinging)} of the {len(judged)} verdicts hinge on a declared alternative (Discussion).",
+        f"{len(hinging)} of the {len(judged)} verdicts {'hinges' if len(hinging) == 1 else 'hinge'} on a declared "
+        "alternative (Discussion).",
     ]
     for category, tail in (
         (HOLDS, ""),
