@@ -71,7 +71,13 @@ def compact_claims_table(results: list[ClaimResult]) -> pd.DataFrame:
     full = claims_table(results)
     keys = [("↳ " if r.claim.parent else "") + f"`{r.claim.key}`" for r in flatten(results)]
     return pd.DataFrame(
-        {"claim": keys, "source": full["source"], "ours: d [95% interval]": full["ours"], "verdict": full["verdict"]}
+        {
+            "claim": keys,
+            "source": full["source"],
+            "ours: d [95% interval]": full["ours"],
+            "verdict": full["verdict"],
+            "robust to the declared alternatives": full["robustness"],
+        }
     )
 
 
