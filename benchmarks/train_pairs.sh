@@ -14,6 +14,7 @@ set -u
 CARRY=${CARRY:-.cpucarry}
 OUT=${OUT:-$PWD/pairs_out}
 JOBS=${JOBS:-$(nproc)}
+PAIR_TIMEOUT=${PAIR_TIMEOUT:-3600}  # seconds a pair may take: what finished is packed even when a lease runs short
 mkdir -p "$OUT" logs/pairs
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$CARRY"/whl/*.whl || exit 1
 tar -xf "$CARRY/state.tar" || exit 1
@@ -22,13 +23,14 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 python3 -c "import torch, transformers, trl; print('torch', torch.__version__, '| transformers', transformers.__version__, '| trl', trl.__version__, '| cores', __import__('os').cpu_count())"
 pair() {
   local run=${1%%:*} seed=${1##*:} t0=$(date +%s)
-  python3 -c "from rlvr_lib import pipeline
+  timeout "$PAIR_TIMEOUT" python3 -c "from rlvr_lib import pipeline
 p = pipeline.enter_repo('params.yaml')
 pipeline.stage_train(p, '$run', $seed)
 pipeline.stage_eval(p, '$run', $seed)" > "logs/pairs/${run}_seed${seed}.log" 2>&1
   echo "$(date +%T) $run seed $seed exit $? in $(( $(date +%s) - t0 )) s"
 }
 export -f pair
+export PAIR_TIMEOUT
 t0=$(date +%s)
 printf '%s\n' "$@" | xargs -P "$JOBS" -I{} bash -c 'pair {}' | tee "$OUT/pairs.log"
 echo "all $# pairs in $(( $(date +%s) - t0 )) s on $JOBS lanes" | tee -a "$OUT/pairs.log"
