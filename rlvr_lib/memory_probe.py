@@ -60,15 +60,14 @@ def model_config(path: str, sequence_tokens: int, overrides: dict | None = None)
     ``sequence_tokens``; ``overrides``: fields to replace (a smaller shape, for tests)."""
     from transformers import AutoConfig
 
+    overrides = dict(overrides or {})
     if (Path(path) / "config.json").exists():
-        config = AutoConfig.from_pretrained(path)
+        config = AutoConfig.from_pretrained(path, **overrides)
     elif path in SHAPES:
-        fields = dict(SHAPES[path])
+        fields = {**SHAPES[path], **overrides}
         config = AutoConfig.for_model(fields.pop("model_type"), **fields)
     else:
         raise ValueError(f"model.path {path!r}: neither a local model folder nor one of {sorted(SHAPES)}")
-    for key, value in (overrides or {}).items():
-        setattr(config, key, value)
     config.max_position_embeddings = max(getattr(config, "max_position_embeddings", 0) or 0, sequence_tokens)
     config.use_cache = False
     return config

@@ -239,7 +239,7 @@ def plan_memory(model_path, method, cfg: TrainConfig, args: GRPOConfig, tokenize
             sequence_tokens=prompt_tokens + cfg.max_completion_length,
             shards=shards,
             master_bytes=4 if shards > 1 and cfg.bf16 else 0,
-            fused_optimizer=str(args.optim).endswith("fused"),
+            fused_optimizer=str(getattr(args.optim, "value", args.optim)).endswith("fused"),
             gradient_checkpointing=cfg.gradient_checkpointing,
             activation_bytes=2 if cfg.bf16 else 4,
         )
