@@ -11,14 +11,14 @@
 # from `python -m rlvr_lib qwen-tokenizer`, and data/generated/ from the data stage of benchmarks/gpu_tepo7b.yaml):
 #   OUT=DIR bash benchmarks/gpu_issue31.sh
 # Logs: $OUT/logs.tgz (refreshed every 20 s, so a stopped call still returns them), $OUT/probes.jsonl,
-# $OUT/summary.txt. LIMIT=S (default 570): nothing starts after S seconds, and what runs is stopped by then.
+# $OUT/summary.txt. LIMIT=S (default 530): nothing starts after S seconds, and what runs is stopped by then.
 set -u
 OUT=${OUT:-$PWD/gpu_out}
 LOGS=/tmp/issue31_logs
 mkdir -p "$OUT" "$LOGS"
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false PYTHONUNBUFFERED=1 OMP_NUM_THREADS=4
 export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True CUDA_DEVICE_ORDER=PCI_BUS_ID
-LIMIT=${LIMIT:-570}
+LIMIT=${LIMIT:-530}
 START=$(date +%s)
 elapsed() { echo $(( $(date +%s) - START )); }
 left() { local l=$(( LIMIT - $(elapsed) )); (( l < 1 )) && l=1; echo $l; }
@@ -82,7 +82,7 @@ equality() {  # FSDP with 1 process vs 2 processes (GPUs 0 and 1)
 }
 
 # ---- 1. one card each; every chain stops starting probes at ONE_CARD_END s
-ONE_CARD_END=${ONE_CARD_END:-185}
+ONE_CARD_END=${ONE_CARD_END:-120}
 chain() {  # $1 GPU, then probes separated by ';' (memory-probe's arguments each)
   local gpu=$1; shift
   IFS=';' read -ra probes <<< "$*"
@@ -92,8 +92,8 @@ chain() {  # $1 GPU, then probes separated by ';' (memory-probe's arguments each
   done
 }
 say "phase 1: one-card probes"
-chain 0 "--params configs/aer.yaml --rows 1;--params configs/aer.yaml --rows 8;--params configs/aer.yaml --rows 4 --foreach;--params configs/aer.yaml --rows 16" &
-chain 1 "--params configs/opefo.yaml --rows 1;--params configs/opefo.yaml --rows 16;--params configs/opefo.yaml --rows 8" &
+chain 0 "--params configs/aer.yaml --rows 1;--params configs/aer.yaml --rows 8;--params configs/aer.yaml --rows 4 --foreach" &
+chain 1 "--params configs/opefo.yaml --rows 1;--params configs/opefo.yaml --rows 16" &
 chain 2 "--params configs/tepo.yaml --rows 1;--params configs/tepo.yaml --rows 4;--params configs/tepo.yaml --rows 1 --reference" &
 ( model_folder 3; chain 3 "--params configs/cw_grpo.yaml;--params configs/erpo.yaml" ) &
 wait
