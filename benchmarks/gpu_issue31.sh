@@ -93,10 +93,14 @@ chain() {  # $1 GPU, then probes separated by ';' (memory-probe's arguments each
 }
 say "phase 1: one-card probes"
 chain 0 "--params configs/aer.yaml --rows 1;--params configs/aer.yaml --rows 8;--params configs/aer.yaml --rows 4 --foreach" &
+C0=$!
 chain 1 "--params configs/opefo.yaml --rows 1;--params configs/opefo.yaml --rows 16" &
+C1=$!
 chain 2 "--params configs/tepo.yaml --rows 1;--params configs/tepo.yaml --rows 4;--params configs/tepo.yaml --rows 1 --reference" &
+C2=$!
 ( model_folder 3; chain 3 "--params configs/cw_grpo.yaml;--params configs/erpo.yaml" ) &
-wait
+C3=$!
+wait $C0 $C1 $C2 $C3  # (not a bare wait: the log snapshots run in the background until the end)
 snapshot
 
 # ---- 2. sharded probes on 4 GPUs
