@@ -28,7 +28,7 @@ SHAPE = dict(
 )  # fmt: skip
 
 
-def run(out: Path) -> None:
+def run(out: Path, optim: str = "adamw") -> None:
     import torch
     from accelerate import Accelerator
     from transformers import Qwen2Config, Qwen2ForCausalLM
@@ -45,7 +45,11 @@ def run(out: Path) -> None:
     model.gradient_checkpointing_enable()
     add_fused_lm_head(model, outputs=("log_probs", "entropy"))
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+    optimizer = (
+        torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+        if optim == "adamw"
+        else torch.optim.SGD(model.parameters(), lr=0.1)
+    )
     model, optimizer = accelerator.prepare(model, optimizer)
     initial = {k: v.detach().float().cpu().clone() for k, v in accelerator.get_state_dict(model).items()}
     g = torch.Generator().manual_seed(1)
@@ -70,7 +74,7 @@ def run(out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         torch.save({k: v.float().cpu() for k, v in state.items()}, out / "weights.pt")
         torch.save({k: v.float().cpu() for k, v in initial.items()}, out / "initial.pt")
-        info = dict(processes=accelerator.num_processes, distributed=str(accelerator.distributed_type),
+        info = dict(optimizer=optim, processes=accelerator.num_processes, distributed=str(accelerator.distributed_type),
                     fsdp2=accelerator.is_fsdp2, device=str(accelerator.device), losses=losses)  # fmt: skip
         (out / "equality.json").write_text(json.dumps(info, indent=1))
         print(json.dumps(info))
@@ -85,13 +89,21 @@ def compare(a: Path, b: Path, tol: float) -> bool:
     loss_diff = max(abs(x - y) for x, y in zip(ia["losses"], ib["losses"], strict=True))
     start = torch.load(a / "initial.pt")  # how far the steps moved the weights: what the equality is about
     moved = max(float((wa[k] - start[k]).abs().max()) for k in wa)
-    weight_diff = max(float((wa[k] - wb[k]).abs().max()) for k in wa)
+    diffs = {k: (wa[k] - wb[k]).abs() for k in wa}
+    worst = max(diffs, key=lambda k: float(diffs[k].max()))
+    weight_diff = float(diffs[worst].max())
+    above = sum(int((d > tol).sum()) for d in diffs.values())
+    elements = sum(d.numel() for d in diffs.values())
     ok = sorted(wa) == sorted(wb) and loss_diff <= tol and weight_diff <= tol
     print(
-        f"processes {ia['processes']} vs {ib['processes']} ({ia['distributed']}, fsdp2 {ia['fsdp2']}, {ia['device']})"
+        f"{ia.get('optimizer', 'adamw')}: processes {ia['processes']} vs {ib['processes']}: {ia['distributed']} "
+        f"(fsdp2 {ia['fsdp2']}) vs {ib['distributed']} (fsdp2 {ib['fsdp2']}), {ib['device']}"
     )
     print(f"losses {ia['losses']} vs {ib['losses']}: max |difference| {loss_diff:.3e}")
-    print(f"weights ({len(wa)} tensors, moved by up to {moved:.3e} from the start): max |difference| {weight_diff:.3e}")
+    print(
+        f"weights ({len(wa)} tensors, moved by up to {moved:.3e} from the start): max |difference| {weight_diff:.3e} "
+        f"(in {worst}); {above} of {elements} elements differ by more than {tol:g}"
+    )
     print(f"tolerance {tol:g}: {'PASS' if ok else 'FAIL'}")
     return ok
 
@@ -101,13 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--optim", choices=["adamw", "sgd"], default="adamw")
     c = sub.add_parser("compare")
     c.add_argument("one", type=Path)
     c.add_argument("two", type=Path)
     c.add_argument("--tol", type=float, default=1e-5)
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.out)
+        run(args.out, args.optim)
         return 0
     return 0 if compare(args.one, args.two, args.tol) else 1
 
