@@ -143,3 +143,14 @@ def test_refusal_names_settings_that_fit():
     assert "--num_processes 2" in message
     with pytest.raises(MemoryError, match="No micro-batch, GPU count"):
         check_fits(now, 10, "a tiny GPU", [])
+
+
+def test_memory_probe_estimate_only(capsys):
+    """`python -m rlvr_lib memory-probe --estimate-only` prints the estimate that docs/gpu.md section 0 compares with
+    the measured peak (tepo, 4 rows of 2,024 + 8,192 tokens, one card: 69.33 GiB), building no model."""
+    from rlvr_lib.__main__ import main
+
+    assert main(["memory-probe", "--params", "configs/tepo.yaml", "--rows", "4", "--estimate-only"]) == 0
+    out = capsys.readouterr().out
+    assert "4 rows x 10216 tokens per device, 1 process(es)" in out
+    assert "peak memory estimate 69.33 GiB one card" in out and "loss pass 26.77" in out
