@@ -6,7 +6,10 @@ choices, help text citing the paper);
 file, which leaves the pipeline's record reports/params_check.txt alone);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
-``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``.
+``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``;
+``python -m rlvr_lib memory-probe --params configs/<paper>.yaml [--rows N]`` measures a profile's loss pass and
+optimizer step on the GPU next to the memory estimate (``rlvr_lib.memory_probe``; sharded under
+``accelerate launch --config_file configs/accelerate/fsdp2.yaml``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ def format_methods() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["memory-probe"]:
+        from .memory_probe import main as memory_probe
+
+        return memory_probe(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("methods", help="list registered methods with their paper and hyperparameters")
@@ -62,6 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         "--tiktoken",
         default=None,
         help="ranks file (default: <data root>/tokenizers/qwen.tiktoken, data root as in rlvr_lib.data)",
+    )
+    sub.add_parser(
+        "memory-probe",
+        add_help=False,
+        help="measure a paper profile's loss pass + optimizer step on the GPU next to the memory estimate "
+        "(memory-probe --help: its options)",
     )
     args = parser.parse_args(argv)
     if args.command == "methods":

@@ -23,7 +23,14 @@ from trl import GRPOConfig
 
 from .checkpoints import last_complete_checkpoint, naming_full_disk
 from .config import TrainConfig
-from .memory_estimate import ModelMemory, auto_generation_chunk, check_fits, estimate_peak_memory
+from .memory_estimate import (
+    TrainSetup,
+    auto_generation_chunk,
+    check_fits,
+    estimate_peak_memory,
+    fitting_settings,
+    model_memory_from_config,
+)
 from .methods import build_method
 from .progress import use_progress_bar
 from .readers import check_safetensors, read_json
@@ -169,6 +176,7 @@ def build_trainer(
     dataset = records_dataset(records)
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     tokenizer.padding_side = "left"
+    chunk = plan_memory(model_path, method, cfg, args, tokenizer, [r["prompt"] for r in records])  # before loading
     model = AutoModelForCausalLM.from_pretrained(model_path)
     peft_config = None
     if cfg.lora_r > 0:
@@ -189,51 +197,82 @@ def build_trainer(
         reference_kl_every=cfg.reference_kl_every,
         compile_generation=resolved_rollout_generation(cfg) == "static_compile",
     )
-    trainer.generation_chunk = plan_generation_memory(trainer, cfg, [r["prompt"] for r in records])
+    trainer.generation_chunk = chunk
     use_progress_bar(trainer)
     return trainer
 
 
-def model_memory(trainer: RLVRTrainer, bf16: bool) -> ModelMemory:
-    """The trainer's policy (and reference copy) in bytes, and the shapes its generation allocates by."""
-    params = list(trainer.model.parameters())
-    reference = trainer.ref_model if getattr(trainer, "ref_model", None) is not None else None
-    text = trainer.accelerator.unwrap_model(trainer.model).config.get_text_config()
-    head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
-    kv_heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
-    cache_bytes = 2 if bf16 else params[0].element_size()
-    return ModelMemory(
-        weight_bytes=sum(p.numel() * p.element_size() for p in params),
-        trainable_bytes=sum(p.numel() * p.element_size() for p in params if p.requires_grad),
-        reference_bytes=0 if reference is None else sum(p.numel() * p.element_size() for p in reference.parameters()),
-        kv_bytes_per_token=text.num_hidden_layers * 2 * kv_heads * head_dim * cache_bytes,
-        vocab_size=text.vocab_size,
-        attention_heads=text.num_attention_heads,
-        intermediate_size=getattr(text, "intermediate_size", 4 * text.hidden_size),
-    )
-
-
-def plan_generation_memory(trainer: RLVRTrainer, cfg: TrainConfig, prompts: list[str]) -> int | None:
+def plan_memory(model_path, method, cfg: TrainConfig, args: GRPOConfig, tokenizer, prompts: list[str]) -> int | None:
     """The generation chunk (``train.generation_chunk``, or on a GPU the automatic one), after printing the peak
-    memory estimate; on a GPU, ``MemoryError`` naming the settings to change when even the estimate cannot fit."""
-    tokenizer = trainer.processing_class
+    memory estimate per card (``rlvr_lib.memory_estimate``, from the model's config.json on a meta-device skeleton:
+    nothing loaded yet); on a GPU, ``MemoryError`` naming settings that would fit when the estimate exceeds the card.
+    Under ``accelerate launch`` with an FSDP config the estimate is the sharded one."""
+    import os
+
+    from accelerate import PartialState
+    from transformers import AutoConfig
+
+    from .trainer import REFERENCE_COPY_MAX_PARAMS
+
+    state = PartialState()
+    processes = state.num_processes
+    sharded = os.environ.get("ACCELERATE_USE_FSDP", "false").lower() == "true" and processes > 1
+    config = AutoConfig.from_pretrained(model_path)
+    dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None) or torch.float32
+    element = (getattr(torch, dtype) if isinstance(dtype, str) else dtype).itemsize
+    skeleton = model_memory_from_config(config, parameter_bytes=element, lora_r=cfg.lora_r)
+    small = skeleton.weight_bytes // element < REFERENCE_COPY_MAX_PARAMS
+    auto_kl = cfg.log_reference_kl if cfg.log_reference_kl is not None else small
+    reference = not cfg.lora_r and (method.needs_reference or auto_kl)
+
+    def model_memory(lora: bool):
+        r = (cfg.lora_r or 32) if lora else cfg.lora_r
+        return model_memory_from_config(config, parameter_bytes=element, lora_r=r, reference=reference and not r)
+
     prompt_tokens = max(len(ids) for ids in tokenizer(prompts, add_special_tokens=False)["input_ids"])
-    rollout_rows = trainer.args.per_device_train_batch_size * trainer.args.steps_per_generation
-    model = model_memory(trainer, cfg.bf16)
+    rollout_rows = args.per_device_train_batch_size * args.steps_per_generation
     shape = dict(prompt_tokens=prompt_tokens, completion_tokens=cfg.max_completion_length)
-    device = trainer.accelerator.device
+
+    def setup(rows: int, shards: int) -> TrainSetup:
+        return TrainSetup(
+            micro_rows=rows,
+            sequence_tokens=prompt_tokens + cfg.max_completion_length,
+            shards=shards,
+            master_bytes=4 if shards > 1 and cfg.bf16 else 0,
+            fused_optimizer=str(getattr(args.optim, "value", args.optim)).endswith("fused"),
+            gradient_checkpointing=cfg.gradient_checkpointing,
+            activation_bytes=2 if cfg.bf16 else 4,
+        )
+
+    memory = model_memory(lora=False)
+    here = setup(args.per_device_train_batch_size, processes if sharded else 1)
+    device = state.device
     chunk = cfg.generation_chunk
-    if device.type == "cuda":
-        device_bytes = torch.cuda.get_device_properties(device).total_memory
-        if chunk is None:
-            chunk = auto_generation_chunk(model, device_bytes=device_bytes, rollout_rows=rollout_rows, **shape)
-    estimate = estimate_peak_memory(model, chunk_rows=min(chunk or rollout_rows, rollout_rows), **shape)
-    print(
-        f"rollout batch {rollout_rows} rows of <= {prompt_tokens} prompt + {cfg.max_completion_length} completion "
-        f"tokens per process; {estimate.summary()}"
-    )
-    if device.type == "cuda" and not cfg.use_vllm:
-        check_fits(estimate, device_bytes, torch.cuda.get_device_name(device))
+    device_bytes = torch.cuda.get_device_properties(device).total_memory if device.type == "cuda" else 0
+    if device.type == "cuda" and chunk is None:
+        chunk = auto_generation_chunk(memory, device_bytes=device_bytes, rollout_rows=rollout_rows, setup=here, **shape)
+    estimate = estimate_peak_memory(memory, chunk_rows=min(chunk or rollout_rows, rollout_rows), setup=here, **shape)
+    if state.is_main_process:
+        print(
+            f"rollout batch {rollout_rows} rows of <= {prompt_tokens} prompt + {cfg.max_completion_length} completion "
+            f"tokens per process; {estimate.summary()}"
+        )
+    if device.type == "cuda" and not cfg.use_vllm and estimate.peak > device_bytes:
+
+        def estimate_for(rows: int, shards: int, lora: bool):
+            m, s = model_memory(lora), setup(rows, shards)
+            rows_now = auto_generation_chunk(m, device_bytes=device_bytes, rollout_rows=rollout_rows, setup=s, **shape)
+            return estimate_peak_memory(m, chunk_rows=cfg.generation_chunk or rows_now, setup=s, **shape)
+
+        alternatives = fitting_settings(
+            estimate_for,
+            device_bytes=device_bytes,
+            responses=cfg.prompts_per_step * cfg.num_generations,
+            accumulation=cfg.gradient_accumulation_steps,
+            processes=processes,
+            sharded=sharded,
+        )
+        check_fits(estimate, device_bytes, torch.cuda.get_device_name(device), alternatives)
     return chunk
 
 
@@ -252,6 +291,8 @@ def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str,
         print(f"resuming from {checkpoint}")
     trainer.train(resume_from_checkpoint=checkpoint)
     history = training_history(trainer.state.log_history)
+    # FSDP: the full weights are gathered by every process (a collective), and saved by the main one
+    full_state = trainer.accelerator.get_state_dict(trainer.model) if trainer.is_fsdp_enabled else None
     if not trainer.accelerator.is_main_process:  # `accelerate launch`: the main process saves
         trainer.accelerator.wait_for_everyone()
         return history
@@ -260,7 +301,14 @@ def train_method(trainer: RLVRTrainer, output_dir: str | Path) -> list[dict[str,
     shutil.rmtree(partial, ignore_errors=True)
     merged = trainer.model.merge_and_unload() if is_peft_model(trainer.model) else trainer.model
     with naming_full_disk(output_dir, "the final model"):
-        merged.save_pretrained(partial)
+        if full_state is not None:  # FSDP's fp32 master weights, saved in the dtype the model was loaded in
+            unwrapped = trainer.accelerator.unwrap_model(merged)
+            dtype = getattr(unwrapped.config, "dtype", None) or torch.float32
+            dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
+            full_state = {k: v.to(dtype) if v.is_floating_point() else v for k, v in full_state.items()}
+            unwrapped.save_pretrained(partial, state_dict=full_state)
+        else:
+            merged.save_pretrained(partial)
         trainer.processing_class.save_pretrained(partial)
         trainer.save_method_state(partial)
     shutil.rmtree(final, ignore_errors=True)

@@ -132,7 +132,12 @@ class RLVRTrainer(GRPOTrainer):
         self._uses_reference = method.needs_reference or log_reference_kl
         if self._uses_reference and not is_peft_model(self.model):
             reference = copy.deepcopy(self.model).eval().requires_grad_(False)
-            self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
+            if self.is_fsdp_enabled:  # sharded layer by layer like the policy (configs/accelerate/fsdp2.yaml)
+                from .sharding import shard_frozen
+
+                self.ref_model = shard_frozen(reference, self.accelerator)
+            else:
+                self.ref_model = self.accelerator.prepare_model(reference, evaluation_mode=True)
         if compile_generation and getattr(self, "generation_config", None) is not None:
             self.generation_config.disable_compile = False
         self.add_callback(_MethodStepCallback(self))
