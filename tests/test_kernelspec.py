@@ -59,3 +59,17 @@ def test_the_registered_kernel_runs_a_stage_notebook_without_the_two_warnings(tm
     executed = (tmp_path / "out.ipynb").read_text()
     assert "ran" in log and "without encryption" not in log, log[-3000:]
     assert "IProgress not found" not in log + executed
+
+
+def test_the_six_paper_notebooks_have_an_index_of_their_own():
+    from rlvr_lib.papers.config import ALL_PAPERS
+
+    index = (REPO / "reports/notebooks/README.md").read_text()
+    for paper in ALL_PAPERS:
+        for link in (
+            f"(paper_{paper}.ipynb)",
+            f"(../../notebooks/papers/{paper}.ipynb)",
+            f"(../papers/{paper}/README.md)",
+        ):
+            assert link in index, (paper, link)
+    assert "(reports/notebooks/README.md)" in (REPO / "README.md").read_text()
