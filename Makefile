@@ -1,5 +1,6 @@
 # Two commands set everything up: `make repro` (results) and `make test` (test suite, lint included); `make smoke`
-# runs the whole pipeline at smoke sizes in minutes, in a scratch copy. All create the virtual environment on first use and install the pinned dependencies into it.
+# runs the whole pipeline at smoke sizes in minutes, in a scratch copy. All create the virtual environment on first
+# use and install the pinned dependencies into it.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(abspath $(VENV))/bin
@@ -38,8 +39,8 @@ $(KERNEL): $(STAMP) rlvr_lib/kernelspec.py
 	$(BIN)/python -m rlvr_lib.kernelspec install >/dev/null
 
 repro: $(INSTALLED)
-	@# first, as DVC fills dvc.yaml's $${methods} and $${seeds} from params.yaml before any stage runs: an empty or
-	@# misshapen file would stop DVC with an interpolation error, where this names the key (and the line)
+	@# first: a bad params.yaml is named by its key path (and line) before anything runs (the check_params stage
+	@# does it again under plain `dvc repro`)
 	$(BIN)/python -m rlvr_lib check-params
 	$(BIN)/python -m rlvr_lib.dvc_stages
 	$(BIN)/python -m rlvr_lib.repro_lanes --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
