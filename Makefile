@@ -1,5 +1,6 @@
-# Two commands set everything up: `make repro` (results) and `make test` (test suite, lint included).
-# Both create the virtual environment on first use and install the pinned dependencies into it.
+# Two commands set everything up: `make repro` (results) and `make test` (test suite, lint included); `make smoke`
+# runs the whole pipeline at smoke sizes in minutes, in a scratch copy. All create the virtual environment on first
+# use and install the pinned dependencies into it.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(abspath $(VENV))/bin
@@ -14,29 +15,44 @@ export TOKENIZERS_PARALLELISM := false
 # lane driver (python -m rlvr_lib.repro_lanes): each training seed's base policy, and each (run, seed) pair's train and
 # eval stages, in JOBS parallel `dvc repro -s` calls of one thread each (default: one lane per core), with a progress
 # line per finished pair (done / total, elapsed, ETA); then `dvc repro` for the rest, then drops stale lock entries.
+# `make repro PAPER=<erpo|cw_grpo|tepo|opefo|aer|summary>`: the same for one paper's runs, studies and stage.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 JOBS ?= $(NPROC)
+PAPER ?=
 
-.PHONY: install repro test test-fast lint lab
+.PHONY: install repro smoke test test-fast lint lab
 
-install: $(STAMP)
+# the Jupyter kernel every committed notebook names ("Python 3", quiet: rlvr_lib/kernelspec.py), so that opening a
+# notebook does not rewrite its metadata
+KERNEL := $(VENV)/share/jupyter/kernels/python3/kernel.json
+INSTALLED := $(STAMP) $(KERNEL)
+
+install: $(INSTALLED)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[test]"
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
-repro: $(STAMP)
-	@# first, as DVC fills dvc.yaml's $${methods} and $${seeds} from params.yaml before any stage runs: an empty or
-	@# misshapen file would stop DVC with an interpolation error, where this names the key (and the line)
+$(KERNEL): $(STAMP) rlvr_lib/kernelspec.py
+	$(BIN)/python -m rlvr_lib.kernelspec install >/dev/null
+
+repro: $(INSTALLED)
+	@# first: a bad params.yaml is named by its key path (and line) before anything runs (the check_params stage
+	@# does it again under plain `dvc repro`)
 	$(BIN)/python -m rlvr_lib check-params
 	$(BIN)/python -m rlvr_lib.dvc_stages
-	$(BIN)/python -m rlvr_lib.repro_lanes --jobs $(JOBS)
+	$(BIN)/python -m rlvr_lib.repro_lanes --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
 	$(BIN)/python -m rlvr_lib.dvc_lock  # entries of stages no dvc.yaml defines any more (DVC keeps them) slow every dvc call
 	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
+
+# the whole pipeline at smoke sizes (a handful of runs, 2 seeds, every paper stage) in lanes, in a scratch copy of
+# the workspace (SMOKE_DIR, rebuilt each time): the workspace's reports/, params.yaml and dvc.lock stay as they are
+SMOKE_DIR ?= $(or $(TMPDIR),/tmp)/rlvr-smoke
+smoke: $(INSTALLED)
+	$(BIN)/python -m rlvr_lib.smoke --dir $(SMOKE_DIR) --jobs $(JOBS)
 
 # two pytest-xdist workers, whole modules as units in collection order (tests/conftest.py puts the end-to-end
 # pipeline first): one runs it while the other runs every other module
@@ -44,16 +60,17 @@ TEST_WORKERS ?= 2
 test: lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
 
-test-fast: $(STAMP)  # everything but the tests that train or run the pipeline (-m slow)
+test-fast: $(INSTALLED)  # everything but the tests that train or run the pipeline (-m slow)
 	$(BIN)/python -m pytest -m "not slow"
 
-lint: $(STAMP)
+lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 # JupyterLab on the repository root: the source notebooks (notebooks/), the executed ones (reports/notebooks/) and the
-# rendered reports; LAB_ARGS adds flags (default --allow-root when run as root, e.g. in a container; for a remote
-# machine: make lab LAB_ARGS="--no-browser --ip 0.0.0.0 --port 8888")
-LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
-lab: $(STAMP)
-	$(BIN)/jupyter lab $(LAB_ARGS)
+# rendered reports; LAB_ARGS adds flags (for a remote machine: make lab LAB_ARGS="--no-browser --ip 0.0.0.0 --port
+# 8888"); --allow-root is added whenever it runs as root (e.g. in a container), whatever LAB_ARGS holds
+USER_ID ?= $(shell id -u)
+LAB_ARGS ?=
+lab: $(INSTALLED)
+	$(BIN)/jupyter lab $(if $(filter 0,$(USER_ID)),--allow-root) $(LAB_ARGS)

@@ -6,8 +6,11 @@ last 3 generation batches), their ratio, the rollout accuracy over the first and
 the final KL to the reference and the wall time. Used to choose the default training budget; each call is
 one point of the table in docs/testbed.md.
 
-    python benchmarks/collapse_speed.py --model models/base --data data/generated/train.jsonl \
+    dvc repro data base_model@0          # on a fresh clone: the data and training seed 0's base policy first
+    python benchmarks/collapse_speed.py --model models/base/seed0 --data data/generated/train.jsonl \
         --set learning_rate=7e-5 --set max_steps=240 [--threads 1] [--out /tmp/collapse]
+
+It needs at least 3 rollout batches (max_steps / steps_per_generation >= 3): the final entropy is their mean.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def summarise(history: list[dict], window: int = 10) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", required=True, help="base model folder (e.g. models/base)")
+    parser.add_argument("--model", required=True, help="base model folder (e.g. models/base/seed0)")
     parser.add_argument("--data", required=True, help="training records, JSON lines with prompt and answer")
     parser.add_argument("--method", default="grpo")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="TrainConfig override")

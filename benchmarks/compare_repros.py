@@ -75,6 +75,9 @@ def main() -> None:
     print(table.to_markdown(index=False))
     print(f"\n{int(table['agree'].sum())} of {len(table)} (run, metric) pairs agree within their intervals")
     weights = weights_equal(args.a, args.b)
+    if weights.empty:  # e.g. fresh clones: the models are DVC outputs, not in git
+        print(f"\nno model folders (models/base/seed*, runs/*/seed*/final) in {args.a}: weights not compared")
+        return
     print()
     print(weights.to_markdown(index=False))
     print(f"\n{int(weights['identical'].sum())} of {len(weights)} models bitwise identical")

@@ -2,7 +2,11 @@
 
 Prints a markdown table: for each training set (as each paper profile builds it, and every raw set) and each
 benchmark, the number of benchmark problems whose text occurs in the training set exactly / after
-normalisation (``rlvr_lib.data.normalise_problem``). Usage: ``python benchmarks/contamination.py [DATA_ROOT]``.
+normalisation (``rlvr_lib.data.normalise_problem``).
+
+    python benchmarks/contamination.py [DATA_ROOT]    # default: $RLVR_DATA_ROOT, else ../shared/data
+
+A missing data file is named, with the data root looked in (no traceback).
 """
 
 from __future__ import annotations
@@ -38,4 +42,8 @@ def main(root: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else None)
+    try:
+        main(sys.argv[1] if len(sys.argv) > 1 else None)
+    except (FileNotFoundError, ValueError) as err:
+        print(f"error: {err}\n(the data root: DATA_ROOT, else $RLVR_DATA_ROOT, else ../shared/data)", file=sys.stderr)
+        sys.exit(2)

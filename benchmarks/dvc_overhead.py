@@ -14,6 +14,11 @@ runs) and ``dvc repro -f -s <train> <eval>`` (both commands run and both stages 
 time). Prints the median and range per pair for each layout and the ratio.
 
     python benchmarks/dvc_overhead.py [--pairs 3] [--repeats 2] [--keep DIR]
+    python benchmarks/dvc_overhead.py --runs 2 --pairs 1 --repeats 1    # the cheapest form (a check of the script)
+
+DVC and git are those of the environment the script runs in (``dvc`` beside ``sys.executable``), so it needs no
+activated virtual environment. Pairs are timed only where both layouts have them: the earlier layout had one seed
+list (the top-level ``seeds``), so a run's own extra seeds (``methods.<run>.seeds``) are left out of the timing.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from rlvr_lib.config import parse_params, read_yaml  # noqa: E402
 from rlvr_lib.dvc_stages import run_dvc_file, run_stages  # noqa: E402
 
 COPIED = ("params.yaml", "rlvr_lib", "notebooks")
+# the environment's DVC (the script may run as `.venv/bin/python benchmarks/...` without the venv on PATH)
+DVC = str(Path(sys.executable).with_name("dvc")) if Path(sys.executable).with_name("dvc").exists() else "dvc"
 OLD_TRAIN_DEPS = [  # c00c6ec's train stage
     "notebooks/train.ipynb",
     "rlvr_lib/pipeline.py",
@@ -109,6 +116,8 @@ def old_dvc_yaml(runs: list[str], seeds: list[int]) -> dict:
 def sh(cmd: list[str], cwd: Path, stages_run: int | None = None) -> float:
     """Run ``cmd`` in ``cwd``; its wall time in seconds. Raises with its output if it fails or, when ``stages_run``
     is given, if DVC ran another number of stages (an up-to-date pair must run none, a forced one both)."""
+    if cmd[0] == "dvc":
+        cmd = [DVC, *cmd[1:]]
     start = time.perf_counter()
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     took = time.perf_counter() - start
@@ -173,7 +182,8 @@ def build(tmp: Path, n_runs: int | None) -> tuple[Path, Path, list[tuple[str, in
         (new / run_dvc_file(run)).write_text(yaml.safe_dump({"stages": stages}, sort_keys=False, width=10**6))
     for root in (old, new):
         write_outputs_and_locks(root)
-    pairs = [(run, seed) for run in runs for seed in params.runs[run].seeds]
+    # the pairs both layouts define: the earlier one's matrix covers the top-level seeds only
+    pairs = [(run, seed) for run in runs for seed in params.runs[run].seeds if seed in params.seeds]
     return old, new, pairs
 
 

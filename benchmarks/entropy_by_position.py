@@ -6,7 +6,8 @@ second number of a step (the forks: which pair to add), a sum (computation, wher
 answer, or anything else (``+``, ``=``, spaces, ``\\boxed{``, EOS). Prints one JSON line per kind: tokens per
 completion, mean entropy and share of the total. The table in docs/testbed.md comes from this script.
 
-    python benchmarks/entropy_by_position.py --model models/base --data data/generated/eval_testbed.jsonl
+    dvc repro data base_model@0          # on a fresh clone: the data and training seed 0's base policy first
+    python benchmarks/entropy_by_position.py --model models/base/seed0 --data data/generated/eval_testbed.jsonl
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def entropy_by_kind(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="a model folder (e.g. models/base or a run's final/)")
+    parser.add_argument("--model", required=True, help="a model folder (e.g. models/base/seed0 or a run's final/)")
     parser.add_argument("--data", required=True, help="JSONL with a `prompt` field (testbed problems)")
     parser.add_argument("--samples", type=int, default=4, help="completions per problem")
     parser.add_argument("--max-new-tokens", type=int, default=64)

@@ -5,6 +5,7 @@ runs what differs between methods on that batch: the rollout hook (behaviour + r
 the method's advantages), the loss forward/backward and the optimizer step. Generation is identical code
 for every method, so it is timed once and reported separately; the full-step ratio adds it back.
 
+    dvc repro data base_model@0          # on a fresh clone: the data and training seed 0's base policy first
     python benchmarks/method_overhead.py --model models/base/seed0 [--rounds 15] [--methods grpo erpo ...]
 """
 
@@ -68,7 +69,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/rlvr_overhead"))
     args = parser.parse_args()
     if not (args.model / "config.json").exists():
-        raise SystemExit(f"no model at {args.model}: run `dvc repro base_model` first or pass --model PATH")
+        raise SystemExit(f"no model at {args.model}: run `dvc repro data base_model@0` first or pass --model PATH")
     torch.manual_seed(0)
     records = to_records(make_splits(n_train=64, n_eval=1, seed=0)[0])
     cfg = TrainConfig(

@@ -20,6 +20,7 @@ same measurement with another checkout's ``rlvr_lib`` (e.g. ``git worktree add /
 repeat in its own processes, alternating baseline and current code, and prints the medians side by side with
 their ratio.
 
+    dvc repro data base_model@0          # on a fresh clone: the data and the first training seed's base policy
     python benchmarks/step_profile.py [--run grpo] [--threads 1] [--clock wall|cpu] [--no-eval] [--repeats 1]
         [--baseline-src DIR] [--json FILE]
 """

@@ -1,16 +1,19 @@
 """Training checkpoints that are complete or invisible, and a full disk named as such.
 
 A checkpoint is written into ``<run dir>/.saving/checkpoint-N`` (transformers' files, then the method state and
-rollout buffer), sealed with ``checkpoint_complete.json`` (the size of every file in it) and only then renamed to
-``<run dir>/checkpoint-N``: a save cut short by a kill, an error or a full disk leaves no ``checkpoint-N``.
-On resume, ``last_complete_checkpoint`` still checks each folder against its seal (a copy or a hand edit may
-have broken it), removes the ones that fail, saying why, and returns the newest that passes.
+rollout buffer), sealed with ``checkpoint_complete.json`` (the size and sha256 of every file in it) and only then
+renamed to ``<run dir>/checkpoint-N``: a save cut short by a kill, an error or a full disk leaves no
+``checkpoint-N``. On resume, ``last_complete_checkpoint`` checks each folder against its seal (a copy, a hand edit
+or a disk fault may have broken it: a file missing, truncated, or damaged in place with its size unchanged), then
+loads each of its files as the trainer will (safetensors, torch, JSON); it removes the ones that fail, naming the
+file, and returns the newest that passes (None: training starts afresh).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import re
@@ -33,18 +36,43 @@ def _files(folder: Path) -> dict[str, int]:
     }
 
 
+def sha256(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
 def seal_and_publish(staged: str | os.PathLike, target: str | os.PathLike) -> None:
-    """Write ``staged``'s seal (every file's size), then rename it to ``target`` (which must not exist)."""
+    """Write ``staged``'s seal (every file's size and sha256), then rename it to ``target``."""
     staged, target = Path(staged), Path(target)
-    write_json_atomic(staged / SEAL_FILE, _files(staged))
+    seal = {name: {"size": size, "sha256": sha256(staged / name)} for name, size in _files(staged).items()}
+    write_json_atomic(staged / SEAL_FILE, seal)
     if target.exists():  # a checkpoint of this step from an earlier attempt: the new one replaces it
         shutil.rmtree(target)
     os.replace(staged, target)
 
 
-def checkpoint_problem(folder: str | os.PathLike) -> str | None:
-    """Why ``folder`` is not a complete checkpoint (no or unreadable seal, a file missing or of another size),
-    or None when it is."""
+def load_problem(path: Path) -> str | None:
+    """Why ``path`` does not load as the trainer loads it (by its suffix: safetensors, torch, JSON), or None."""
+    try:
+        if path.suffix == ".safetensors":
+            from safetensors.torch import load_file
+
+            load_file(path, device="cpu")
+        elif path.suffix in (".pt", ".pth", ".bin"):
+            import torch
+
+            torch.load(path, map_location="cpu", weights_only=False)
+        elif path.suffix == ".json":
+            json.loads(path.read_text(encoding="utf-8"))
+    except Exception as err:  # noqa: BLE001 - any failure to load is the file's problem, named with its cause
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        return f"{path.name} does not load ({type(err).__name__}: {first[:200]})"
+    return None
+
+
+def checkpoint_problem(folder: str | os.PathLike, *, load: bool = True) -> str | None:
+    """Why ``folder`` is not a usable checkpoint (no or unreadable seal; a file missing, of another size or with
+    other content than when sealed; with ``load``, a file that does not load), or None when it is."""
     folder = Path(folder)
     try:
         sealed = json.loads((folder / SEAL_FILE).read_text(encoding="utf-8"))
@@ -55,11 +83,19 @@ def checkpoint_problem(folder: str | os.PathLike) -> str | None:
     if not isinstance(sealed, dict):
         return f"{SEAL_FILE} is not a JSON object"
     present = _files(folder)
-    for name, size in sealed.items():
+    for name, entry in sealed.items():
+        size, digest = (entry.get("size"), entry.get("sha256")) if isinstance(entry, dict) else (entry, None)
         if name not in present:
             return f"{name} is missing"
         if present[name] != size:
             return f"{name} has {present[name]} bytes, {size} when saved (truncated or overwritten)"
+        if digest is not None and sha256(folder / name) != digest:
+            return f"{name} has other content than when saved (sha256 differs: damaged in place)"
+    if load:
+        for name in sealed:
+            problem = load_problem(folder / name)
+            if problem:
+                return problem
     return None
 
 
@@ -87,7 +123,7 @@ def last_complete_checkpoint(run_dir: str | os.PathLike, *, remove_broken: bool 
     if remove_broken:
         for folder, problem in broken:
             instead = f"resuming from {chosen}" if chosen else "no complete checkpoint left: starting afresh"
-            print(f"checkpoint {folder} is incomplete ({problem}): removed it; {instead}")
+            print(f"checkpoint {folder} cannot be resumed ({problem}): removed it; {instead}")
             shutil.rmtree(folder, ignore_errors=True)
     return chosen
 

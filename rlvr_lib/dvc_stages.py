@@ -7,7 +7,10 @@
   metrics are plain outputs, not DVC ``metrics:``/``plots:`` (thousands of single-series files): the project's
   metrics and overlay plots are the root dvc.yaml's, written by the report stage (``rlvr_lib.report_stage``).
 - ``pipelines/seeds.yaml``: every run's seeds together (``base_seeds``), over which the root dvc.yaml's
-  ``base_model``, ``eval_base`` and ``filter_data`` stages iterate (one base policy per training seed).
+  ``base_model``, ``eval_base`` and ``filter_data`` stages iterate (one base policy per training seed), and
+  ``testbed_properties.run`` (``testbed_properties_run``, which the ``testbed_properties`` stage's deps name): the
+  root dvc.yaml interpolates nothing from params.yaml itself, so that DVC parses it whatever params.yaml holds and
+  the first stage, ``check_params``, names what is wrong (an empty file included).
 - the ``paper_<name>`` stages of the root dvc.yaml (``rlvr_lib.papers.dvc_stages``).
 
 ``python -m rlvr_lib.dvc_stages`` writes them and deletes the folder (lock included) of every run that params.yaml no
@@ -24,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from .config import FULL_SET, Params, parse_params, read_yaml
+from .config import FULL_SET, Params, load_params, parse_params, read_yaml
 from .papers import dvc_stages as paper_stages
 
 PIPELINES_DIR = Path("pipelines")
@@ -112,8 +115,11 @@ def generated_files(params_path: str | Path = "params.yaml") -> dict[Path, str]:
     params = parse_params(raw, check_methods=False)
     files = {
         SEEDS_FILE: _dump(
-            HEADER.format(what="methods.<run>.seeds") + "# every run's training seeds together: one base policy each\n",
-            {"base_seeds": params.all_seeds},
+            HEADER.format(what="methods.<run>.seeds and testbed_properties.run")
+            + "# every run's training seeds together: one base policy each; and the run the testbed_properties stage\n"
+            + "# measures (here, not read from params.yaml by DVC, so that an empty params.yaml is named as such by\n"
+            + "# the check_params stage instead of stopping DVC's interpolation)\n",
+            {"base_seeds": params.all_seeds, "testbed_properties_run": params.testbed_properties.run},
         )
     }
     for run in params.runs:
@@ -177,12 +183,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository root (holds params.yaml)")
     parser.add_argument("--check", action="store_true", help="list stale generated files and exit 1 if any")
     args = parser.parse_args(argv)
-    if args.check:
-        diff = differences(args.root)
-        for line in diff:
-            print(line, file=sys.stderr)
-        return 1 if diff else 0
-    changed = write(args.root)
+    try:
+        load_params(args.root / "params.yaml", check_methods=False)  # an empty file is named as such
+        if args.check:
+            diff = differences(args.root)
+            for line in diff:
+                print(line, file=sys.stderr)
+            return 1 if diff else 0
+        changed = write(args.root)
+    except (ValueError, FileNotFoundError) as err:  # a bad params.yaml: named as `python -m rlvr_lib check-params` does
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     print("\n".join(changed) if changed else "generated DVC files up to date")
     return 0
 

@@ -17,7 +17,12 @@ repository lock while a stage's command runs, and ``--wait-for-lock`` makes a la
 failed call stops the driver: no new unit starts, the running ones finish, and it exits 1 naming the unit and its
 log (``runs/.repro_logs/<unit>.log``).
 
-    python -m rlvr_lib.repro_lanes [--jobs N] [--threads T]
+With ``--paper <name>`` (``make repro PAPER=<name>``) it runs one paper's part of the above: the base policies of
+its runs' seeds, the (run, seed) pairs of the runs its ``papers.<name>`` entry names (the summary's: those of every
+paper it gathers, whose reports it reads), the sampling studies it reads, its paper stage(s) in lanes, then
+``dvc repro paper_<name>`` for the rest.
+
+    python -m rlvr_lib.repro_lanes [--jobs N] [--threads T] [--paper NAME]
 """
 
 from __future__ import annotations
@@ -76,6 +81,35 @@ def paper_units(with_papers: bool) -> list[Unit]:
     from .papers.config import PAPERS
 
     return [Unit(f"paper {name}", (f"paper_{name}",)) for name in PAPERS] if with_papers else []
+
+
+def papers_upstream(paper: str, params) -> list[str]:
+    """The paper stages ``paper_<paper>`` needs built first, itself included (the summary reads the claims of the
+    papers it gathers), in order."""
+    from .papers.config import ALL_PAPERS
+
+    if paper not in ALL_PAPERS:
+        raise ValueError(f"--paper {paper!r}: not a paper; valid: {', '.join(ALL_PAPERS)}")
+    if params.papers is None:
+        raise ValueError("--paper: params.yaml has no `papers` section")
+    gathered = list(params.papers.summary.papers) if paper == "summary" else []
+    return [*gathered, paper]
+
+
+def paper_scope(paper: str, params) -> tuple[dict[str, list[int]], list[Unit], list[Unit]]:
+    """One paper's share of the lanes: its runs and their seeds (run -> seeds), its sampling units and its paper
+    units (the papers it reads first, the summary excepted: the final ``dvc repro paper_<name>`` runs it)."""
+    from .papers.config import paper_runs
+    from .papers.sampling import STUDIES, stage_name
+
+    names = papers_upstream(paper, params)
+    runs: dict[str, list[int]] = {}
+    for name in names:
+        for run in paper_runs(params.papers.paper(name), trained_only=True):
+            runs.setdefault(run, list(params.runs[run].seeds))
+    studies = [Unit(f"study {s}", (stage_name(s),)) for s, (owner, _) in STUDIES.items() if owner in names]
+    papers = [Unit(f"paper {name}", (f"paper_{name}",)) for name in names if name != "summary"]
+    return runs, studies, papers
 
 
 def clock(seconds: float) -> str:
@@ -186,29 +220,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--threads", type=int, default=1, help="threads per lane (default 1: the same bytes whatever the lanes)"
     )
+    parser.add_argument("--paper", default=None, help="one paper only: erpo, cw_grpo, tepo, opefo, aer or summary")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.threads < 1:
         parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
     threads = args.threads
     env = lane_env(threads)
     params = load_params(check_methods=False)
-    print(f"{time.strftime('%H:%M:%S')} make repro: {args.jobs} lanes of {threads} thread(s)")
+    with_papers = params.papers is not None
+    if args.paper:
+        try:
+            runs, sampling, papers = paper_scope(args.paper, params)
+        except ValueError as err:
+            parser.error(str(err))
+        seeds = sorted({n for run_seeds in runs.values() for n in run_seeds})
+        last = ["dvc", "repro", f"paper_{args.paper}"]
+        what = f"make repro PAPER={args.paper}"
+    else:
+        runs = {run: spec.seeds for run, spec in params.runs.items()}
+        sampling, papers, seeds = sampling_units(with_papers), paper_units(with_papers), params.all_seeds
+        last, what = ["dvc", "repro"], "make repro"
+    print(f"{time.strftime('%H:%M:%S')} {what}: {args.jobs} lanes of {threads} thread(s)")
     try:
         subprocess.run(["dvc", "repro", "check_params", "data"], env=env, check=True)
         runner = dvc_runner(env)
-        run_units(changed_units(seed_units(params.all_seeds)), args.jobs, runner, "base policies (per seed)")
-        pairs = pair_units({run: spec.seeds for run, spec in params.runs.items()})
+        run_units(changed_units(seed_units(seeds)), args.jobs, runner, "base policies (per seed)")
+        pairs = pair_units(runs)
         todo = changed_units(pairs)
         print(f"{len(pairs) - len(todo)} of {len(pairs)} (run, seed) pairs are up to date")
         run_units(todo, args.jobs, runner, "(run, seed) pairs")
-        run_units(changed_units(sampling_units(params.papers is not None)), args.jobs, runner, "sampling stages")
-        run_units(changed_units(paper_units(params.papers is not None)), args.jobs, runner, "paper stages")
-        subprocess.run(["dvc", "repro"], env=env, check=True)
+        run_units(changed_units(sampling), args.jobs, runner, "sampling stages")
+        run_units(changed_units(papers), args.jobs, runner, "paper stages")
+        subprocess.run(last, env=env, check=True)
     except UnitFailed as err:
-        print(f"make repro stopped: {err}", file=sys.stderr)
+        print(f"{what} stopped: {err}", file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as err:
-        print(f"make repro stopped: {' '.join(err.cmd)} exited with {err.returncode}", file=sys.stderr)
+        print(f"{what} stopped: {' '.join(err.cmd)} exited with {err.returncode}", file=sys.stderr)
         return 1
     return 0
 

@@ -42,7 +42,7 @@ def test_a_run_gets_its_own_seeds_and_its_seeds_training_set(tmp_path):
     assert "methods.tepo_tepo_data" in train["params"]
     dapo = yaml.safe_load((root / "pipelines/dapo/dvc.yaml").read_text())["stages"]  # no seeds of its own
     assert dapo["train"]["foreach"] == raw["seeds"] and "data/generated" in dapo["train"]["do"]["deps"]
-    assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text()) == {"base_seeds": [0, 1, 2, 3, 4]}
+    assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text())["base_seeds"] == [0, 1, 2, 3, 4]
     assert pipeline_stage_names(root / "pipelines/tepo_tepo_data/dvc.yaml") == {
         f"{stage}@{seed}" for stage in ("train", "eval") for seed in range(5)
     }
@@ -68,7 +68,7 @@ def test_a_removed_run_loses_its_folder_and_check_names_what_is_stale(tmp_path):
     assert dvc_stages.main(["--root", str(root)]) == 0
     assert not (root / "pipelines/grpo_extra").exists() and (root / "pipelines/notes/dvc.yaml").exists()
     assert dvc_stages.differences(root) == []
-    assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text()) == {"base_seeds": [0, 1, 2, 3, 4, 7]}
+    assert yaml.safe_load((root / "pipelines/seeds.yaml").read_text())["base_seeds"] == [0, 1, 2, 3, 4, 7]
 
 
 def test_run_seeds_default_to_the_top_level_seeds():

@@ -1,0 +1,129 @@
+"""Every script in benchmarks/ runs as its docstring says (issue 32): each one's cheapest form, in a fresh process
+with the environment's Python and no virtual environment on PATH (as `.venv/bin/python benchmarks/<script>` from a
+fresh clone after `make install`). Scripts that need a base policy and the generated data get a tiny model and the
+data stage's files; those that need a GPU, a browser or a many-core host only show their usage."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, SMOKE_PARAMS
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(sys.executable).with_name("dvc").exists(), reason="needs the project's environment"),
+]
+BENCHMARKS = REPO / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """A tiny save_pretrained model and the smoke data stage's files."""
+    from tiny import save_tiny
+
+    from rlvr_lib import pipeline
+
+    root = tmp_path_factory.mktemp("bench")
+    (root / "params.yaml").write_text(yaml.safe_dump(SMOKE_PARAMS, sort_keys=False))
+    cwd = os.getcwd()
+    try:
+        os.chdir(root)
+        pipeline.stage_data(pipeline.load_params())
+    finally:
+        os.chdir(cwd)
+    save_tiny(root / "model")
+    return root
+
+
+def script_env() -> dict[str, str]:
+    """No virtual environment on PATH (the scripts must find DVC themselves); this checkout's rlvr_lib first."""
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p != venv_bin)
+    return {**os.environ, "PATH": path, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+
+
+def run(args: list[str], cwd: Path = REPO, timeout: int = 600) -> str:
+    done = subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=script_env(), capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def cheapest(name: str, ws: Path, tmp: Path) -> list[str]:
+    """The cheapest form of each Python script's documented command."""
+    model, data = str(ws / "model"), ws / "data/generated"
+    tiny_train = ["--prompts", "2", "--generations", "2", "--max-completion-length", "8"]
+    return {
+        "collapse_speed.py": ["--model", model, "--data", str(data / "train.jsonl"), "--set", "max_steps=3"]
+        + ["--set", "steps_per_generation=1", "--set", "prompts_per_step=2", "--set", "num_generations=2"]
+        + ["--set", "max_completion_length=8"],
+        "compare_machines.py": ["reports", "reports", "--runs", "grpo"],
+        "compare_repros.py": [".", "."],
+        "dvc_overhead.py": ["--runs", "2", "--pairs", "1", "--repeats", "1"],
+        "entropy_by_position.py": ["--model", model, "--data", str(data / "eval_testbed.jsonl"), "--samples", "1"]
+        + ["--max-new-tokens", "8"],
+        "method_overhead.py": ["--model", model, "--rounds", "1", "--methods", "grpo", "erpo", *tiny_train],
+        "profile_memory.py": [],
+        "repro_cost.py": ["--root", "."],
+        "verdict_changes.py": ["--old", "HEAD"],
+    }[name]
+
+
+RUN_HERE = (
+    "collapse_speed.py",
+    "compare_machines.py",
+    "compare_repros.py",
+    "dvc_overhead.py",
+    "entropy_by_position.py",
+    "method_overhead.py",
+    "profile_memory.py",
+    "repro_cost.py",
+    "verdict_changes.py",
+)
+# the rest: a GPU (gpu_step.py), other machines' outputs or long runs; their usage at least must work
+USAGE_ONLY = ("dist_equality.py", "gpu_step.py", "stage_startup.py", "step_profile.py", "testbed_properties.py")
+
+
+def test_every_script_is_covered():
+    scripts = {p.name for p in BENCHMARKS.glob("*.py")}
+    assert scripts == set(RUN_HERE) | set(USAGE_ONLY) | {"contamination.py"}
+
+
+@pytest.mark.parametrize("name", RUN_HERE)
+def test_the_cheapest_form_of_each_script_runs(name, workspace, tmp_path):
+    out = run([str(BENCHMARKS / name), *cheapest(name, workspace, tmp_path)])
+    assert out.strip(), name
+
+
+@pytest.mark.parametrize("name", USAGE_ONLY)
+def test_the_other_scripts_show_their_usage(name):
+    assert "usage:" in run([str(BENCHMARKS / name), "--help"])
+
+
+def test_dist_equality_one_process_equals_itself(tmp_path):
+    run([str(BENCHMARKS / "dist_equality.py"), "run", "--out", str(tmp_path / "1"), "--cpu"])
+    run([str(BENCHMARKS / "dist_equality.py"), "compare", str(tmp_path / "1"), str(tmp_path / "1")])
+
+
+def test_contamination_runs_on_the_shared_data_or_names_what_is_missing(tmp_path):
+    shared = Path(os.environ.get("RLVR_DATA_ROOT", REPO.parent / "shared" / "data"))
+    if shared.is_dir():
+        assert "| training set |" in run([str(BENCHMARKS / "contamination.py"), str(shared)])
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "contamination.py"), str(tmp_path)],
+        env=script_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCHMARKS.glob("*.sh")))
+def test_the_shell_scripts_parse(script):
+    assert subprocess.run(["bash", "-n", str(BENCHMARKS / script)]).returncode == 0
