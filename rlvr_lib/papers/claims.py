@@ -622,8 +622,9 @@ def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> C
     names = list(dict.fromkeys(n for p in parts for n in p.by_alternative))
     by_alternative = {n: combine([p.by_alternative.get(n, p.verdict) for p in parts]) for n in names}
     whole = ClaimResult(claim, got, None, note, branch="whole", parts=list(parts), kind=kind, arms=arms)
-    whole.by_alternative = by_alternative
-    whole.robustness = robustness_text(got, by_alternative)
+    if got in (*COUNTED, METHOD_FAILED):  # a whole without a verdict has no robustness either
+        whole.by_alternative = by_alternative
+        whole.robustness = robustness_text(got, by_alternative)
     return whole
 
 
