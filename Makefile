@@ -50,9 +50,11 @@ repro: $(INSTALLED)
 
 # the whole pipeline at smoke sizes (a handful of runs, 2 seeds, every paper stage) in lanes, in a scratch copy of
 # the workspace (SMOKE_DIR, rebuilt each time): the workspace's reports/, params.yaml and dvc.lock stay as they are
+# (SMOKE_ARGS: more options of python -m rlvr_lib.smoke, e.g. "--seeds 0" for one seed)
 SMOKE_DIR ?= $(or $(TMPDIR),/tmp)/rlvr-smoke
+SMOKE_ARGS ?=
 smoke: $(INSTALLED)
-	$(BIN)/python -m rlvr_lib.smoke --dir $(SMOKE_DIR) --jobs $(JOBS)
+	$(BIN)/python -m rlvr_lib.smoke --dir $(SMOKE_DIR) --jobs $(JOBS) $(SMOKE_ARGS)
 
 # two pytest-xdist workers, whole modules as units in collection order (tests/conftest.py puts the end-to-end
 # pipeline first): one runs it while the other runs every other module

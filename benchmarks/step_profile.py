@@ -410,7 +410,9 @@ def measure(src: Path | None, args: argparse.Namespace) -> dict[str, Any]:
         ]
         cmd += ["--no-eval"] if args.no_eval else []
         cmd += ["--max-steps", str(args.max_steps)] if args.max_steps else []
-        subprocess.run(cmd, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL if args.quiet else None)
+        done = subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL if args.quiet else None)
+        if done.returncode:  # the measurement process said why on stderr (e.g. the pipeline outputs it needs)
+            raise SystemExit(done.returncode)
         result = json.loads(out.read_text())
     if not args.no_startup:
         startup = startup_costs(sys.executable, env, args.clock)

@@ -106,6 +106,28 @@ def test_the_other_scripts_show_their_usage(name):
     assert "usage:" in run([str(BENCHMARKS / name), "--help"])
 
 
+def test_testbed_properties_base_stage_on_a_tiny_budget(tmp_path):
+    out = tmp_path / "tb"
+    tiny = ["--n-eval", "4", "--n", "2", "--testbed", "sft_steps=5", "--train", "max_steps=1", "--stages", "base"]
+    run([str(BENCHMARKS / "testbed_properties.py"), "--out", str(out), *tiny])
+    assert (out / "base.json").is_file()
+
+
+@pytest.mark.skipif(
+    (REPO / "data/generated/train.jsonl").exists(), reason="the pipeline outputs are here: it would run"
+)
+def test_step_profile_on_a_clone_names_the_stages_to_run_first():
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "step_profile.py"), "--max-steps", "2", "--no-eval", "--no-startup"],
+        env=script_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode != 0 and "run `dvc repro data base_model@" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
 def test_dist_equality_one_process_equals_itself(tmp_path):
     run([str(BENCHMARKS / "dist_equality.py"), "run", "--out", str(tmp_path / "1"), "--cpu"])
     run([str(BENCHMARKS / "dist_equality.py"), "compare", str(tmp_path / "1"), str(tmp_path / "1")])
