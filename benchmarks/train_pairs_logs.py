@@ -7,6 +7,7 @@ without DVCLive, from each pair's history.json, exactly as the train stage write
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
 import tempfile
@@ -18,10 +19,10 @@ from rlvr_lib import train as training
 from rlvr_lib.readers import read_json
 
 
-def main(pairs: list[str]) -> int:
-    if not pairs:
-        print(__doc__, file=sys.stderr)
-        return 2
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pairs", nargs="+", metavar="RUN:SEED", help="the pairs whose logs to write")
+    pairs = parser.parse_args(argv).pairs
     params = pipeline.enter_repo("params.yaml")
     for pair in pairs:
         run, seed = pair.split(":")

@@ -87,7 +87,15 @@ RUN_HERE = (
     "verdict_changes.py",
 )
 # the rest: a GPU (gpu_step.py), other machines' outputs or long runs; their usage at least must work
-USAGE_ONLY = ("dist_equality.py", "gpu_step.py", "stage_startup.py", "step_profile.py", "testbed_properties.py")
+USAGE_ONLY = (
+    "dist_equality.py",
+    "gpu_fsdp_equality.py",
+    "gpu_step.py",
+    "stage_startup.py",
+    "step_profile.py",
+    "testbed_properties.py",
+    "train_pairs_logs.py",
+)
 
 
 def test_every_script_is_covered():

@@ -60,9 +60,11 @@ def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
         return list(dict.fromkeys(mapped))
 
     out = copy.deepcopy(papers)
-    for entry in out.values():
+    for name, entry in out.items():
         for role, value in entry["runs"].items():
             entry["runs"][role] = fix(value, role)
+        if name != "summary":
+            entry["alternatives"] = {}  # their runs are not in the reduced protocol
     out["aer"]["pass_at_k"]["runs"] = fix(out["aer"]["pass_at_k"]["runs"], "pass_at_k")
     return out
 
