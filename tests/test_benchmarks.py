@@ -242,8 +242,11 @@ def test_repro_cost_sums_papermill_durations_of_a_runs_notebooks(tmp_path):
         (tmp_path / f"{kind}_grpo_seed{seed}.ipynb").write_text(json.dumps(notebook))
     assert cost.run_minutes(tmp_path, "grpo", [0, 1]) == pytest.approx(3.0)
     assert cost.run_minutes(tmp_path, "grpo", [0]) == pytest.approx(1.2)
-    with pytest.raises(SystemExit, match="train_grpo_seed2.ipynb not found"):
-        cost.run_minutes(tmp_path, "grpo", [2])
+    assert cost.run_minutes(tmp_path, "grpo", [0, 2]) == pytest.approx(1.2)  # seed 2 made outside the notebooks
+    assert "grpo seed 2" in cost.UNTIMED
+    (tmp_path / "eval_grpo_seed3.ipynb").write_text(json.dumps({"cells": [], "metadata": {"papermill": {}}}))
+    with pytest.raises(SystemExit, match="train_grpo_seed3.ipynb not found"):  # half a pair: an error
+        cost.run_minutes(tmp_path, "grpo", [3])
     (tmp_path / "report.ipynb").write_text(json.dumps({"cells": [], "metadata": {}}))
     with pytest.raises(SystemExit, match="no metadata.papermill.duration"):
         cost.notebook_minutes(tmp_path / "report.ipynb")

@@ -107,6 +107,13 @@ class Paper(PaperBase):
     def _ablation_seeds(self) -> int:
         return len(self.results.seeds_of(self._ablation_run("use_outcome_anchor")))
 
+    def _ablation_label(self, switch: str) -> str:
+        """The ablation run's name for a claim's text, or what is missing (a reduced protocol may lack it)."""
+        try:
+            return self._ablation_run(switch)
+        except NotTestable:
+            return f"the ablation with {switch} off (none in papers.erpo.runs.ablations)"
+
     def _ablation_run(self, switch: str) -> str:
         """The ablation run that turns ``switch`` off."""
         for run in self.runs.ablations:
@@ -815,7 +822,7 @@ class Paper(PaperBase):
             "advantage acts as a directional guardrail",
             source="sec. 4.4, eq. 10",
             paper_value="no ablation, no number",
-            ours=f"mean@n of {r.erpo} minus {self._ablation_run('use_outcome_anchor')} (anchor off: sgn(A_i) = 1, "
+            ours=f"mean@n of {r.erpo} minus {self._ablation_label('use_outcome_anchor')} (anchor off: sgn(A_i) = 1, "
             "so Psi also enters groups whose rewards are all equal), per seed; the ablation's format rate and length "
             "in the detail",
             direction="greater",
@@ -844,7 +851,7 @@ class Paper(PaperBase):
                 quote=quote,
                 source="abstract; sec. 4.2 / 4.3",
                 paper_value="no ablation, no number",
-                ours=f"mean@n of {r.erpo} minus {self._ablation_run(switch)} ({switch} off), per seed",
+                ours=f"mean@n of {r.erpo} minus {self._ablation_label(switch)} ({switch} off), per seed",
                 direction="greater",
                 margin=0.005,  # half a point, as for table 1
                 compute=lambda switch=switch: self._component(switch),
