@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # the longest modules (about 10 and 1.5 minutes on 2 cores) are collected first: `make test` runs two pytest-xdist
 # workers with whole modules as units (--dist loadfile, in collection order), so one takes the end-to-end pipeline
 # while the other runs everything else
-SLOWEST_FIRST = ("test_pipeline_e2e.py", "test_clone_workspace.py")
+SLOWEST_FIRST = ("test_pipeline_e2e.py", "test_smoke.py", "test_clone_workspace.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
