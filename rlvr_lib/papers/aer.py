@@ -322,8 +322,8 @@ class Paper(PaperBase):
             "accuracy accompanied by a sharp increase in the average token length",
             source="sec. 3, fig. 2(a, b)",
             paper_value="fig. 2(a, b) at coefficient 0.1 (no numbers)",
-            ours=f"{large} (fixed coefficient {self.hparam(large, 'alpha_init'):g}) against {below} "
-            f"({self.hparam(below, 'alpha_init'):g}), on the testbed's one training set",
+            ours=f"{large} (fixed coefficient {self.hparam_text(large, 'alpha_init')}) against {below} "
+            f"({self.hparam_text(below, 'alpha_init')}), on the testbed's one training set",
         )
         self.claim(
             key="fig2_large_accuracy",
@@ -365,7 +365,7 @@ class Paper(PaperBase):
             source="sec. 1",
             paper_value="no number",
             ours=f"log entropy retained ({TAIL_LABEL} / first batch) of {small} (coefficient "
-            f"{self.hparam(small, 'alpha_init'):g}) minus {r.grpo}'s, per seed: no material difference (the small "
+            f"{self.hparam_text(small, 'alpha_init')}) minus {r.grpo}'s, per seed: no material difference (the small "
             "coefficient collapses as GRPO does)",
             direction="equal",
             margin=LOG_ENTROPY_MARGIN,
@@ -380,7 +380,7 @@ class Paper(PaperBase):
             quote="excessively large coefficients may induce entropy explosion",
             source="sec. 1",
             paper_value="no number",
-            ours=f"largest rollout entropy / first batch of {large} (coefficient {self.hparam(large, 'alpha_init'):g})"
+            ours=f"largest rollout entropy / first batch of {large} (coefficient {self.hparam_text(large, 'alpha_init')})"
             f", per seed, against the divergence limit x{measures.ENTROPY_FACTOR:g} (a sign per seed: the same on "
             "the log scale)",
             direction="greater",

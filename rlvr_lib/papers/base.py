@@ -335,6 +335,15 @@ class PaperBase:
         spec = self.params.runs[run]
         return getattr(build_method(spec.method, spec.hparams).cfg, name)
 
+    def hparam_text(self, run: str, name: str) -> str:
+        """``hparam`` as text (floats as ``:g``) for a claim's description, '—' where ``run``'s method has no such
+        setting (a reduced protocol's stand-in of another method)."""
+        try:
+            value = self.hparam(run, name)
+        except AttributeError:
+            return MISSING
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
     def single_run(self, run: str, fn: Callable[[pd.DataFrame], float]) -> Estimate:
         """The estimate of one run's per-seed history quantity ``fn`` (a claim on one run, e.g. its entropy kept)."""
         values = self.results.per_seed(run, fn)
