@@ -380,8 +380,8 @@ class Paper(PaperBase):
             quote="excessively large coefficients may induce entropy explosion",
             source="sec. 1",
             paper_value="no number",
-            ours=f"largest rollout entropy / first batch of {large} (coefficient {self.hparam_text(large, 'alpha_init')})"
-            f", per seed, against the divergence limit x{measures.ENTROPY_FACTOR:g} (a sign per seed: the same on "
+            ours=f"largest rollout entropy / first batch of {large} (coefficient "
+            f"{self.hparam_text(large, 'alpha_init')}), per seed, against the divergence limit x{measures.ENTROPY_FACTOR:g} (a sign per seed: the same on "
             "the log scale)",
             direction="greater",
             margin=0.0,
