@@ -381,8 +381,8 @@ class Paper(PaperBase):
             source="sec. 1",
             paper_value="no number",
             ours=f"largest rollout entropy / first batch of {large} (coefficient "
-            f"{self.hparam_text(large, 'alpha_init')}), per seed, against the divergence limit x{measures.ENTROPY_FACTOR:g} (a sign per seed: the same on "
-            "the log scale)",
+            f"{self.hparam_text(large, 'alpha_init')}), per seed, against the divergence limit "
+            f"x{measures.ENTROPY_FACTOR:g} (a sign per seed: the same on the log scale)",
             direction="greater",
             margin=0.0,
             compute=lambda: self._per_seed(large, peak_entropy_ratio),
