@@ -14,6 +14,7 @@ from ..eval.passk import k_values, pass_at_k
 from . import external, measures, sampling
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import (
+    IMMOVABLE,
     SATURATION,
     Estimate,
     NotRun,
@@ -1432,7 +1433,13 @@ class Paper(PaperBase):
         pass@1 to its pass@n on the sampled problems (mean over seeds); the base's numbers only."""
         n = self.settings.pass_at_k.n
         low, high = (float(self.large_k_table(self.runs.base, k).mean()) for k in (1, n))
-        return low + PAPER_K50_POSITION * (high - low)
+        threshold = low + PAPER_K50_POSITION * (high - low)
+        if not 0 < threshold <= 1:
+            raise NotTestable(
+                f"the base policy's pass@1 ({low:.3f}) and pass@{n} ({high:.3f}) leave no threshold to map",
+                IMMOVABLE,
+            )
+        return threshold
 
     def _k50_difference(self, a: str, b: str, threshold: float | None = None) -> Estimate:
         self.results.check(a, b, self._pair_differs_in(a, b))
