@@ -5,8 +5,11 @@ then the paper's experiments one by one; ``write()`` puts everything in ``report
 the claims table and figures, tables as .md + .csv, figures as .png).
 
 - ``config``: the typed ``papers:`` section of params.yaml (which runs each paper uses, its settings);
-- ``claims``: a claim (quote, source, the paper's number, how ours is computed, claimed direction), the verdict
-  rule (``VERDICT_RULE``), paired differences with the two-way seeds x problems bootstrap, the claims table;
+- ``claims``: a claim (quote, source, the paper's number, how ours is computed, claimed direction, null, gates,
+  measure), the verdict rule (``VERDICT_RULE``) and its categories, paired differences with Student-t intervals over
+  seeds, the claims table;
+- ``measures``: one definition per window, scale and quantity, with what fixes each; ``gates``: per-seed run health;
+  ``engine``: how one claim is judged (gates, immovable measures, nulls, declared alternatives);
 - ``results``: the runs' evaluation results and training histories, per seed;
 - ``output``: a paper's report folder, written atomically;
 - ``erpo``, ``cw_grpo``, ``tepo``, ``opefo``, ``aer``, ``summary``: one module per paper;
