@@ -284,8 +284,8 @@ def test_every_paper_stage_writes_its_report_with_a_verdict_in_every_claim_row(s
         assert all(row["note"] for row in claims if row["verdict"] == "not testable here"), paper  # a reason each
         table = (folder / "claims.md").read_text().splitlines()[2:] if claims else []
         assert len(table) == len(claims)
-        for line, row in zip(table, claims, strict=True):  # a claim's verdict in bold, its parts' plain
-            assert (f"**{row['verdict']}**" if not row["parent"] else f"| {row['verdict']} |") in line, (paper, line)
+        for line, row in zip(table, claims, strict=True):  # a claim's verdict in bold, its parts' plain (and its kind)
+            assert (f"**{row['verdict']}**" if not row["parent"] else f"| {row['verdict']}") in line, (paper, line)
         links = re.findall(r"\]\(((?:tables|figures)/[^)]+)\)", readme)
         assert links and all((folder / rel).is_file() for rel in links), paper
         assert (root / f"reports/notebooks/paper_{paper}.ipynb").is_file()
