@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rlvr_lib.papers.claims import VERDICTS
+
 REPO = Path(__file__).resolve().parents[1]
 # a baseline, methods with state or group statistics, one run of each method whose own settings a paper replication
 # reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho), and one paper run on each filtered
@@ -23,7 +25,6 @@ REPO = Path(__file__).resolve().parents[1]
 E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo", "erpo_erpo_data", "tepo_no_kl")
 CHANGED_RUN = "tepo_no_kl"  # the run whose setting the rerun test changes: one paper (TEPO) reads it
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
-VERDICTS = ("holds", "does not hold", "inconclusive", "not testable here")
 pytestmark = pytest.mark.slow
 
 
