@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import csv
 import json
 import math
@@ -17,6 +16,7 @@ import pytest
 import yaml
 
 from rlvr_lib.papers.claims import VERDICTS
+from rlvr_lib.smoke import reduced_papers
 
 REPO = Path(__file__).resolve().parents[1]
 # a baseline, methods with state or group statistics, one run of each method whose own settings a paper replication
@@ -26,48 +26,6 @@ E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo", "erpo_erpo_data", "t
 CHANGED_RUN = "tepo_no_kl"  # the run whose setting the rerun test changes: one paper (TEPO) reads it
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
 pytestmark = pytest.mark.slow
-
-
-def reduced_run(name: str, methods: dict, kept: tuple[str, ...]) -> str:
-    """The run of ``kept`` standing for ``name`` in the reduced smoke pipeline, among those on its training set (a
-    paper compares runs on one set): itself, else one of its method, else the first."""
-    if name == "base" or name in kept:
-        return name
-
-    def data_and_method(run: str) -> tuple[str, str]:
-        entry = methods.get(run) or {}
-        return entry.get("train_data", "full"), entry.get("method", run)
-
-    same_set = [r for r in kept if data_and_method(r)[0] == data_and_method(name)[0]]
-    return ([r for r in same_set if data_and_method(r) == data_and_method(name)] or same_set)[0]
-
-
-def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
-    """params.yaml's ``papers`` with every run replaced by its stand-in among ``kept`` (lists without repeats, but
-    CW-GRPO's checkpoint lists keep their length: one run per checkpoint; a sensitivity run, a variant of its
-    paper's method, stands only for a kept run of that method, else it is left out)."""
-
-    def method(run: str) -> str:
-        return (methods.get(run) or {}).get("method", run)
-
-    def fix(value, role: str):
-        if not isinstance(value, list):
-            return reduced_run(value, methods, kept)
-        mapped = [reduced_run(v, methods, kept) for v in value]
-        if role.endswith("checkpoints"):
-            return mapped
-        if role == "sensitivity":
-            mapped = [m for v, m in zip(value, mapped, strict=True) if method(m) == method(v)]
-        return list(dict.fromkeys(mapped))
-
-    out = copy.deepcopy(papers)
-    for name, entry in out.items():
-        for role, value in entry["runs"].items():
-            entry["runs"][role] = fix(value, role)
-        if name != "summary":
-            entry["alternatives"] = {}  # their runs are not in the reduced protocol
-    out["aer"]["pass_at_k"]["runs"] = fix(out["aer"]["pass_at_k"]["runs"], "pass_at_k")
-    return out
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
