@@ -34,6 +34,7 @@ DataSource = Literal["testbed", "files"]
 FormatReward = Literal["boxed", "think"]  # rlvr_lib.rewards.FORMAT_REWARDS (tests/test_config.py checks they agree)
 RolloutGeneration = Literal["default", "static_compile", "continuous_batching", "auto"]
 PER_BENCHMARK_KEYS = ("n", "ks", "temperature", "top_p", "max_new_tokens")
+DECODING_KEYS = ("n", "ks", "temperature", "top_p")  # what a paper's own decoding may change (eval.decodings)
 # transformers.SchedulerType's values (tests/test_config.py checks the two agree)
 SchedulerName = Literal[
     "linear",
@@ -408,7 +409,7 @@ class EvalConfig:
 
     n: SampleCount = setting(16, "samples per problem")
     ks: list[int] | None = setting(None, "pass@k for these k (null: 1, 2, 4, ..., n)")
-    temperature: float = setting(1.0, "sampling temperature")
+    temperature: float = setting(1.0, "sampling temperature (0: greedy decoding, n must be 1)")
     top_p: float = setting(1.0, "nucleus sampling")
     max_new_tokens: int = setting(64, "completion tokens at most")
     batch_size: int = setting(256, "sequences per generate call")
@@ -420,9 +421,27 @@ class EvalConfig:
         factory=dict,
     )
 
-    def for_benchmark(self, name: str) -> dict[str, Any]:
-        """Sampling settings for benchmark ``name``: the shared ones with its ``per_benchmark`` overrides."""
-        return {**{k: getattr(self, k) for k in PER_BENCHMARK_KEYS}, **self.per_benchmark.get(name, {})}
+    decodings: dict[str, dict[str, Any]] = setting(
+        help="second evaluations of the same models at a paper's own decoding: name -> overrides of n / ks / "
+        "temperature / top_p (a paper names one with papers.<paper>.eval_decoding; its runs are evaluated at it too)",
+        factory=dict,
+    )
+
+    def for_benchmark(self, name: str, decoding: str | None = None) -> dict[str, Any]:
+        """Sampling settings for benchmark ``name``: the shared ones, then ``decodings[decoding]``'s overrides (none
+        for None), then the benchmark's ``per_benchmark`` overrides."""
+        if decoding is not None and decoding not in self.decodings:
+            raise ValueError(f"eval.decodings has no decoding '{decoding}'; declared: {sorted(self.decodings)}")
+        shared = {k: getattr(self, k) for k in PER_BENCHMARK_KEYS}
+        return {**shared, **self.decodings.get(decoding, {}), **self.per_benchmark.get(name, {})}
+
+    def at_decoding(self, decoding: str | None) -> EvalConfig:
+        """This configuration with ``decodings[decoding]``'s overrides applied to the shared settings (itself for
+        None); ``per_benchmark`` kept."""
+        if decoding is None:
+            return self
+        self.for_benchmark("", decoding)  # names an unknown decoding
+        return dataclasses.replace(self, **self.decodings[decoding], decodings={})
 
     def __post_init__(self) -> None:
         for bench, overrides in self.per_benchmark.items():
@@ -436,7 +455,20 @@ class EvalConfig:
                 build(EvalConfig, {**self.for_benchmark(bench), "per_benchmark": {}}, "")
             except ValueError as err:
                 raise SettingError(f"per_benchmark.{bench}", f"gives invalid settings: {err}") from None
-        require_at_least(self, 0, "n", "temperature", "max_new_tokens", "batch_size", "n_boot", strict=True)
+        for name, overrides in self.decodings.items():
+            unknown = sorted(set(overrides) - set(DECODING_KEYS))
+            require(not unknown, f"decodings.{name}", f"has unknown key(s) {unknown}; valid: {list(DECODING_KEYS)}")
+            try:
+                build(EvalConfig, {**self.for_benchmark("", None), **overrides, "per_benchmark": {}}, "")
+            except ValueError as err:
+                raise SettingError(f"decodings.{name}", f"gives invalid settings: {err}") from None
+        require_at_least(self, 0, "n", "max_new_tokens", "batch_size", "n_boot", strict=True)
+        require_at_least(self, 0, "temperature")
+        require(
+            self.temperature > 0 or self.n == 1,
+            "n",
+            f"greedy decoding (temperature 0) gives one completion per problem: n must be 1, got {self.n}",
+        )
         require(0 < self.top_p <= 1, "top_p", f"must lie in (0, 1], got {self.top_p}")
         if self.ks is not None:
             require(
@@ -643,9 +675,16 @@ def parse_profile(raw: dict[str, Any], prefix: str, *, check_methods: bool) -> P
             )
     papers = None
     if top.papers is not None:
-        from .papers.config import parse_papers  # torch-free
+        from .papers.config import PAPERS, parse_papers  # torch-free
 
         papers = parse_papers(top.papers, {name: spec.method for name, spec in runs.items()}, at("papers"))
+        for paper in PAPERS:
+            decoding = papers.paper(paper).eval_decoding
+            if decoding is not None and decoding not in evaluation.decodings:
+                raise ValueError(
+                    f"{at(f'papers.{paper}.eval_decoding')}: '{decoding}' is not a decoding of eval.decodings "
+                    f"({', '.join(sorted(evaluation.decodings)) or 'none declared'})"
+                )
     return Params(
         profile=top.profile,
         seed=top.seed,

@@ -29,6 +29,7 @@ import yaml
 
 from .config import FULL_SET, Params, load_params, parse_params, read_yaml
 from .papers import dvc_stages as paper_stages
+from .papers.config import decoding_params
 
 PIPELINES_DIR = Path("pipelines")
 SEEDS_FILE = PIPELINES_DIR / "seeds.yaml"
@@ -88,7 +89,7 @@ def run_stages(params: Params, raw: dict, run: str) -> dict[str, Any]:
         "wdir": "../..",
         "cmd": f"{PAPERMILL} notebooks/eval.ipynb {eval_nb} -p run {run} -p seed ${{item}}",
         "deps": [*EVAL_CODE, "data/generated", f"runs/{run}/{item}"],
-        "params": ["profile", "eval", *_smoke_params(raw, "eval")],
+        "params": ["profile", "eval", *_smoke_params(raw, "eval"), *decoding_params(params.papers, run)],
         "outs": [
             {f"reports/eval/{run}/{item}": NO_CACHE},
             {eval_nb: NO_CACHE},

@@ -17,6 +17,7 @@ from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
 from .config import FILTERED_SETS, FULL_SET, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
+from .papers.config import decodings_for_run
 from .progress import in_dvc_stage, use_text_progress_bars
 from .readers import read_json
 from .records import RowCheck, check_problems, prompt_fits, read_problems
@@ -496,9 +497,15 @@ def model_for_run(params: Params, run: str, seed: int) -> str:
     return str(final)
 
 
+DECODINGS_FOLDER = "decodings"  # reports/eval/<run>/seed<N>/decodings/<name>/: the second evaluations
+
+
 def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, dict[str, Any]]:
     """pass@k evaluation of one run (or ``base``) with one seed on every eval set: the model trained with that
-    seed, sampled with it. Writes ``reports/eval/<run>/seed<N>/`` and ``reports/metrics/<run>/seed<N>.json``."""
+    seed, sampled with it, at the shared settings and at each paper's own decoding that reads the run
+    (``decodings_for_run``). Writes ``reports/eval/<run>/seed<N>/`` (the paper decodings' under
+    ``decodings/<name>/``) and ``reports/metrics/<run>/seed<N>.json`` (the shared decoding's). Returns the shared
+    decoding's results."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -516,24 +523,30 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
         model = model.to("cuda")
     model.eval()
     e = params.eval
-    results = {
-        name: evaluate_benchmark(
-            model,
-            tokenizer,
-            problems,
-            **e.for_benchmark(name),
-            batch_size=e.batch_size,
-            seed=seed,
-            n_boot=e.n_boot,
-        )
-        for name, problems in problems_by_set.items()
-    }
+
+    def evaluate_at(decoding: str | None) -> dict[str, dict[str, Any]]:
+        return {
+            name: evaluate_benchmark(
+                model,
+                tokenizer,
+                problems,
+                **e.for_benchmark(name, decoding),
+                batch_size=e.batch_size,
+                seed=seed,
+                n_boot=e.n_boot,
+            )
+            for name, problems in problems_by_set.items()
+        }
+
+    results = evaluate_at(None)
     summary = {
         bench: {metric: round(v["value"], 6) for metric, v in result["metrics"].items()}
         for bench, result in results.items()
     }
     with staging_dir(".", f"eval_{run}_{seed}") as staged:
         write_results(results, staged / "eval")
+        for decoding in decodings_for_run(params.papers, run):
+            write_results(evaluate_at(decoding), staged / "eval" / DECODINGS_FOLDER / decoding)
         write_json_atomic(staged / "metrics.json", summary)
         publish(
             {
@@ -723,16 +736,23 @@ def stage_report(params: Params) -> Path:
 EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")  # ks: derived from n when null
 
 
-def check_eval_settings(params: Params, run: str, seed: int) -> None:
-    """Raise when ``reports/eval/<run>/seed<N>`` is missing or was sampled with other settings than params.yaml's."""
-    path = EVAL_DIR / run / seed_folder(seed) / "results.json"
+def eval_results_path(run: str, seed: int, decoding: str | None = None) -> Path:
+    """``reports/eval/<run>/seed<N>/results.json``, or a paper decoding's under ``decodings/<name>/``."""
+    folder = EVAL_DIR / run / seed_folder(seed)
+    return (folder if decoding is None else folder / DECODINGS_FOLDER / decoding) / "results.json"
+
+
+def check_eval_settings(params: Params, run: str, seed: int, decoding: str | None = None) -> None:
+    """Raise when ``run``'s evaluation with ``seed`` (at the paper ``decoding``, None: the shared one) is missing
+    or was sampled with other settings than params.yaml's."""
+    path = eval_results_path(run, seed, decoding)
     stage = f"eval_base@{seed}" if run == "base" else run_stage(run, "eval", seed)
     for benchmark, result in read_json(path, dict, hint=f"(re)run `dvc repro -f {stage}`").items():
         if not isinstance(result, dict) or not isinstance(result.get("settings", {}), dict):
             raise ValueError(
                 f"{path}: field '{benchmark}' (and its 'settings') must be a JSON object: rerun `dvc repro -f {stage}`"
             )
-        wanted = {**params.eval.for_benchmark(benchmark), "seed": seed}
+        wanted = {**params.eval.for_benchmark(benchmark, decoding), "seed": seed}
         got = result.get("settings", {})
         differ = [
             f"{k}={got.get(k)!r} (params: {wanted[k]!r})" for k in EVAL_SETTINGS_COMPARED if got.get(k) != wanted[k]

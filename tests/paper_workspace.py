@@ -17,7 +17,7 @@ from rlvr_lib.atomic import write_json_atomic
 from rlvr_lib.config import load_params, read_yaml
 from rlvr_lib.papers import erpo, sampling
 from rlvr_lib.papers.claims import NotTestable
-from rlvr_lib.papers.config import ALL_PAPERS
+from rlvr_lib.papers.config import ALL_PAPERS, decodings_for_run
 
 SEEDS = [0, 1]
 HEADLINE_SEEDS = [0, 1, 2]  # the runs params.yaml gives their own (longer) seed list
@@ -77,16 +77,17 @@ def history(run: str, method: str, seed: int, rng: np.random.Generator) -> list[
     return rows
 
 
-def eval_results(params, seed: int, skill: float, rng: np.random.Generator) -> dict:
-    n = params.eval.n
+def eval_results(params, seed: int, skill: float, rng: np.random.Generator, decoding: str | None = None) -> dict:
+    """One seed's results.json, at the shared settings or at a paper's ``decoding``."""
+    settings = {**params.eval.for_benchmark("testbed", decoding), "seed": seed, "batch_size": 8, "n_boot": 10}
+    n = settings["n"]
     rows = []
     for i in range(N_PROBLEMS):
         c = int(rng.binomial(n, min(0.95, skill + 0.02 * (i % 5))))
         rows.append(
             {"uid": str(i), "n": n, "c": c, "n_formatted": n, "mean_length": 30 + rng.random(), "mean_entropy": 0.3}
         )
-    settings = {**params.eval.for_benchmark("testbed"), "seed": seed, "batch_size": 8, "n_boot": 10}
-    settings["ks"] = [1, 2, 4, 8, 16]
+    settings["ks"] = [k for k in (1, 2, 4, 8, 16) if k <= n]
     return {"testbed": {"n_problems": N_PROBLEMS, "settings": settings, "metrics": {}, "per_problem": rows}}
 
 
@@ -108,6 +109,11 @@ def build_workspace(root: Path) -> Path:
             folder = root / "reports/eval" / run / f"seed{seed}"
             folder.mkdir(parents=True)
             (folder / "results.json").write_text(json.dumps(eval_results(params, seed, 0.2 + 0.01 * i, rng)))
+            for decoding in decodings_for_run(params.papers, run):  # the papers' own decodings
+                at = folder / "decodings" / decoding
+                at.mkdir(parents=True)
+                results = eval_results(params, seed, 0.25 + 0.01 * i, rng, decoding)
+                (at / "results.json").write_text(json.dumps(results))
             if run != "base":
                 logs = root / "reports/training" / run / f"seed{seed}"
                 logs.mkdir(parents=True)

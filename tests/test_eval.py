@@ -81,7 +81,8 @@ def test_top_p_lowers_entropy(model, tok):
         ({"n": 0}, "n"),
         ({"batch_size": 0}, "batch_size"),
         ({"max_new_tokens": 0}, "max_new_tokens"),
-        ({"temperature": 0.0}, "temperature"),
+        ({"temperature": -0.5}, "temperature"),
+        ({"temperature": 0.0, "n": 2}, "greedy"),
         ({"top_p": 1.5}, "top_p"),
     ],
 )

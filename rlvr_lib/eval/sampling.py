@@ -48,8 +48,10 @@ COMPACT_FRACTION = 0.25
 
 
 def sampling_warpers(temperature: float, top_p: float) -> LogitsProcessorList:
+    """The temperature and top-p warpers (none at temperature 1 and top-p 1; greedy decoding, temperature 0, warps
+    nothing: it takes the argmax of the raw logits)."""
     processors = LogitsProcessorList()
-    if temperature != 1.0:
+    if temperature not in (0.0, 1.0):
         processors.append(TemperatureLogitsWarper(float(temperature)))
     if top_p < 1.0:
         processors.append(TopPLogitsWarper(float(top_p)))
@@ -100,10 +102,13 @@ def sample_tokens(
     Returns ``tokens`` (B, max_new_tokens), pad after each row's end; ``lengths`` (B,), tokens up to and including
     the first eos (``max_new_tokens`` if none); ``logps`` and ``entropies`` (B, max_new_tokens): per generated
     token, the log-probability of the drawn token and the entropy (nats) of the distribution it was drawn from
-    (temperature- and top-p-processed), 0 after the row's end. With ``entropy_change_factors``, also
-    ``entropy_change_factors`` (B, max_new_tokens): OPEFO's e_t = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H)] of that
-    same distribution (``methods.core.expected_entropy_change_factor``, opefo.txt eq. 6), computed from the step's
-    (rows, V) logits, so no (B, T, V) tensor is ever held; else None. Returned as a ``SampledTokens``.
+    (temperature- and top-p-processed), 0 after the row's end. ``temperature`` 0 is greedy decoding: each row
+    takes the argmax of the logits (no random draw, ``uniforms`` unused), and ``logps`` / ``entropies`` are those of
+    the unwarped distribution (temperature 1), the degenerate argmax distribution having none. With
+    ``entropy_change_factors``, also ``entropy_change_factors`` (B, max_new_tokens): OPEFO's
+    e_t = E_{a ~ pi}[(1 - pi(a))^2 (log pi(a) + H)] of that same distribution
+    (``methods.core.expected_entropy_change_factor``, opefo.txt eq. 6), computed from the step's (rows, V) logits,
+    so no (B, T, V) tensor is ever held; else None. Returned as a ``SampledTokens``.
     ``uniforms`` (B, max_new_tokens) in [0, 1): row r's token at step t is ``draw_by_uniform`` with
     ``uniforms[r, t]`` instead of a ``torch.multinomial`` draw, so a row's sample depends on its own numbers only,
     not on which rows share its batch (``rlvr_lib.rollout_chunks``: chunked rollouts equal unchunked ones).
@@ -137,7 +142,9 @@ def sample_tokens(
         scores = warpers(None, logits)
         probs = torch.softmax(scores.float(), dim=-1)
         entropy = torch.special.entr(probs).sum(-1)  # entr(0) = 0 for top-p-masked tokens
-        if uniforms is None:
+        if temperature == 0:
+            sampled = scores.argmax(-1)
+        elif uniforms is None:
             sampled = torch.multinomial(probs, num_samples=1).squeeze(1)
         else:
             sampled = draw_by_uniform(probs, uniforms[batch_rows, step])
@@ -194,8 +201,10 @@ def _check_args(prompts, n, temperature, top_p, max_new_tokens, batch_size) -> N
     for name, value in (("n", n), ("max_new_tokens", max_new_tokens), ("batch_size", batch_size)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    if not temperature >= 0:
+        raise ValueError(f"temperature must be >= 0 (0: greedy decoding), got {temperature}")
+    if temperature == 0 and n != 1:
+        raise ValueError(f"greedy decoding (temperature 0) gives one completion per prompt: n must be 1, got {n}")
     if not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], got {top_p}")
 

@@ -127,7 +127,7 @@ class PaperBase:
         self.params = params
         self.settings = params.papers.paper(self.name)
         self.runs = self.settings.runs
-        self.results = RunResults(params, paper_runs(self.settings))
+        self.results = RunResults(params, paper_runs(self.settings), getattr(self.settings, "eval_decoding", None))
         self.results.gates.grpo = self.null_run()
         self.report = PaperReport(self.name, self.title, self.intro)
         self._done: dict[str, Any] = {}

@@ -399,6 +399,7 @@ class ClaimResult:
     null: str = ""  # the null's result, where one was judged
     arms: tuple[str, ...] = ()  # the trained runs the claim read
     by_alternative: dict[str, str] = field(default_factory=dict)  # declared alternative -> the verdict under it
+    decoding: str = ""  # the paper's own evaluation decoding, when the claim read accuracy or pass@k at it
 
 
 def seed_values(values: np.ndarray) -> np.ndarray:
@@ -621,7 +622,10 @@ def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> C
     arms = tuple(dict.fromkeys(a for p in parts for a in p.arms))
     names = list(dict.fromkeys(n for p in parts for n in p.by_alternative))
     by_alternative = {n: combine([p.by_alternative.get(n, p.verdict) for p in parts]) for n in names}
-    whole = ClaimResult(claim, got, None, note, branch="whole", parts=list(parts), kind=kind, arms=arms)
+    decoding = next((p.decoding for p in parts if p.decoding), "")
+    whole = ClaimResult(
+        claim, got, None, note, branch="whole", parts=list(parts), kind=kind, arms=arms, decoding=decoding
+    )
     if got in (*COUNTED, METHOD_FAILED):  # a whole without a verdict has no robustness either
         whole.by_alternative = by_alternative
         whole.robustness = robustness_text(got, by_alternative)
@@ -673,6 +677,7 @@ CSV_COLUMNS = (
     "ungated_verdict",
     "null_result",
     "arms",
+    "decoding",
     "note",
 )
 
@@ -743,6 +748,7 @@ def claims_frame(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "ungated_verdict": r.ungated,
                 "null_result": r.null,
                 "arms": " ".join(r.arms),
+                "decoding": r.decoding,
                 "note": r.note,
             }
         )
@@ -765,6 +771,7 @@ def claims_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "verdict": verdict_text(r, bold=not part),
                 "robustness": r.robustness or "—",
                 "how ours is computed": c.ours
+                + (f" (evaluated at the paper's decoding, `{r.decoding}`)" if r.decoding else "")
                 + (f" — {r.note}" if r.note else "")
                 + (f" — null: {r.null}" if r.null else ""),
             }

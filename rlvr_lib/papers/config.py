@@ -40,6 +40,15 @@ ALTERNATIVES = setting(
 )
 
 
+def eval_decoding(default: str | None, where: str) -> Any:
+    """``papers.<paper>.eval_decoding``: the paper's own evaluation decoding (``where``: its place in the paper)."""
+    return setting(
+        default,
+        f"the paper's own evaluation decoding ({where}): a name of params.yaml eval.decodings (null: the shared one); "
+        "its runs are evaluated at it as well, and its accuracy and pass@k verdicts use it (the shared one's beside)",
+    )
+
+
 def role(method: str, default: Any = None, help: str = "", *, factory: Any = None) -> Any:
     """A field of a ``*Runs`` dataclass whose run(s) must train registered method ``method``: the paper reads their
     own settings or logs (TEPO's mask and KL, OPEFO's lambda*, AER's tau and rho, ERPO's switches). A ``setting``
@@ -123,6 +132,7 @@ class RealDataCount:
 @dataclass
 class ErpoPaper:
     runs: ErpoRuns = setting(help="the runs of each role", factory=ErpoRuns)
+    eval_decoding: str | None = eval_decoding("top_p_0_95", "App. A.3: temperature 1.0, top-p 0.95")
     alternatives: dict[str, dict[str, str]] = setting(
         help=f"{ALTERNATIVES.metadata['help']}; ERPO: sigma_target (eq. 10, not given) at x1/4 and x4 of the default 1",
         factory=lambda: {
@@ -170,6 +180,7 @@ class CwGrpoRuns:
 @dataclass
 class CwGrpoPaper:
     runs: CwGrpoRuns = setting(help="the runs of each role", factory=CwGrpoRuns)
+    eval_decoding: str | None = eval_decoding("t_0_7", "not stated: its training temperature 0.7")
     alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     paper_steps: list[int] = setting(help="table 3's checkpoint steps", factory=lambda: [100, 150, 200])
     covariance_top_percents: list[float] = setting(
@@ -233,6 +244,7 @@ class TepoRuns:
 @dataclass
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
+    eval_decoding: str | None = eval_decoding("greedy", "sec. 4.1: greedy, T 0.6 on AIME/AMC")
     alternatives: dict[str, dict[str, str]] = ALTERNATIVES
     ema_alpha: float = setting(0.3, "EMA weight of the newest value in the training-curve figures")
     paper_steps: list[int] = setting(
@@ -278,6 +290,7 @@ class OpefoRuns:
 @dataclass
 class OpefoPaper:
     runs: OpefoRuns = setting(help="the runs of each role", factory=OpefoRuns)
+    eval_decoding: str | None = eval_decoding("top_p_0_7", "sec. 6.1: temperature 1.0, top-p 0.7")
     alternatives: dict[str, dict[str, str]] = setting(
         help=f"{ALTERNATIVES.metadata['help']}; OPEFO: eq. 6 as the expectation over the vocabulary (sec. 3.3 and 5.1 "
         "do not settle which form the paper computes)",
@@ -351,6 +364,7 @@ class PassAtLargeK:
 @dataclass
 class AerPaper:
     runs: AerRuns = setting(help="the runs of each role", factory=AerRuns)
+    eval_decoding: str | None = eval_decoding(None, "not stated (App. A.3: constant across methods): the shared one")
     alternatives: dict[str, dict[str, str]] = setting(
         help="declared alternatives (name -> {run: the run with the other value}): eq. 11's step size scaled "
         "(docs/assumptions.md)",
@@ -436,6 +450,23 @@ def paper_runs(settings: Any, *, trained_only: bool = False) -> list[str]:
         names += list(alternative.values())
     out = list(dict.fromkeys(names))
     return [r for r in out if r != BASE_RUN] if trained_only else out
+
+
+def decodings_for_run(papers: PapersConfig | None, run: str) -> list[str]:
+    """The papers' own decodings (names of ``eval.decodings``) ``run`` is evaluated at besides the shared one: that
+    of every paper reading it (``papers.<paper>.eval_decoding``; ``base`` is read by every paper), sorted."""
+    return sorted({papers.paper(p).eval_decoding for p in _decoding_papers(papers, run)})
+
+
+def decoding_params(papers: PapersConfig | None, run: str) -> list[str]:
+    """The params.yaml keys that decide which decodings ``run`` is evaluated at (its eval stage's params)."""
+    return [f"papers.{p}.eval_decoding" for p in _decoding_papers(papers, run)]
+
+
+def _decoding_papers(papers: PapersConfig | None, run: str) -> list[str]:
+    if papers is None:
+        return []
+    return [p for p in PAPERS if papers.paper(p).eval_decoding is not None and run in paper_runs(papers.paper(p))]
 
 
 def sampled_policies(settings: Any) -> list[str]:

@@ -10,7 +10,8 @@ judge, test the null, and judge again under each declared alternative.
 5. A claim that holds is judged again with its null in place of its method arm (``null_for``); if the null holds
    too, the test cannot tell them apart: NOT TESTABLE HERE.
 6. Each declared alternative of the paper whose run the claim read is substituted and the whole judgement repeated:
-   the claim is ROBUST or HINGES ON the alternative.
+   the claim is ROBUST or HINGES ON the alternative. A claim that read accuracy or pass@k at the paper's own
+   decoding is judged again at the shared one (``SHARED_DECODING``), the same way.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .config import BASE_RUN
 from .guard import ComparisonRefused, settings_difference
 
 Compute = Callable[[], Estimate | ClaimResult]
+SHARED_DECODING = "the shared decoding"  # robustness's name for the claim judged at params.yaml eval's own settings
 
 
 def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[str]]:
@@ -57,6 +59,8 @@ def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[
     fixed = immovable(claim, reads.measures, arms, results)
     if fixed and result.verdict in COUNTED:
         result = dataclasses.replace(result, verdict=NOT_TESTABLE, kind=IMMOVABLE, note=fixed, branch="fixed")
+    if reads.decoding and not result.decoding:
+        result = dataclasses.replace(result, decoding=reads.decoding)
     return result, arms
 
 
@@ -163,11 +167,17 @@ def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: C
     made yet or whose comparison the guard refuses (it would change a second thing) is 'not applicable', with its
     reason, and decides nothing. Records each applicable alternative's verdict in ``result.by_alternative``."""
     applicable = {name: swaps for name, swaps in paper.alternatives().items() if any(run in arms for run in swaps)}
+    if result.decoding:
+        applicable[SHARED_DECODING] = {}
     if not applicable or result.verdict not in (*COUNTED, METHOD_FAILED):
         return ""
     details, skipped = {}, []
     for name, swaps in applicable.items():
-        other = _under(claim, compute, paper.results, swaps, gated=True)
+        if name == SHARED_DECODING:
+            with paper.results.at_decoding(None):
+                other = _under(claim, compute, paper.results, {}, gated=True)
+        else:
+            other = _under(claim, compute, paper.results, swaps, gated=True)
         if other.verdict in (NOT_RUN, NOT_TESTABLE) and other.kind in (NOT_RUN, BEYOND, FEW_SEEDS):
             skipped.append(f"{name} not applicable: {other.note}")
             continue

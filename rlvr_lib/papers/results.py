@@ -2,7 +2,9 @@
 
 Reads ``reports/eval/<run>/seed<N>/results.json`` (written by the ``eval`` / ``eval_base`` stages) and
 ``reports/training/<run>/seed<N>/history.json`` (the ``train`` stage) for every seed of the run's ``seeds``,
-refusing evaluations sampled with other settings than params.yaml's (``pipeline.check_eval_settings``).
+refusing evaluations sampled with other settings than params.yaml's (``pipeline.check_eval_settings``). A paper with
+its own decoding (``papers.<paper>.eval_decoding``) reads accuracy and pass@k from its runs' second evaluation at that
+decoding (``reports/eval/<run>/seed<N>/decodings/<name>/``); ``at_decoding(None)`` reads the shared one instead.
 
 Comparisons of two runs go through the guard of ``rlvr_lib.papers.guard`` (the runs may differ only in what the claim
 is about) and are paired by seed: seed s of either run started from the seed-s base policy and was sampled with
@@ -35,6 +37,14 @@ from .guard import METHOD, check_comparison
 
 ACCURACY = "accuracy"  # mean@n: the mean accuracy over the n samples (= unbiased pass@1)
 EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"
+
+
+def decoded_metric(metric: str) -> bool:
+    """Whether ``metric`` is what a paper reports at its own decoding (accuracy, pass@k), so read at it; format
+    rate, length and entropy are always the shared decoding's (greedy decoding has no sampled entropy)."""
+    return metric == ACCURACY or metric.startswith("pass@")
+
+
 # One definition each, in rlvr_lib.papers.measures (named here for the paper modules that read them):
 DIVERGENCE_ENTROPY_FACTOR = measures.ENTROPY_FACTOR
 LOG_FACTOR = measures.LOG_FACTOR
@@ -57,6 +67,7 @@ class Reads:
 
     runs: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
+    decoding: str = ""  # the paper's decoding, when a metric read at it was read
 
     def add_run(self, run: str) -> None:
         if run not in self.runs:
@@ -72,10 +83,11 @@ class RunResults:
     (``methods.<run>.seeds``; the base policy over every seed of the others). Tables take ``seeds`` to select a
     subset; two runs are compared over the seeds they share."""
 
-    def __init__(self, params, runs: Iterable[str]):
+    def __init__(self, params, runs: Iterable[str], decoding: str | None = None):
         self.params = params
         self.runs = list(dict.fromkeys(runs))
-        self._eval: dict[str, dict[int, dict]] = {}
+        self.decoding = decoding  # the paper's own evaluation decoding (None: the shared one)
+        self._eval: dict[tuple[str, str | None], dict[int, dict]] = {}
         self._histories: dict[str, pd.DataFrame] = {}
         self._alias: dict[str, str] = {}  # run -> the run read in its place (a null or an alternative)
         self._reads: list[Reads] = []
@@ -99,6 +111,15 @@ class RunResults:
             yield
         finally:
             self._alias = saved
+
+    @contextlib.contextmanager
+    def at_decoding(self, decoding: str | None) -> Iterator[None]:
+        """Within the block, accuracy and pass@k are read at ``decoding`` (None: the shared evaluation)."""
+        saved, self.decoding = self.decoding, decoding
+        try:
+            yield
+        finally:
+            self.decoding = saved
 
     @contextlib.contextmanager
     def recording(self) -> Iterator[Reads]:
@@ -129,13 +150,20 @@ class RunResults:
         for r in self._reads:
             r.add_measure(name)
 
-    def _require_made(self, run: str, stage: str, name: str) -> None:
-        """NotRun naming the seeds of ``run`` whose ``stage`` output ``name`` does not exist yet."""
-        root = pipeline.EVAL_DIR if stage == "eval" else pipeline.TRAINING_LOGS_DIR
-        missing = [s for s in self.seeds_of(run) if not (root / run / pipeline.seed_folder(s) / name).is_file()]
+    def _require_made(self, run: str, stage: str, name: str, decoding: str | None = None) -> None:
+        """NotRun naming the seeds of ``run`` whose ``stage`` output ``name`` (at ``decoding``) does not exist yet."""
+        if stage == "eval":
+            paths = {s: pipeline.eval_results_path(run, s, decoding) for s in self.seeds_of(run)}
+        else:
+            paths = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) / name for s in self.seeds_of(run)}
+        missing = [s for s, path in paths.items() if not path.is_file()]
         if missing:
             seeds = ", ".join(map(str, missing))
-            raise NotRun(f"run '{run}' has no {name} for seed(s) {seeds} yet (make repro trains them)", len(missing))
+            at = f" at the decoding '{decoding}'" if decoding else ""
+            raise NotRun(
+                f"run '{run}' has no {name}{at} for seed(s) {seeds} yet (make repro trains and evaluates them)",
+                len(missing),
+            )
 
     def check(self, a: str, b: str, differs_in: tuple[str, ...] = (METHOD,)) -> None:
         """The guard (``guard.check_comparison``) on the runs actually read: under an alternative, its run must still
@@ -165,36 +193,45 @@ class RunResults:
             raise NotTestable(f"runs {', '.join(repr(r) for r in (a, *others))} share no training seed")
         return shared
 
-    def eval_results(self, run: str) -> dict[int, dict]:
-        """{seed: {benchmark: evaluate_benchmark result}} of ``run`` over its seeds."""
+    def eval_results(self, run: str, decoding: str | None = None) -> dict[int, dict]:
+        """{seed: {benchmark: evaluate_benchmark result}} of ``run`` over its seeds, at ``decoding`` (None: the
+        shared evaluation)."""
         self._check_known(run)
         run = self._read_run(run)
-        if run not in self._eval:
-            self._require_made(run, "eval", "results.json")
+        if decoding is not None:
+            for r in self._reads:
+                r.decoding = decoding
+        if (run, decoding) not in self._eval:
+            self._require_made(run, "eval", "results.json", decoding)
             out = {}
             for seed in self.seeds_of(run):
-                pipeline.check_eval_settings(self.params, run, seed)
-                path = pipeline.EVAL_DIR / run / pipeline.seed_folder(seed) / "results.json"
-                out[seed] = read_json(path, dict)
-            self._eval[run] = out
-        return self._eval[run]
+                pipeline.check_eval_settings(self.params, run, seed, decoding)
+                out[seed] = read_json(pipeline.eval_results_path(run, seed, decoding), dict)
+            self._eval[(run, decoding)] = out
+        return self._eval[(run, decoding)]
 
-    def _first(self, run: str) -> dict:
-        return next(iter(self.eval_results(run).values()))
+    def _first(self, run: str, decoding: str | None = None) -> dict:
+        return next(iter(self.eval_results(run, decoding).values()))
+
+    def decoding_of(self, metric: str) -> str | None:
+        """The decoding ``metric`` is read at: the paper's for accuracy and pass@k, else the shared one (None)."""
+        return self.decoding if decoded_metric(metric) else None
 
     @cached_property
     def benchmarks(self) -> list[str]:
         first = next((r for r in self.runs), None)
         return list(self._first(first)) if first else []
 
-    def samples(self, run: str) -> int:
-        """n, the samples per problem of ``run``'s evaluation (the smallest over its evaluation sets)."""
-        return min(r["settings"]["n"] for r in self._first(run).values())
+    def samples(self, run: str, decoding: str | None = None) -> int:
+        """n, the samples per problem of ``run``'s evaluation at ``decoding`` (the smallest over its sets)."""
+        return min(r["settings"]["n"] for r in self._first(run, decoding).values())
 
-    def problem_rows(self, run: str, seeds: Iterable[int] | None = None) -> list[list[dict]]:
-        """Per seed (``seeds``, default the run's): the ``per_problem`` rows of every evaluation set, pooled in
-        file order."""
-        results = self.eval_results(run)
+    def problem_rows(
+        self, run: str, seeds: Iterable[int] | None = None, decoding: str | None = None
+    ) -> list[list[dict]]:
+        """Per seed (``seeds``, default the run's): the ``per_problem`` rows of every evaluation set at ``decoding``,
+        pooled in file order."""
+        results = self.eval_results(run, decoding)
         return [
             [row for b in self.benchmarks for row in results[s][b]["per_problem"]]
             for s in (self.seeds_of(run) if seeds is None else seeds)
@@ -203,11 +240,12 @@ class RunResults:
     def eval_table(self, run: str, metric: str, seeds: Iterable[int] | None = None) -> np.ndarray:
         """(seeds, problems) values of ``metric``: accuracy (mean@n), pass@<k> (unbiased; k <= n), format_rate,
         response_length (tokens) or token_entropy (nats). Raises NotTestable when k exceeds the samples drawn."""
-        rows = self.problem_rows(run, seeds)
+        decoding = self.decoding_of(metric)
+        rows = self.problem_rows(run, seeds, decoding)
         self._read_measure(metric)
         if metric.startswith("pass@"):
             k = int(metric.removeprefix("pass@"))
-            n = self.samples(run)
+            n = self.samples(run, decoding)
             if k > n:
                 raise NotTestable(f"pass@{k} needs at least {k} samples per problem; the evaluation drew n = {n}")
             values = [[pass_at_k(r["n"], r["c"], k) for r in seed_rows] for seed_rows in rows]

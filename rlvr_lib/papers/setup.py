@@ -105,16 +105,29 @@ def _reward(spec: RunSpec) -> str:
     return "accuracy" + (f" + {w:g} x format" if w else " only")
 
 
+def _sampling_text(temperature: float, top_p: float, n: int) -> str:
+    if temperature == 0:
+        return "greedy"
+    return f"temperature {temperature:g}, top-p {top_p:g}, n = {n}"
+
+
 def _decoding(params: Params) -> str:
     """The evaluation's sampling: the shared setting and each benchmark's override."""
     e = params.eval
-    text = f"temperature {e.temperature:g}, top-p {e.top_p:g}, n = {e.n}"
     overrides = [
-        f"{name}: " + ", ".join(f"{k} {v}" for k, v in sorted(o.items()) if k in ("temperature", "top_p", "n"))
+        f"{name}: " + _sampling_text(**{k: e.for_benchmark(name)[k] for k in ("temperature", "top_p", "n")})
         for name, o in sorted(e.per_benchmark.items())
         if any(k in ("temperature", "top_p", "n") for k in o)
     ]
+    text = _sampling_text(e.temperature, e.top_p, e.n)
     return text + (f" ({'; '.join(overrides)})" if overrides else "")
+
+
+def verdicts_params(paper: str, params: Params) -> Params:
+    """``params`` with its evaluation at the paper's own decoding (``papers.<paper>.eval_decoding``), the one the
+    paper's accuracy verdicts read; ``params`` itself for a paper without one."""
+    decoding = getattr(params.papers.paper(paper), "eval_decoding", None) if params.papers else None
+    return params if decoding is None else dataclasses.replace(params, eval=params.eval.at_decoding(decoding))
 
 
 def _steps(spec: RunSpec) -> str:
@@ -214,9 +227,10 @@ def setup_table(paper: str, params: Params, run: str) -> pd.DataFrame:
     profile, sources = paper_profile(paper), doc_sources(paper)
     spec = params.runs[run]
     paper_spec = profile.runs[spec.method]
+    judged = verdicts_params(paper, params)
     rows = []
     for name, value, keys in ROWS:
-        ours, theirs = value(params, spec), value(profile, paper_spec)
+        ours, theirs = value(judged, spec), value(profile, paper_spec)
         rows.append(
             {
                 "setting": name,
@@ -226,6 +240,8 @@ def setup_table(paper: str, params: Params, run: str) -> pd.DataFrame:
                 "differs": "yes" if ours != theirs else "no",
             }
         )
+        if name == "evaluation decoding" and judged is not params:
+            rows[-1][f"testbed (`{run}`)"] += f" (the verdicts'; also at the shared {_decoding(params)})"
     rows.append(
         {
             "setting": "checkpoint reported",
