@@ -3,7 +3,7 @@
 # (torch, pandas, pyarrow) but not its venv or DVC, e.g. a lent GPU host with CUDA hidden: each pair runs the train and
 # eval stages' own functions (rlvr_lib.pipeline.stage_train / stage_eval, which the DVC stages' notebooks call) in a
 # lane of one thread, so the bytes do not depend on the lane count.
-# usage: bash benchmarks/train_pairs.sh RUN:SEED [RUN:SEED ...]
+# usage: bash benchmarks/train_pairs.sh RUN:SEED [RUN:SEED ...]   (base:N: evaluate seed N's base policy only)
 # Needs, beside the checkout: $CARRY/whl/*.whl (the pure-Python packages the host lacks: transformers, trl, datasets,
 # math-verify, ...; installed into /tmp/site) and $CARRY/state.tar (models/base/seed<N>, data/generated and
 # data/filtered from the machine that built the base policies). Writes $OUT/pairs.tar.xz (reports/training,
@@ -25,7 +25,8 @@ pair() {
   local run=${1%%:*} seed=${1##*:} t0=$(date +%s)
   timeout "$PAIR_TIMEOUT" python3 -c "from rlvr_lib import pipeline
 p = pipeline.enter_repo('params.yaml')
-pipeline.stage_train(p, '$run', $seed)
+if '$run' != 'base':  # base:N evaluates seed N's base policy only (at the shared and every paper's decoding)
+    pipeline.stage_train(p, '$run', $seed)
 pipeline.stage_eval(p, '$run', $seed)" > "logs/pairs/${run}_seed${seed}.log" 2>&1
   echo "$(date +%T) $run seed $seed exit $? in $(( $(date +%s) - t0 )) s"
 }

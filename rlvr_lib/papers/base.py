@@ -33,6 +33,7 @@ from .claims import (
     ClaimResult,
     Direction,
     Estimate,
+    NotRun,
     NotTestable,
     claims_table,
     declared_claims_table,
@@ -309,11 +310,44 @@ class PaperBase:
                 "Paper column: `configs/" + self.name + ".yaml` (the paper's profile), sources from "
                 "docs/paper_configs.md; testbed column: params.yaml resolved for the run.",
                 "",
+                *self.decodings_section(),
                 "### The runs",
                 "",
                 self.settings_markdown(),
             ]
         )
+
+    def decodings_section(self) -> list[str]:
+        """Markdown lines: every run's mean@n at the shared decoding and at the paper's own (none for a paper
+        evaluated at the shared one)."""
+        decoding = self.results.decoding
+        if decoding is None:
+            return []
+        shared = self.params.eval.for_benchmark("")
+        own = self.params.eval.for_benchmark("", decoding)
+        rows = []
+        for run in paper_runs(self.settings):
+            row = {"run": run}
+            for label, at in ((f"`{decoding}` (the verdicts')", decoding), ("shared", None)):
+                with self.results.at_decoding(at):
+                    try:
+                        mean, low, high = self.results.eval_summary(run, ACCURACY)
+                        row[f"mean@n, {label}"] = f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+                    except (NotRun, NotTestable) as reason:
+                        row[f"mean@n, {label}"] = f"not run ({reason})" if isinstance(reason, NotRun) else "—"
+            row["seeds"] = len(self.results.seeds_of(run))
+            rows.append(row)
+        return [
+            "### Evaluation at both decodings",
+            "",
+            f"Every run is evaluated twice from the same trained models: at the paper's own decoding `{decoding}` "
+            f"({_decoding_words(own)}), which the accuracy and pass@k verdicts read, and at the decoding shared by "
+            f"every report ({_decoding_words(shared)}); each such verdict judged at the shared decoding is in the "
+            "claims table's robustness column. Mean over seeds and problems, 95% t interval over seeds.",
+            "",
+            markdown_table(pd.DataFrame(rows)),
+            "",
+        ]
 
     def discussion(self) -> str:
         self.run_all()  # the sensitivity tables are part of it
@@ -547,3 +581,10 @@ def _flatten(d: dict, prefix: str = "") -> dict:
         else:
             out[f"{prefix}{k}"] = v
     return out
+
+
+def _decoding_words(settings: dict) -> str:
+    """'greedy' or 'temperature T, top-p P, n = N' of an evaluation's settings."""
+    if settings["temperature"] == 0:
+        return "greedy, n = 1"
+    return f"temperature {settings['temperature']:g}, top-p {settings['top_p']:g}, n = {settings['n']}"
