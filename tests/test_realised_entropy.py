@@ -124,3 +124,47 @@ def test_gradient_cosine_at_zero_lambda_is_one(tmp_path, tiny_dir):
     for row in rows:
         assert row["gradient_cosine/weighted_vs_unweighted"] == pytest.approx(1.0, abs=1e-6)
         assert row["gradient_cosine/norm_ratio"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_cw_grpo_gradient_cosine_is_trajectory_neutral(tmp_path, tiny_dir):
+    """CW-GRPO's ``log_gradient_cosine`` (the kernel's share of the gradient norm): the same parameters bit for bit,
+    and the covariance share of fig. 3 logged with the percentiles."""
+    off_params, off_rows = train(tmp_path, tiny_dir, "cw_grpo", {})
+    on_params, on_rows = train(tmp_path, tiny_dir, "cw_grpo", {"log_gradient_cosine": True})
+    for key in off_params:
+        assert torch.equal(off_params[key], on_params[key]), key
+    for off, on in zip(off_rows, on_rows, strict=True):
+        assert off["loss"] == on["loss"]
+        assert -1.0 - 1e-9 <= on["gradient_cosine/weighted_vs_unweighted"] <= 1.0 + 1e-9
+        assert on["gradient_cosine/norm_ratio"] > 0
+        assert 0.01 <= off["cw_grpo/cov_abs_top1pct_share"] <= 1.0
+
+
+def test_cw_grpo_unweighted_loss_is_grpo_loss():
+    """Without the kernel CW-GRPO's loss is GRPO's at its settings (no clip: eps infinite; plain beta * KL)."""
+    from conftest import rollout_batch
+
+    from rlvr_lib.methods.base import LossBatch
+
+    method = build_method("cw_grpo", {"log_gradient_cosine": True})
+    batch = rollout_batch(seed=1)
+    result = method.rollout(batch)
+    seq_adv = result.extras["cw_seq_adv"]
+    logps = batch.logps.clone().requires_grad_(True)
+    loss_batch = LossBatch(
+        logps=logps,
+        entropies=batch.entropies,
+        old_logps=batch.logps,
+        advantages=result.advantages,
+        mask=batch.mask,
+        num_tokens=float(batch.mask.sum()),
+        num_seqs=float(batch.mask.size(0)),
+        max_completion_length=batch.mask.size(1),
+        ref_logps=batch.ref_logps,
+        extras=result.extras,
+    )
+    grpo = build_method("grpo", {"beta": 0.04, "kl_ratio_correction": False, "eps_low": 1e9, "eps_high": 1e9})
+    expected, _ = grpo.loss(
+        LossBatch(**{**loss_batch.__dict__, "advantages": seq_adv[:, None].expand_as(batch.mask), "extras": {}})
+    )
+    assert float(method.unweighted_loss(loss_batch).detach()) == pytest.approx(float(expected.detach()), rel=1e-9)

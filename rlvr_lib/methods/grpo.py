@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from ..analysis.covariance import covariance_percentiles, percentile_metrics
+from ..analysis.covariance import covariance_percentiles, percentile_metrics, share_metrics
 from ..schema import require_at_least
 from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
 from .core import (
@@ -117,15 +117,17 @@ class GRPO(Method):
         )
 
     def covariance_diagnostics(self, batch: RolloutBatch, seq_adv: Tensor) -> dict[str, float]:
-        """With ``log_percentiles``: ``<method>/cov_{pos,neg}_top<p>pct`` and ``cov_{pos,neg}_share``
-        (``analysis.covariance``) of c_{i,t} = (logp - mean logp)(A_i - mean A), means over each prompt group's
-        tokens (CW-GRPO's c with its default scope and centring, cw_grpo.txt sec. 2.3), behaviour log-probs and the
-        (B,) GRPO advantages ``seq_adv``. Costs one copy of the batch's covariances to the host; {} when off."""
+        """With ``log_percentiles``: ``<method>/cov_{pos,neg}_top<p>pct``, ``cov_{pos,neg}_share`` and
+        ``cov_abs_top1pct_share`` (fig. 3's share of the total |c| its top 1% of tokens carry; ``analysis.covariance``)
+        of c_{i,t} = (logp - mean logp)(A_i - mean A), means over each prompt group's tokens (CW-GRPO's c with its
+        default scope and centring, cw_grpo.txt sec. 2.3), behaviour log-probs and the (B,) GRPO advantages
+        ``seq_adv``. Costs one copy of the batch's covariances to the host; {} when off."""
         if not self.cfg.log_percentiles:
             return {}
         index, n_groups = group_index(batch.group_ids)
         cov = token_covariance(batch.logps.detach().float(), seq_adv.float(), batch.mask, index, n_groups)
-        return self.prefixed(percentile_metrics(covariance_percentiles(cov[batch.mask.bool()])))
+        valid = cov[batch.mask.bool()]
+        return self.prefixed({**percentile_metrics(covariance_percentiles(valid)), **share_metrics(valid)})
 
     def entropy_flow_diagnostics(
         self, batch: LossBatch, ratio: Tensor, clipped_low: Tensor | None = None, clipped_high: Tensor | None = None

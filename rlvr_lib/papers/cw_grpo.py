@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from .. import plots
+from ..analysis.covariance import SHARE_TOP_PERCENT, share_key
 from . import external, measures
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import Estimate, NotTestable, estimate_of, not_run, seed_values, unavailable
@@ -52,10 +53,17 @@ PAPER_DECADES = {  # table 1's own top 1% / top 40%, per side
     side: float(np.log10(abs(PAPER_TABLE1[side][TAIL_TOP] / PAPER_TABLE1[side][TAIL_BODY])))
     for side in ("positive", "negative")
 }
+# Fig. 3's "disproportionately dominate": the share of the total |c| of a batch that its top 1% of tokens by |c|
+# carry, against what a Gaussian c gives, exp(-q^2 / 2) with q its 99.5% quantile (0.036); by at least 5 points of
+# the total (the paper's fig. 3 gives no share).
+GAUSSIAN_SHARE = float(np.exp(-(stats.norm.ppf(1 - SHARE_TOP_PERCENT / 200) ** 2) / 2))
+SHARE_MARGIN = 0.05
 HANDFUL = 0.05  # "the handful of extreme covariance tokens": under 1 in 20 of a batch's tokens down-weighted (w < 0.5)
 INTACT = 0.05  # "leaves ... moderate-covariance tokens intact": the mean kernel weight within 5% of 1
 # The second evaluation at the paper's training temperature 0.7 (cw_grpo.txt sec. 3.1; the paper gives no
 # evaluation temperature): the trained models' evaluations it needs, per run, with the base policy's for the gates.
+GRADIENT_RATIO = "gradient_cosine/norm_ratio"  # ||g(CW-GRPO)|| / ||g(no kernel)||, same batch (log_gradient_cosine)
+GRADIENT_COSINE = "gradient_cosine/weighted_vs_unweighted"
 T07 = "a second evaluation at temperature 0.7 (the paper's training temperature; the shared evaluation samples at 1.0)"
 
 
@@ -67,6 +75,10 @@ def _stable_band() -> float:
 
 
 STABLE_BAND = _stable_band()
+
+
+class _ShareNotLogged(NotTestable):
+    """The run predates the logged top-1% share of |c| (``analysis.covariance.share_metrics``)."""
 
 
 def fluctuation(history: pd.DataFrame) -> float:
@@ -170,15 +182,12 @@ class Paper(PaperBase):
             quote="which disproportionately dominate the overall covariance",
             source="sec. 2.2, fig. 3 (cumulative contribution)",
             paper_value="fig. 3 only (no share given)",
-            ours="the share of the total |covariance| the top tokens carry",
+            ours=f"share of the total |c| of a rollout batch carried by its top {SHARE_TOP_PERCENT:g}% of tokens by "
+            f"|c| (`grpo/{share_key()}`, both signs), mean over training, per seed, of {r.grpo}, minus a Gaussian "
+            f"c's {GAUSSIAN_SHARE:.3f} (a light tail's top 1% already carries that much)",
             direction="greater",
-            margin=0.0,
-            compute=lambda: not_run(
-                f"{r.grpo} logs the covariance thresholds of table 1, not the share of the total |covariance| the top "
-                "tokens carry (fig. 3): it needs the run again with that share logged (the sum of |c| over the top "
-                "1% of tokens over the sum over all, each rollout batch)",
-                len(self.results.seeds_of(r.grpo)),
-            ),
+            margin=SHARE_MARGIN,
+            compute=lambda: self._tail_share(r.grpo),
             null=None,
             part_of="heavy_tail",
         )
@@ -563,12 +572,40 @@ class Paper(PaperBase):
         low, high = f"{values.min():.3g}", f"{values.max():.3g}"
         return low if low == high else f"{low}-{high}"
 
+    def _tail_share(self, run: str) -> Estimate:
+        """``heavy_tail_share``: per seed, the mean over rollout batches of the top-1% share of |c| minus a Gaussian
+        c's; NOT RUN while the run's history predates the logged share."""
+        key = f"grpo/{share_key()}"
+
+        def share(h: pd.DataFrame) -> float:
+            if key not in h.columns or h[key].isna().all():
+                raise _ShareNotLogged(key)
+            return measures.whole_mean(h, key) - GAUSSIAN_SHARE
+
+        try:
+            return self.single_run(run, share)
+        except _ShareNotLogged:
+            not_run(
+                f"{run} logs the covariance thresholds of table 1, not the share of the total |covariance| the top "
+                f"tokens carry (fig. 3): `{key}` (the sum of |c| over the top 1% of tokens over the sum over all, "
+                f"each rollout batch), which `log_percentiles` now logs: {run} must be trained again (seeds "
+                f"{', '.join(map(str, self.params.runs[run].seeds))})",
+                len(self.params.runs[run].seeds),
+            )
+
     def _mechanism_note(self) -> str:
         w = self.kernel_weights()
         if w is None or len(w) == 0:
             raise NotTestable("no kernel logs")
         parts = []
         for run, rows in w.groupby("run", sort=False):
+            removes = rows["kernel_removes"].dropna()
+            if len(removes):
+                parts.append(
+                    f"`{run}` on each batch against the same loss without the kernel ({len(removes)} seeds, "
+                    f"`log_gradient_cosine`): the kernel removes {self._span(100 * removes)}% of the gradient norm "
+                    f"(median over steps; cosine {self._span(rows['kernel_cosine'].dropna())})"
+                )
             parts.append(
                 f"`{run}` ({len(rows)} seeds): smallest w {self._span(rows['w_min'])}, "
                 f"mean w {self._span(rows['w_mean'])}, "
@@ -923,6 +960,12 @@ class Paper(PaperBase):
                 row["grad_norm_step1"] = float(measures.rollouts(h, "grad_norm").loc[1])
                 row["grpo_grad_norm_step1"] = float(measures.rollouts(hg, "grad_norm").loc[1])
                 row["grad_norm_step1_ratio"] = row["grpo_grad_norm_step1"] / row["grad_norm_step1"]
+                # every batch, where logged (`log_gradient_cosine`): the kernel's gradient against the same loss
+                # without it on the same batch and policy
+                row["kernel_removes"] = row["kernel_cosine"] = math.nan
+                if GRADIENT_RATIO in h.columns and h[GRADIENT_RATIO].notna().any():
+                    row["kernel_removes"] = float(1.0 - measures.column(h, GRADIENT_RATIO).median())
+                    row["kernel_cosine"] = float(measures.column(h, GRADIENT_COSINE).median())
                 raw_rows.append(row)
                 shown_rows.append(
                     {
@@ -938,6 +981,9 @@ class Paper(PaperBase):
                         "GRPO / CW-GRPO": f"x{row['grad_norm_ratio']:.1f}",
                         "step 1 grad norm, CW-GRPO / GRPO (same batch?)": f"{fmt(row['grad_norm_step1'])} / "
                         f"{fmt(row['grpo_grad_norm_step1'])} ({'yes' if row['same_first_batch'] else 'no'})",
+                        "grad norm the kernel removes, same batch (median; cosine)": MISSING
+                        if math.isnan(row["kernel_removes"])
+                        else f"{row['kernel_removes']:.1%} ({row['kernel_cosine']:.3f})",
                     }
                 )
         self.report.section(
@@ -946,7 +992,11 @@ class Paper(PaperBase):
             "response tokens it puts below 0.5, the largest renormalised weight w̃ = w N / sum w of a batch, and the "
             "median gradient norm (before clipping at 1.0) against the GRPO run of the same length and seed; at "
             "optimizer step 1 both runs start from the same policy and draw the same rollout batch (same seed; "
-            "checked on its reward), so there the two gradient norms differ only by the kernel's reweighting.",
+            "checked on its reward), so there the two gradient norms differ only by the kernel's reweighting. Where "
+            "a run logs it (`log_gradient_cosine`), every optimizer step compares the gradient of CW-GRPO's loss with "
+            "that of the same loss without the kernel (w̃ = 1, the same KL term) on the same batch: the share of the "
+            f"gradient norm the kernel removes is 1 - `{GRADIENT_RATIO}` (median over steps), beside the median "
+            f"cosine `{GRADIENT_COSINE}`.",
         )
         raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
         self.report.add_table(
