@@ -174,11 +174,42 @@ def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_pape
 
 
 def test_no_alternative_is_declared_for_a_shared_setting():
-    """R3-C8: the sensitivity runs change beta or the update count, which GRPO shares: none is an alternative."""
+    """R3-C8: the sensitivity runs change beta or the update count, which GRPO shares: none is an alternative; the
+    one alternative is the method's own open choice, the scope of the kernel's statistics (issue 33, item 3)."""
     import yaml
 
     section = yaml.safe_load(Path(REPO / "params.yaml").read_text())["papers"]["cw_grpo"]
-    assert not section.get("alternatives")
+    assert section["alternatives"] == {
+        "scope:batch": {"cw_grpo_1update_90steps": "cw_grpo_1update_90steps_scope_batch"}
+    }
+    assert not set(section["runs"]["sensitivity"]) & {r for s in section["alternatives"].values() for r in s.values()}
+
+
+def test_scope_and_extreme_runs_change_only_what_their_claims_are_about(paper):
+    """hyperparameter_free compares the scope-batch run with the table-2 run (only method.scope differs);
+    heavy_tail_entropy compares Clip-Cov detaching the extreme tokens with GRPO at the same settings (the method);
+    both NOT RUN until trained, with their cost."""
+    runs = paper.runs
+    paper.results.check(runs.scope_batch, runs.cw_grpo_checkpoints[0], ("method.scope",))
+    paper.results.check(runs.clip_cov_extreme, runs.grpo)
+    extreme = paper.params.runs[runs.clip_cov_extreme]
+    assert extreme.hparams["clip_cov_ratio"] == 0.01 and extreme.hparams["clip_cov_lb"] == 0.5
+    computes = {c.key: f for c, f in paper._claims}
+    for key, cost in (("hyperparameter_free", 5), ("heavy_tail_entropy", 3)):
+        with pytest.raises(NotRun) as err:
+            computes[key]()
+        assert err.value.cost == cost
+
+
+def test_the_scope_claim_is_not_applicable_under_its_own_alternative(paper):
+    """Under the scope alternative the table-2 run reads the scope-batch run: the claim would compare it with
+    itself, so it is not testable there (the alternative decides nothing about it)."""
+    from rlvr_lib.papers.claims import NotTestable
+
+    computes = {c.key: f for c, f in paper._claims}
+    alias = {paper.runs.cw_grpo_checkpoints[0]: paper.runs.scope_batch}
+    with paper.results.substituted(alias), pytest.raises(NotTestable, match="with itself"):
+        computes["hyperparameter_free"]()
 
 
 def _history(values: dict) -> pd.DataFrame:
