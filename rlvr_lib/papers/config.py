@@ -165,13 +165,11 @@ class CwGrpoRuns:
         help="CW-GRPO with another value of an open choice (beta; update count and clip): beside the verdicts",
         factory=lambda: ["cw_grpo_1update_beta_0", "cw_grpo_2updates", "cw_grpo_2updates_clip"],
     )
-    scope_batch: str = role(
-        "cw_grpo",
+    scope_batch: str = setting(
         "cw_grpo_1update_90steps_scope_batch",
         "table 2's CW-GRPO with scope: batch (sigma, means, N over the rollout batch): the hyperparameter-free claim",
     )
-    clip_cov_extreme: str = role(
-        "clip_cov",
+    clip_cov_extreme: str = setting(
         "clip_cov_cw_extreme",
         "Clip-Cov at clip_cov's settings detaching up to 1% of the tokens with covariance above 0.5: GRPO without its "
         "extreme-covariance tokens' updates (the heavy-tail entropy claim)",

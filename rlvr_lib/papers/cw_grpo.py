@@ -202,7 +202,7 @@ class Paper(PaperBase):
             "the extreme tokens steadies the entropy",
             direction="less",
             margin=0.05,  # as entropy_grpo_unstable: 0.05 of the entropy level per rollout batch
-            compute=lambda: self.results.compare_history(r.clip_cov_extreme, r.grpo, fluctuation, digits=3),
+            compute=lambda: self._distinct_history(r.clip_cov_extreme, r.grpo, fluctuation),
             null=None,
             part_of="heavy_tail",
         )
@@ -564,6 +564,12 @@ class Paper(PaperBase):
         values = np.asarray(list(values), dtype=float)
         low, high = f"{values.min():.3g}", f"{values.max():.3g}"
         return low if low == high else f"{low}-{high}"
+
+    def _distinct_history(self, a: str, b: str, fn) -> Estimate:
+        """``compare_history`` of two runs that must be two (a reduced protocol may stand one run in for both)."""
+        if self.results.resolve(a) == self.results.resolve(b):
+            unavailable(f"'{a}' and '{b}' read the same run here: the comparison would compare a run with itself")
+        return self.results.compare_history(a, b, fn, digits=3)
 
     def _scope_effect(self, scope_batch: str, default: str) -> Estimate:
         """``hyperparameter_free``: mean@n of the scope-batch run minus the default's. Under the scope alternative
