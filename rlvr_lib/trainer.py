@@ -66,6 +66,8 @@ class _MethodStepCallback(TrainerCallback):
         self.trainer = trainer
 
     def on_step_end(self, args, state, control, **kwargs):
+        for key, value in self.trainer._step_diagnostics().items():
+            self.trainer._metrics["train"][key].append(value)
         for key, value in self.trainer.method.on_optimizer_step().items():
             self.trainer._metrics["train"][key].append(float(value))
 
@@ -120,6 +122,9 @@ class RLVRTrainer(GRPOTrainer):
         self.method = method
         self.generation_chunk = generation_chunk
         self._rewards_per_func: torch.Tensor | None = None
+        self._realised_batches: list[tuple] = []  # log_realised_entropy_change: this optimizer step's micro-batches
+        self._gradient_pair: list[torch.Tensor] | None = None  # log_gradient_cosine: this step's two gradients
+        self._diagnostic_s = 0.0  # wall time of this step's diagnostics inside TRL's step_time
         self._pending_entropies: dict[str, Any] | None = None  # DEFER_BEHAVIOUR: the loss pass's, until complete
         if log_reference_kl is None:
             small = sum(p.numel() for p in self.model.parameters()) < REFERENCE_COPY_MAX_PARAMS
@@ -548,6 +553,12 @@ class RLVRTrainer(GRPOTrainer):
         mode = "train" if self.model.training else "eval"
         if mode == "train":
             self._defer_entropy_metrics(entropies, mask)
+        factors = None
+        if mode == "train" and self.logs_realised_entropy_change:
+            started = time.perf_counter()
+            before, factors = self._diagnostic_stats(input_ids, attention_mask, logits_to_keep)
+            self._realised_batches.append((input_ids, attention_mask, logits_to_keep, mask.detach().float(), before))
+            self._diagnostic_s += time.perf_counter() - started
         grad_accum = self.current_gradient_accumulation_steps if mode == "train" else 1
         tokens_per_process = inputs["num_items_in_batch"].float() / self.accelerator.num_processes
         if mode == "train":  # num_items_in_batch spans the generation batch: rescale to one optimizer step
@@ -567,8 +578,11 @@ class RLVRTrainer(GRPOTrainer):
             max_completion_length=self.max_completion_length,
             ref_logps=inputs.get("ref_per_token_logps"),
             extras={k[len(EXTRA_PREFIX) :]: v for k, v in inputs.items() if k.startswith(EXTRA_PREFIX)},
+            entropy_change_factors=factors,
         )
         loss, method_metrics = self.method.loss(batch)
+        if mode == "train" and self.logs_gradient_cosine:
+            self._accumulate_gradient_pair(model, loss, self.method.unweighted_loss(batch))
         if self.aux_loss_enabled:
             loss = loss + self.router_aux_loss_coef * aux_loss / grad_accum
 
@@ -579,6 +593,97 @@ class RLVRTrainer(GRPOTrainer):
         for key, value in zip(keys, values.tolist(), strict=False):
             self._metrics[mode][key].append(value)
         return loss
+
+    # ------------------------------------------------------------------ diagnostic: realised entropy change
+    @property
+    def logs_realised_entropy_change(self) -> bool:
+        """The method's ``log_realised_entropy_change`` switch (methods of the GRPO family; False for the others)."""
+        return bool(getattr(self.method.cfg, "log_realised_entropy_change", False))
+
+    def _diagnostic_stats(self, input_ids, attention_mask, logits_to_keep) -> tuple[torch.Tensor, torch.Tensor]:
+        """Entropies and eq. 6 entropy-change factors (each (B, T)) of the current policy on a micro-batch: one
+        no-grad forward (``_behaviour_stats_forward``) with the random state saved and restored, so the run's
+        trajectory (parameters, optimizer, samples) is the run without the diagnostic."""
+        device = self.accelerator.device
+        devices = [device] if device.type == "cuda" else []
+        with torch.no_grad(), torch.random.fork_rng(devices=devices):
+            _, entropies, factors = self._behaviour_stats_forward(input_ids, attention_mask, logits_to_keep)
+        return entropies, factors
+
+    @property
+    def logs_gradient_cosine(self) -> bool:
+        """The method's ``log_gradient_cosine`` switch (OPEFO; False for the others)."""
+        return bool(getattr(self.method.cfg, "log_gradient_cosine", False))
+
+    def _accumulate_gradient_pair(self, model, loss: torch.Tensor, unweighted: torch.Tensor | None) -> None:
+        """Under ``log_gradient_cosine``: add this micro-batch's gradients of the method's loss and of its
+        unweighted counterpart (``Method.unweighted_loss``) w.r.t. the trainable parameters to the step's sums.
+        ``torch.autograd.grad`` with the graph retained: nothing is written to ``.grad``, and the training backward
+        that follows is the same; the random state is saved and restored."""
+        if unweighted is None:
+            raise ValueError(f"method '{self.method.name}' has no unweighted loss to compare its gradient with")
+        started = time.perf_counter()
+        params = [p for p in model.parameters() if p.requires_grad]
+        devices = [self.accelerator.device] if self.accelerator.device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices):
+            pair = [
+                torch.cat(
+                    [
+                        (torch.zeros_like(p) if g is None else g).detach().float().reshape(-1)
+                        for p, g in zip(
+                            params, torch.autograd.grad(x, params, retain_graph=True, allow_unused=True), strict=True
+                        )
+                    ]
+                )
+                for x in (loss, unweighted)
+            ]
+        self._gradient_pair = (
+            pair if self._gradient_pair is None else [a + b for a, b in zip(self._gradient_pair, pair, strict=True)]
+        )
+        self._diagnostic_s += time.perf_counter() - started
+
+    def _step_diagnostics(self) -> dict[str, float]:
+        """The optimizer step's diagnostics (``_realised_entropy_change``, the gradient cosine) and the wall time
+        they took inside TRL's ``step_time`` (``timing/diagnostics_s``, which ``papers.results.step_time``
+        subtracts). {} when no diagnostic is on."""
+        out = self._realised_entropy_change()
+        pair, self._gradient_pair = self._gradient_pair, None
+        if pair is not None:
+            weighted, unweighted = (self.accelerator.reduce(g, reduction="sum") for g in pair)
+            norms = weighted.double().norm(), unweighted.double().norm()
+            cosine = float(weighted.double() @ unweighted.double() / (norms[0] * norms[1]).clamp(min=1e-30))
+            out["gradient_cosine/weighted_vs_unweighted"] = cosine
+            out["gradient_cosine/norm_ratio"] = float(norms[0] / norms[1].clamp(min=1e-30))
+        if out:
+            out["timing/diagnostics_s"] = self._diagnostic_s
+        self._diagnostic_s = 0.0
+        return out
+
+    def _realised_entropy_change(self) -> dict[str, float]:
+        """At an optimizer step's end, under ``log_realised_entropy_change``: the mean token entropy of the step's
+        own batch (its micro-batches on this process, the same tokens) under the policy before the step and after
+        it, both from ``_diagnostic_stats`` (one forward each: the same numerics), means over processes.
+        ``realised_entropy/{before,after,change,tokens}``; compare ``change`` with the step's first-order flows
+        (``entropy_flow/net``, ``entropy_flow/net_expectation``: sums over the same tokens). {} when off."""
+        batches, self._realised_batches = self._realised_batches, []
+        if not batches:
+            return {}
+        before_sum = after_sum = tokens = 0.0
+        for input_ids, attention_mask, logits_to_keep, mask, before in batches:
+            after, _ = self._diagnostic_stats(input_ids, attention_mask, logits_to_keep)
+            before_sum += float((before.float() * mask).sum())
+            after_sum += float((after.float() * mask).sum())
+            tokens += float(mask.sum())
+        values = torch.tensor([before_sum, after_sum, tokens], device=self.accelerator.device, dtype=torch.float64)
+        before_sum, after_sum, tokens = self.accelerator.reduce(values, reduction="sum").tolist()
+        before, after = before_sum / max(tokens, 1.0), after_sum / max(tokens, 1.0)
+        processes = self.accelerator.num_processes
+        return {
+            "realised_entropy/before": before,
+            "realised_entropy/after": after,
+            "realised_entropy/change": after - before,
+            "realised_entropy/tokens": tokens / processes,  # per process, as the flows' sums
+        }
 
     # ------------------------------------------------------------------ hook 3: state in checkpoints
     def save_method_state(self, folder: str | os.PathLike) -> None:

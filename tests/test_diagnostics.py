@@ -132,7 +132,7 @@ def test_grpo_percentiles_are_cw_grpos_covariance():
     grpo = build_method("grpo", {"log_percentiles": True}).rollout(rb).metrics
     cw = build_method("cw_grpo").rollout(rb).metrics
     keys = [k for k in grpo if k.startswith("grpo/cov_")]
-    assert len(keys) == 12
+    assert len(keys) == 13  # 10 thresholds, 2 side shares, fig. 3's top-1% share of the total |c|
     for key in keys:
         assert grpo[key] == pytest.approx(cw["cw_grpo/" + key.split("/", 1)[1]], rel=1e-6)
 

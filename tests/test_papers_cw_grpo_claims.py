@@ -133,7 +133,7 @@ def test_clip_cov_comparison_is_at_table_2s_checkpoint(claims):
 def test_the_second_decoding_is_not_run_with_its_cost(paper):
     """R3-C3: each decoding-dependent claim has its temperature-0.7 reading, NOT RUN with the evaluations it needs."""
     computes = {c.key: f for c, f in paper._claims}
-    for key, cost in (("acc_vs_grpo_t0_7", 15), ("acc_vs_clip_cov_t0_7", 15), ("checkpoints_t0_7", 27)):
+    for key, cost in (("acc_vs_grpo_t0_7", 15), ("acc_vs_clip_cov_t0_7", 15), ("checkpoints_t0_7", 29)):
         with pytest.raises(NotRun) as err:
             computes[key]()
         assert err.value.cost == cost and "temperature 0.7" in str(err.value)
@@ -174,11 +174,42 @@ def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_pape
 
 
 def test_no_alternative_is_declared_for_a_shared_setting():
-    """R3-C8: the sensitivity runs change beta or the update count, which GRPO shares: none is an alternative."""
+    """R3-C8: the sensitivity runs change beta or the update count, which GRPO shares: none is an alternative; the
+    one alternative is the method's own open choice, the scope of the kernel's statistics (issue 33, item 3)."""
     import yaml
 
     section = yaml.safe_load(Path(REPO / "params.yaml").read_text())["papers"]["cw_grpo"]
-    assert not section.get("alternatives")
+    assert section["alternatives"] == {
+        "scope:batch": {"cw_grpo_1update_90steps": "cw_grpo_1update_90steps_scope_batch"}
+    }
+    assert not set(section["runs"]["sensitivity"]) & {r for s in section["alternatives"].values() for r in s.values()}
+
+
+def test_scope_and_extreme_runs_change_only_what_their_claims_are_about(paper):
+    """hyperparameter_free compares the scope-batch run with the table-2 run (only method.scope differs);
+    heavy_tail_entropy compares Clip-Cov detaching the extreme tokens with GRPO at the same settings (the method);
+    both NOT RUN until trained, with their cost."""
+    runs = paper.runs
+    paper.results.check(runs.scope_batch, runs.cw_grpo_checkpoints[0], ("method.scope",))
+    paper.results.check(runs.clip_cov_extreme, runs.grpo)
+    extreme = paper.params.runs[runs.clip_cov_extreme]
+    assert extreme.hparams["clip_cov_ratio"] == 0.01 and extreme.hparams["clip_cov_lb"] == 0.5
+    computes = {c.key: f for c, f in paper._claims}
+    for key, cost in (("hyperparameter_free", 5), ("heavy_tail_entropy", 3)):
+        with pytest.raises(NotRun) as err:
+            computes[key]()
+        assert err.value.cost == cost
+
+
+def test_the_scope_claim_is_not_applicable_under_its_own_alternative(paper):
+    """Under the scope alternative the table-2 run reads the scope-batch run: the claim would compare it with
+    itself, so it is not testable there (the alternative decides nothing about it)."""
+    from rlvr_lib.papers.claims import NotTestable
+
+    computes = {c.key: f for c, f in paper._claims}
+    alias = {paper.runs.cw_grpo_checkpoints[0]: paper.runs.scope_batch}
+    with paper.results.substituted(alias), pytest.raises(NotTestable, match="with itself"):
+        computes["hyperparameter_free"]()
 
 
 def _history(values: dict) -> pd.DataFrame:
@@ -214,3 +245,49 @@ def test_clip_cov_activity_is_counted_against_the_response_tokens(paper, monkeyp
     t = paper.params.runs[paper.runs.clip_cov].train
     assert selected == 1.0 and active == 0.75
     assert tokens == 30.0 * t.prompts_per_step * t.num_generations
+
+
+def test_heavy_tail_share_reads_the_logged_share_against_a_gaussian(paper, monkeypatch):
+    """Fig. 3's share: NOT RUN (naming the run and its seeds) while grpo_cw predates the logged share; planted, the
+    mean over training of the top-1% share of |c| minus a Gaussian c's 0.036."""
+    computes = {c.key: f for c, f in paper._claims}
+    key = "grpo/cov_abs_top1pct_share"
+    monkeypatch.setattr(paper.results, "seed_histories", lambda run, s=None: [_history({"reward": [0.1, 0.2]})] * 3)
+    with pytest.raises(NotRun, match="grpo_cw must be trained again") as err:
+        computes["heavy_tail_share"]()
+    assert err.value.cost == 5 and paper.params.runs["grpo_cw"].seeds == [0, 1, 2, 3, 4]
+    monkeypatch.setattr(
+        paper.results,
+        "seed_histories",
+        lambda run, s=None: [_history({key: [0.2, 0.3, 0.25]}), _history({key: [0.04, 0.03, 0.035]})],
+    )
+    monkeypatch.setattr(paper.results, "label", lambda run: run)  # the gates read evaluations the test has not
+    estimate = computes["heavy_tail_share"]()
+    assert estimate.value == pytest.approx(np.mean([0.25, 0.035]) - cw_grpo.GAUSSIAN_SHARE)
+    assert cw_grpo.GAUSSIAN_SHARE == pytest.approx(0.0362, abs=1e-4)
+    claim = by_key(declared_claims("cw_grpo"))["heavy_tail_share"]
+    assert (claim.direction, claim.margin) == ("greater", cw_grpo.SHARE_MARGIN)
+
+
+def test_kernel_table_shows_the_gradient_share_the_kernel_removes(paper, monkeypatch):
+    """Where a run logs `log_gradient_cosine`, the kernel table cites the share of the gradient norm the kernel
+    removes on the same batch (1 - median norm ratio) and the median cosine."""
+    base = {
+        "cw_grpo/w_min": [0.0, 0.1, 0.0],
+        "cw_grpo/w_mean": [0.98, 0.99, 0.97],
+        "cw_grpo/w_below_half_frac": [0.01, 0.02, 0.01],
+        "cw_grpo/w_tilde_max": [1.1, 1.2, 1.1],
+        "grad_norm": [0.1, 0.2, 0.3],
+        "reward": [0.5, 0.6, 0.7],
+    }
+    logged = {**base, cw_grpo.GRADIENT_RATIO: [0.2, 0.25, 0.3], cw_grpo.GRADIENT_COSINE: [0.5, 0.6, 0.7]}
+
+    def histories(run, seeds=None):
+        return [_history(logged if run.startswith("cw_grpo") else base)]
+
+    monkeypatch.setattr(paper.results, "seed_histories", histories)
+    monkeypatch.setattr(paper.results, "common_seeds", lambda a, b: [0])
+    paper._done.pop("kernel_weights", None)
+    raw = paper.kernel_weights()
+    assert raw["kernel_removes"].tolist() == pytest.approx([0.75, 0.75])
+    assert raw["kernel_cosine"].tolist() == pytest.approx([0.6, 0.6])

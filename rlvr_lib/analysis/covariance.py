@@ -78,6 +78,36 @@ def covariance_percentiles(covariances, top_percents: Sequence[float] = TOP_PERC
     return out
 
 
+SHARE_TOP_PERCENT = 1.0  # fig. 3's "small fraction of tokens": the top 1% by |c|
+
+
+def abs_top_share(covariances, top_percent: float = SHARE_TOP_PERCENT) -> float:
+    """Fig. 3 of cw_grpo.txt ("cumulative contribution of covariance values") at one point: the share of the total
+    |c| of one set of token covariances (1-D, the valid tokens) carried by its top ``top_percent`` % of tokens by
+    |c|, both signs together: sum of the k largest |c| / sum of all |c|, k = ceil(n * top_percent / 100) (at least
+    one token). A Gaussian c gives exp(-q^2 / 2) = 0.036 for the top 1% (q = 2.576, its 99.5% quantile); NaN for an
+    empty or all-zero input."""
+    values = np.abs(_as_array(covariances))
+    if not 0.0 < top_percent <= 100.0:
+        raise ValueError(f"top_percent must lie in (0, 100], got {top_percent}")
+    total = values.sum()
+    if values.size == 0 or total == 0:
+        return math.nan
+    k = max(1, math.ceil(values.size * top_percent / 100.0))
+    return float(np.sort(values)[-k:].sum() / total)
+
+
+def share_key(percent: float = SHARE_TOP_PERCENT) -> str:
+    """The logged name (without the method prefix) of ``abs_top_share``: ``cov_abs_top1pct_share``."""
+    return f"cov_abs_top{percent:g}pct_share"
+
+
+def share_metrics(covariances) -> dict[str, float]:
+    """``{share_key(): abs_top_share(covariances)}``, left out (not NaN) when the share is undefined."""
+    share = abs_top_share(covariances)
+    return {} if math.isnan(share) else {share_key(): share}
+
+
 def metric_key(side: str, percent: float) -> str:
     """The logged name (without the method prefix) of one threshold: ``cov_pos_top1pct``, ``cov_neg_top0.01pct``."""
     return f"cov_{side}_top{percent:g}pct"

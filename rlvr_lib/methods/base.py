@@ -70,6 +70,9 @@ class LossBatch:
     max_completion_length: int
     ref_logps: Tensor | None = None
     extras: dict[str, Tensor] = field(default_factory=dict)
+    # (B, T) E_{a~pi}[(1 - pi(a))^2 (log pi(a) + H)] per position (opefo.txt eq. 6) of the policy before this
+    # optimizer step: filled by the trainer only under the ``log_realised_entropy_change`` diagnostic
+    entropy_change_factors: Tensor | None = None
 
 
 UpdatesPerBatch = Literal["any", "one", "several"]
@@ -164,6 +167,12 @@ class Method:
 
     def on_optimizer_step(self) -> dict[str, float]:
         return {}
+
+    def unweighted_loss(self, batch: LossBatch) -> Tensor | None:
+        """For a method that rescales its per-token policy-gradient terms (OPEFO): the same loss with every scale at
+        1, on the same micro-batch, with grad (the trainer's ``log_gradient_cosine`` diagnostic compares the two
+        gradients). None: the method has none."""
+        return None
 
     def state_dict(self) -> dict[str, Any]:
         return {}

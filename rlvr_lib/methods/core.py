@@ -153,6 +153,7 @@ def entropy_flow_by_clip_side(
     clipped_low: Tensor,
     clipped_high: Tensor,
     mask: Tensor,
+    factors: Tensor | None = None,
 ) -> dict[str, Tensor]:
     """Sums of token entropy changes for opefo.txt fig. 2(b) and 2(c), over one batch of tokens. Scalars.
 
@@ -164,18 +165,27 @@ def entropy_flow_by_clip_side(
     removes). logps, entropies (current policy), ratio, clipped_low/high (boolean, from ``ppo_clip_loss``), mask:
     (B, T) (ratio may be (B, 1)); advantages (B, T) or (B, 1). Strictly on-policy, r = 1 and nothing is clipped, so
     ``net`` is eq. 6's sum over the batch at the sampled tokens.
+
+    With ``factors`` (B, T), the per-position e_t of ``expected_entropy_change_factor`` (eq. 6 as written, an
+    expectation over the vocabulary), also ``net_expectation`` = sum over the kept tokens of -r_t A_t e_t: the
+    same update's first-order entropy change in eq. 6's expectation form.
     """
     mask = mask.to(logps.dtype)
     delta_h = token_entropy_change(logps, entropies, ratio.detach() * advantages, mask)
     high, low = clipped_high.to(mask.dtype) * mask, clipped_low.to(mask.dtype) * mask
-    kept = delta_h * (1.0 - torch.maximum(high, low))
-    return {
+    keep = 1.0 - torch.maximum(high, low)
+    kept = delta_h * keep
+    flows = {
         "net": kept.sum(),
         "pos": kept.clamp(min=0).sum(),
         "neg": (-kept).clamp(min=0).sum(),
         "clipped_high": (delta_h * high).sum(),
         "clipped_low": (delta_h * low).sum(),
     }
+    if factors is not None:
+        weights = (ratio.detach() * advantages.detach()).expand_as(mask)
+        flows["net_expectation"] = (-weights * factors.detach().to(mask.dtype) * mask * keep).sum()
+    return flows
 
 
 def expected_entropy_change_factor(logits: Tensor) -> Tensor:

@@ -26,7 +26,7 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from ..analysis.covariance import TOP_PERCENTS, percentile_metrics
+from ..analysis.covariance import TOP_PERCENTS, percentile_metrics, share_metrics
 from ..analysis.covariance import covariance_percentiles as side_percentiles
 from .base import LossBatch, RolloutBatch, RolloutResult, hparam
 from .core import (
@@ -48,6 +48,7 @@ from .registry import register
 Scope = Literal["group", "batch"]
 # Table 1 / fig. 3 of the paper: covariance magnitude at the top 0.01 %, 1 %, 20 %, 40 %, 100 % of tokens.
 COV_TOP_PERCENTS = TOP_PERCENTS
+EXTRA_SEQ_ADV = "cw_seq_adv"  # (B,) GRPO advantages A_i, with logp_source 'current' or ``log_gradient_cosine``
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -151,6 +152,7 @@ def weight_metrics(parts: dict[str, Tensor], mask: Tensor, percentiles: bool = T
     out = to_floats(values, w.dtype)
     if percentiles:
         out.update(covariance_percentiles(cov, mask))
+        out.update(share_metrics(cov[valid]))  # fig. 3: the share of the total |c| its top 1% of tokens carry
     return out
 
 
@@ -178,6 +180,13 @@ class CWGRPO(GRPO):
             True,
             "table-1 percentiles of this method's c each rollout (logp_source 'behaviour' only; the loss is unchanged)",
         )
+        log_gradient_cosine: bool = hparam(
+            False,
+            "diagnostic: each optimizer step, the cosine and norm ratio between the gradient of this loss and of the "
+            "same loss without the kernel (w_tilde = 1: GRPO's advantages A_i, the same KL term) on the same batch "
+            "(`gradient_cosine/*`; 1 - norm_ratio: the share of the gradient norm the kernel removes); the "
+            "parameters and random state are unchanged",
+        )
 
     def rollout(self, batch: RolloutBatch) -> RolloutResult:
         c = self.cfg
@@ -187,7 +196,7 @@ class CWGRPO(GRPO):
             # Weights come from the current policy at loss time; the micro-batch needs the segment ids.
             index, _ = scope_index(batch.group_ids, c.scope)
             adv = seq_adv[:, None].expand_as(mask).contiguous()
-            return RolloutResult(advantages=adv, extras={"cw_segment": index, "cw_seq_adv": seq_adv})
+            return RolloutResult(advantages=adv, extras={"cw_segment": index, EXTRA_SEQ_ADV: seq_adv})
         index, n = scope_index(batch.group_ids, c.scope)
         adv, parts = covariance_weighted_advantages(
             batch.logps.detach().float(),
@@ -198,7 +207,19 @@ class CWGRPO(GRPO):
             adv_centering=c.adv_centering,
             std_kind=c.std_kind,
         )
-        return RolloutResult(advantages=adv, metrics=self.prefixed(weight_metrics(parts, mask, c.log_percentiles)))
+        extras = {EXTRA_SEQ_ADV: seq_adv} if c.log_gradient_cosine else {}
+        return RolloutResult(
+            advantages=adv, extras=extras, metrics=self.prefixed(weight_metrics(parts, mask, c.log_percentiles))
+        )
+
+    def unweighted_loss(self, batch: LossBatch) -> Tensor:
+        """The loss on the same micro-batch without the kernel (w_tilde = 1): GRPO's advantages A_i (B,), the same
+        ratio, clip choice and KL term (the trainer's ``log_gradient_cosine`` diagnostic), with grad."""
+        seq_adv = batch.extras[EXTRA_SEQ_ADV].to(batch.logps.dtype)[:, None].expand_as(batch.mask)
+        eps_low, eps_high = (self.cfg.eps_low, self.cfg.eps_high) if self.cfg.use_clip else (math.inf, math.inf)
+        per_token, info = ppo_clip_loss(batch.logps, batch.old_logps, seq_adv, eps_low, eps_high)
+        kl, _ = self.kl_term(batch, info["ratio"])
+        return self.aggregator(batch)(per_token + kl, batch.mask)
 
     def loss(self, batch: LossBatch) -> tuple[Tensor, dict[str, float]]:
         c = self.cfg
@@ -207,7 +228,7 @@ class CWGRPO(GRPO):
             index, n = group_index(batch.extras["cw_segment"])  # the segments present in this micro-batch
             adv, parts = covariance_weighted_advantages(
                 batch.logps.detach().float(),
-                batch.extras["cw_seq_adv"],
+                batch.extras[EXTRA_SEQ_ADV],
                 batch.mask,
                 index,
                 n,

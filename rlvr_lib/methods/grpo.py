@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from ..analysis.covariance import covariance_percentiles, percentile_metrics
+from ..analysis.covariance import covariance_percentiles, percentile_metrics, share_metrics
 from ..schema import require_at_least
 from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
 from .core import (
@@ -57,6 +57,18 @@ def log_entropy_flow_field():
     )
 
 
+def log_realised_entropy_change_field():
+    """The ``log_realised_entropy_change`` switch (a Config field of every method built on GRPO; read by the
+    trainer, ``RLVRTrainer._realised_entropy_change``)."""
+    return hparam(
+        False,
+        "diagnostic: at each optimizer step, the mean token entropy of the step's own batch before and after the "
+        "step (no-grad forwards, ``realised_entropy/*``) beside the step's first-order dH of opefo.txt eq. 6 in both "
+        "forms (``entropy_flow/net``: at the sampled token; ``entropy_flow/net_expectation``: over the vocabulary); "
+        "the loss, the parameters and the random state are unchanged",
+    )
+
+
 @dataclass
 class ReferenceKLConfig(SharedConfig):
     """SharedConfig plus the KL-to-reference penalty beta * KL_k3(pi || pi_ref) of GRPO (DeepSeekMath eq. 4)."""
@@ -81,6 +93,7 @@ class GRPO(Method):
         eps_high: float = hparam(0.2, "PPO clip: rho above 1 + eps_high is clipped (DAPO clip-higher: 0.28)")
         log_percentiles: bool = log_percentiles_field()
         log_entropy_flow: bool = log_entropy_flow_field()
+        log_realised_entropy_change: bool = log_realised_entropy_change_field()
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -104,15 +117,17 @@ class GRPO(Method):
         )
 
     def covariance_diagnostics(self, batch: RolloutBatch, seq_adv: Tensor) -> dict[str, float]:
-        """With ``log_percentiles``: ``<method>/cov_{pos,neg}_top<p>pct`` and ``cov_{pos,neg}_share``
-        (``analysis.covariance``) of c_{i,t} = (logp - mean logp)(A_i - mean A), means over each prompt group's
-        tokens (CW-GRPO's c with its default scope and centring, cw_grpo.txt sec. 2.3), behaviour log-probs and the
-        (B,) GRPO advantages ``seq_adv``. Costs one copy of the batch's covariances to the host; {} when off."""
+        """With ``log_percentiles``: ``<method>/cov_{pos,neg}_top<p>pct``, ``cov_{pos,neg}_share`` and
+        ``cov_abs_top1pct_share`` (fig. 3's share of the total |c| its top 1% of tokens carry; ``analysis.covariance``)
+        of c_{i,t} = (logp - mean logp)(A_i - mean A), means over each prompt group's tokens (CW-GRPO's c with its
+        default scope and centring, cw_grpo.txt sec. 2.3), behaviour log-probs and the (B,) GRPO advantages
+        ``seq_adv``. Costs one copy of the batch's covariances to the host; {} when off."""
         if not self.cfg.log_percentiles:
             return {}
         index, n_groups = group_index(batch.group_ids)
         cov = token_covariance(batch.logps.detach().float(), seq_adv.float(), batch.mask, index, n_groups)
-        return self.prefixed(percentile_metrics(covariance_percentiles(cov[batch.mask.bool()])))
+        valid = cov[batch.mask.bool()]
+        return self.prefixed({**percentile_metrics(covariance_percentiles(valid)), **share_metrics(valid)})
 
     def entropy_flow_diagnostics(
         self, batch: LossBatch, ratio: Tensor, clipped_low: Tensor | None = None, clipped_high: Tensor | None = None
@@ -120,8 +135,10 @@ class GRPO(Method):
         """With ``log_entropy_flow``: ``entropy_flow/{net,pos,neg,clipped_high,clipped_low}``
         (``core.entropy_flow_by_clip_side`` at the current policy's detached log-probs and entropies, the loss's
         advantages and ratio, and the clip's masks; None: nothing clipped), scaled so that TRL's mean over the
-        optimizer step's micro-batches is the step's sum (per process; a mean over processes). {} when off."""
-        if not self.cfg.log_entropy_flow:
+        optimizer step's micro-batches is the step's sum (per process; a mean over processes). {} when off.
+        Also on under ``log_realised_entropy_change``, with ``entropy_flow/net_expectation`` (eq. 6's expectation
+        form, from ``batch.entropy_change_factors``, which the trainer fills under that switch)."""
+        if not (self.cfg.log_entropy_flow or getattr(self.cfg, "log_realised_entropy_change", False)):
             return {}
         none = torch.zeros_like(batch.mask, dtype=torch.bool)
         flows = entropy_flow_by_clip_side(
@@ -132,6 +149,7 @@ class GRPO(Method):
             none if clipped_low is None else clipped_low,
             none if clipped_high is None else clipped_high,
             batch.mask,
+            batch.entropy_change_factors,
         )
         micro_batches = batch.num_seqs / max(batch.mask.size(0), 1)
         return {ENTROPY_FLOW_PREFIX + k: v * micro_batches for k, v in to_floats(flows).items()}

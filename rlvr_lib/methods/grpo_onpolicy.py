@@ -20,7 +20,7 @@ from torch import Tensor
 
 from .base import LossBatch, SharedConfig, hparam
 from .core import Aggregation
-from .grpo import GRPO, log_entropy_flow_field, log_percentiles_field
+from .grpo import GRPO, log_entropy_flow_field, log_percentiles_field, log_realised_entropy_change_field
 from .registry import register
 
 
@@ -48,6 +48,7 @@ class GRPOOnPolicy(GRPO):
         )
         log_percentiles: bool = log_percentiles_field()
         log_entropy_flow: bool = log_entropy_flow_field()
+        log_realised_entropy_change: bool = log_realised_entropy_change_field()
 
     @property
     def needs_reference(self) -> bool:

@@ -20,7 +20,13 @@ from ..schema import require_at_least, require_between
 from .base import LossBatch, hparam
 from .clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
 from .core import Aggregation, masked_mean
-from .grpo import GRPO, ReferenceKLConfig, log_entropy_flow_field, log_percentiles_field
+from .grpo import (
+    GRPO,
+    ReferenceKLConfig,
+    log_entropy_flow_field,
+    log_percentiles_field,
+    log_realised_entropy_change_field,
+)
 from .registry import register
 
 
@@ -67,6 +73,7 @@ class KLCov(RolloutCovarianceMeans, GRPO):
         cov_mean_scope: CovMeanScope = cov_mean_scope_field()
         log_percentiles: bool = log_percentiles_field()
         log_entropy_flow: bool = log_entropy_flow_field()
+        log_realised_entropy_change: bool = log_realised_entropy_change_field()
 
         def __post_init__(self) -> None:
             super().__post_init__()

@@ -110,6 +110,12 @@ class OPEFO(GRPOOnPolicy):
             "rollout-batch", "sec. 5.3 'computed directly from the current batch'; fig. 3 uses the tensor given"
         )
         lambda_eps: float = hparam(1e-12, "fig. 3 clamp_min(eps) of eq. 9's denominator")
+        log_gradient_cosine: bool = hparam(
+            False,
+            "diagnostic (sec. 5.2 'preserves the original optimization direction'): each optimizer step, the cosine "
+            "between the gradient of this loss and of the unweighted one (lambda* = 0, strict on-policy GRPO's) of "
+            "the same batch, `gradient_cosine/weighted_vs_unweighted`; the parameters and random state are unchanged",
+        )
         delta_h: DeltaH = hparam(
             "sampled",
             "eq. 6 at each generated token y_t (sec. 5.1, L206), or 'expectation': the E over the vocabulary as eq. 6 "
@@ -187,3 +193,7 @@ class OPEFO(GRPOOnPolicy):
         # the update's weight on token t is w_t * A_t (ratio 1): its net flow is eq. 8's left side
         metrics = {**metrics, **self.entropy_flow_diagnostics(batch, weights)}
         return self.aggregator(batch)(per_token, batch.mask), metrics
+
+    def unweighted_loss(self, batch: LossBatch) -> Tensor:
+        """Eq. 7 at lambda* = 0 (every w_t = 1): strict on-policy GRPO's loss on the same micro-batch, with grad."""
+        return self.aggregator(batch)(reinforce_loss(batch.logps, batch.advantages), batch.mask)

@@ -175,13 +175,26 @@ class CwGrpoRuns:
         help="CW-GRPO with another value of an open choice (beta; update count and clip): beside the verdicts",
         factory=lambda: ["cw_grpo_1update_beta_0", "cw_grpo_2updates", "cw_grpo_2updates_clip"],
     )
+    scope_batch: str = setting(
+        "cw_grpo_1update_90steps_scope_batch",
+        "table 2's CW-GRPO with scope: batch (sigma, means, N over the rollout batch): the hyperparameter-free claim",
+    )
+    clip_cov_extreme: str = setting(
+        "clip_cov_cw_extreme",
+        "Clip-Cov at clip_cov's settings detaching up to 1% of the tokens with covariance above 0.5: GRPO without its "
+        "extreme-covariance tokens' updates (the heavy-tail entropy claim)",
+    )
 
 
 @dataclass
 class CwGrpoPaper:
     runs: CwGrpoRuns = setting(help="the runs of each role", factory=CwGrpoRuns)
     eval_decoding: str | None = eval_decoding("t_0_7", "not stated: its training temperature 0.7")
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help=f"{ALTERNATIVES.metadata['help']}; CW-GRPO: the kernel's statistics over the rollout batch (the scope of "
+        "sigma, the means and N is not given: docs/assumptions.md, CW-GRPO choice 1)",
+        factory=lambda: {"scope:batch": {"cw_grpo_1update_90steps": "cw_grpo_1update_90steps_scope_batch"}},
+    )
     paper_steps: list[int] = setting(help="table 3's checkpoint steps", factory=lambda: [100, 150, 200])
     covariance_top_percents: list[float] = setting(
         help="table 1's columns: shares of the positive / negative covariances", factory=lambda: [0.01, 1, 20, 40, 100]

@@ -16,9 +16,10 @@ import pandas as pd
 from scipy import stats
 
 from .. import plots
+from ..analysis.covariance import SHARE_TOP_PERCENT, share_key
 from . import external, measures
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
-from .claims import Estimate, NotTestable, estimate_of, not_run, seed_values, unavailable
+from .claims import Estimate, NotRun, NotTestable, estimate_of, not_run, seed_values, unavailable
 from .guard import METHOD, settings_difference
 from .results import ACCURACY
 
@@ -52,10 +53,17 @@ PAPER_DECADES = {  # table 1's own top 1% / top 40%, per side
     side: float(np.log10(abs(PAPER_TABLE1[side][TAIL_TOP] / PAPER_TABLE1[side][TAIL_BODY])))
     for side in ("positive", "negative")
 }
+# Fig. 3's "disproportionately dominate": the share of the total |c| of a batch that its top 1% of tokens by |c|
+# carry, against what a Gaussian c gives, exp(-q^2 / 2) with q its 99.5% quantile (0.036); by at least 5 points of
+# the total (the paper's fig. 3 gives no share).
+GAUSSIAN_SHARE = float(np.exp(-(stats.norm.ppf(1 - SHARE_TOP_PERCENT / 200) ** 2) / 2))
+SHARE_MARGIN = 0.05
 HANDFUL = 0.05  # "the handful of extreme covariance tokens": under 1 in 20 of a batch's tokens down-weighted (w < 0.5)
 INTACT = 0.05  # "leaves ... moderate-covariance tokens intact": the mean kernel weight within 5% of 1
 # The second evaluation at the paper's training temperature 0.7 (cw_grpo.txt sec. 3.1; the paper gives no
 # evaluation temperature): the trained models' evaluations it needs, per run, with the base policy's for the gates.
+GRADIENT_RATIO = "gradient_cosine/norm_ratio"  # ||g(CW-GRPO)|| / ||g(no kernel)||, same batch (log_gradient_cosine)
+GRADIENT_COSINE = "gradient_cosine/weighted_vs_unweighted"
 T07 = "a second evaluation at temperature 0.7 (the paper's training temperature; the shared evaluation samples at 1.0)"
 
 
@@ -67,6 +75,10 @@ def _stable_band() -> float:
 
 
 STABLE_BAND = _stable_band()
+
+
+class _ShareNotLogged(NotTestable):
+    """The run predates the logged top-1% share of |c| (``analysis.covariance.share_metrics``)."""
 
 
 def fluctuation(history: pd.DataFrame) -> float:
@@ -170,15 +182,12 @@ class Paper(PaperBase):
             quote="which disproportionately dominate the overall covariance",
             source="sec. 2.2, fig. 3 (cumulative contribution)",
             paper_value="fig. 3 only (no share given)",
-            ours="the share of the total |covariance| the top tokens carry",
+            ours=f"share of the total |c| of a rollout batch carried by its top {SHARE_TOP_PERCENT:g}% of tokens by "
+            f"|c| (`grpo/{share_key()}`, both signs), mean over training, per seed, of {r.grpo}, minus a Gaussian "
+            f"c's {GAUSSIAN_SHARE:.3f} (a light tail's top 1% already carries that much)",
             direction="greater",
-            margin=0.0,
-            compute=lambda: not_run(
-                f"{r.grpo} logs the covariance thresholds of table 1, not the share of the total |covariance| the top "
-                "tokens carry (fig. 3): it needs the run again with that share logged (the sum of |c| over the top "
-                "1% of tokens over the sum over all, each rollout batch)",
-                len(self.results.seeds_of(r.grpo)),
-            ),
+            margin=SHARE_MARGIN,
+            compute=lambda: self._tail_share(r.grpo),
             null=None,
             part_of="heavy_tail",
         )
@@ -187,17 +196,13 @@ class Paper(PaperBase):
             quote="precipitate unstable entropy dynamics",
             source="sec. 2.2",
             paper_value="no number",
-            ours="entropy fluctuation of GRPO with only its extreme-covariance tokens' updates removed, against GRPO",
+            ours=f"entropy fluctuation (`fluctuation`: mean |change of the rollout entropy between batches| over its "
+            f"mean) of {r.clip_cov_extreme} (GRPO with the updates of up to 1% of the tokens, those of covariance "
+            f"above 0.5, detached: Clip-Cov at {r.clip_cov}'s settings) minus {r.grpo}'s, paired by seed: removing "
+            "the extreme tokens steadies the entropy",
             direction="less",
-            margin=0.0,
-            compute=lambda: not_run(
-                "a causal claim: it needs GRPO with only the extreme tokens' gradients removed (no run does that: "
-                "CW-GRPO reweights every token and renormalises, and Clip-Cov at its paper ratio 2e-4 detaches "
-                "under one token of a rollout batch, see table 2): run clip_cov_cw_extreme (Clip-Cov at clip_cov_cw's "
-                "settings detaching up to 1% of the tokens, those with covariance above 0.5), its entropy fluctuation "
-                "against grpo_cw's",
-                len(self.results.seeds_of(r.grpo)),
-            ),
+            margin=0.05,  # as entropy_grpo_unstable: 0.05 of the entropy level per rollout batch
+            compute=lambda: self._distinct_history(r.clip_cov_extreme, r.grpo, fluctuation),
             null=None,
             part_of="heavy_tail",
         )
@@ -247,16 +252,13 @@ class Paper(PaperBase):
             quote=r"improving the balance between exploration and exploitation in a hyperparameter\-free way",
             source="sec. 1",
             paper_value="no number",
-            ours="whether the method's result depends on a setting the paper leaves open",
+            ours=f"mean@n of {r.scope_batch} (sigma, mean(logp), mean(A) and N over the rollout batch) minus {c90}'s "
+            "(over each prompt group, the default): the kernel has no tuned constant, but the scope of its statistics "
+            "is a choice the paper leaves open (docs/assumptions.md, CW-GRPO choice 1); hyperparameter-free: the "
+            "result does not depend on it, within one point",
             direction="equal",
             margin=0.01,
-            compute=lambda: not_run(
-                "the kernel has no tuned constant (sigma is the std of c), but sigma, mean(logp), mean(A) and N are "
-                "taken over a scope the paper leaves open (docs/assumptions.md, CW-GRPO choice 1: the prompt group "
-                "here); whether the result depends on it needs CW-GRPO with scope: batch at the table-2 checkpoint "
-                f"(run cw_grpo_1update_90steps_scope_batch, 5 seeds), its mean@n against {c90}'s",
-                5,
-            ),
+            compute=lambda: self._scope_effect(r.scope_batch, c90),
             null=None,
         )
         # Table 2's gains over GRPO are 2.7 and 2.6 points of average pass@1; one point (0.01) is the smallest that
@@ -563,12 +565,54 @@ class Paper(PaperBase):
         low, high = f"{values.min():.3g}", f"{values.max():.3g}"
         return low if low == high else f"{low}-{high}"
 
+    def _distinct_history(self, a: str, b: str, fn) -> Estimate:
+        """``compare_history`` of two runs that must be two (a reduced protocol may stand one run in for both)."""
+        if self.results.resolve(a) == self.results.resolve(b):
+            unavailable(f"'{a}' and '{b}' read the same run here: the comparison would compare a run with itself")
+        return self.results.compare_history(a, b, fn, digits=3)
+
+    def _scope_effect(self, scope_batch: str, default: str) -> Estimate:
+        """``hyperparameter_free``: mean@n of the scope-batch run minus the default's. Under the scope alternative
+        (which reads the scope-batch run for the default) the claim would compare a run with itself: not
+        applicable there."""
+        if self.results.resolve(scope_batch) == self.results.resolve(default):
+            unavailable("under the scope alternative this claim compares the alternative's run with itself")
+        return self.compare(scope_batch, default, ACCURACY, differs_in=("method.scope",))
+
+    def _tail_share(self, run: str) -> Estimate:
+        """``heavy_tail_share``: per seed, the mean over rollout batches of the top-1% share of |c| minus a Gaussian
+        c's; NOT RUN while the run's history predates the logged share."""
+        key = f"grpo/{share_key()}"
+
+        def share(h: pd.DataFrame) -> float:
+            if key not in h.columns or h[key].isna().all():
+                raise _ShareNotLogged(key)
+            return measures.whole_mean(h, key) - GAUSSIAN_SHARE
+
+        try:
+            return self.single_run(run, share)
+        except (_ShareNotLogged, NotRun):  # seeds trained before the share was logged, or not trained yet
+            not_run(
+                f"{run} logs the covariance thresholds of table 1, not the share of the total |covariance| the top "
+                f"tokens carry (fig. 3): `{key}` (the sum of |c| over the top 1% of tokens over the sum over all, "
+                f"each rollout batch), which `log_percentiles` now logs: {run} must be trained again (seeds "
+                f"{', '.join(map(str, self.params.runs[run].seeds))})",
+                len(self.params.runs[run].seeds),
+            )
+
     def _mechanism_note(self) -> str:
         w = self.kernel_weights()
         if w is None or len(w) == 0:
             raise NotTestable("no kernel logs")
         parts = []
         for run, rows in w.groupby("run", sort=False):
+            removes = rows["kernel_removes"].dropna()
+            if len(removes):
+                parts.append(
+                    f"`{run}` on each batch against the same loss without the kernel ({len(removes)} seeds, "
+                    f"`log_gradient_cosine`): the kernel removes {self._span(100 * removes)}% of the gradient norm "
+                    f"(median over steps; cosine {self._span(rows['kernel_cosine'].dropna())})"
+                )
             parts.append(
                 f"`{run}` ({len(rows)} seeds): smallest w {self._span(rows['w_min'])}, "
                 f"mean w {self._span(rows['w_mean'])}, "
@@ -923,6 +967,12 @@ class Paper(PaperBase):
                 row["grad_norm_step1"] = float(measures.rollouts(h, "grad_norm").loc[1])
                 row["grpo_grad_norm_step1"] = float(measures.rollouts(hg, "grad_norm").loc[1])
                 row["grad_norm_step1_ratio"] = row["grpo_grad_norm_step1"] / row["grad_norm_step1"]
+                # every batch, where logged (`log_gradient_cosine`): the kernel's gradient against the same loss
+                # without it on the same batch and policy
+                row["kernel_removes"] = row["kernel_cosine"] = math.nan
+                if GRADIENT_RATIO in h.columns and h[GRADIENT_RATIO].notna().any():
+                    row["kernel_removes"] = float(1.0 - measures.column(h, GRADIENT_RATIO).median())
+                    row["kernel_cosine"] = float(measures.column(h, GRADIENT_COSINE).median())
                 raw_rows.append(row)
                 shown_rows.append(
                     {
@@ -938,6 +988,9 @@ class Paper(PaperBase):
                         "GRPO / CW-GRPO": f"x{row['grad_norm_ratio']:.1f}",
                         "step 1 grad norm, CW-GRPO / GRPO (same batch?)": f"{fmt(row['grad_norm_step1'])} / "
                         f"{fmt(row['grpo_grad_norm_step1'])} ({'yes' if row['same_first_batch'] else 'no'})",
+                        "grad norm the kernel removes, same batch (median; cosine)": MISSING
+                        if math.isnan(row["kernel_removes"])
+                        else f"{row['kernel_removes']:.1%} ({row['kernel_cosine']:.3f})",
                     }
                 )
         self.report.section(
@@ -946,7 +999,11 @@ class Paper(PaperBase):
             "response tokens it puts below 0.5, the largest renormalised weight w̃ = w N / sum w of a batch, and the "
             "median gradient norm (before clipping at 1.0) against the GRPO run of the same length and seed; at "
             "optimizer step 1 both runs start from the same policy and draw the same rollout batch (same seed; "
-            "checked on its reward), so there the two gradient norms differ only by the kernel's reweighting.",
+            "checked on its reward), so there the two gradient norms differ only by the kernel's reweighting. Where "
+            "a run logs it (`log_gradient_cosine`), every optimizer step compares the gradient of CW-GRPO's loss with "
+            "that of the same loss without the kernel (w̃ = 1, the same KL term) on the same batch: the share of the "
+            f"gradient norm the kernel removes is 1 - `{GRADIENT_RATIO}` (median over steps), beside the median "
+            f"cosine `{GRADIENT_COSINE}`.",
         )
         raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
         self.report.add_table(

@@ -68,16 +68,25 @@ SECOND_MODEL = (
 )
 SEEDS = 5  # the seeds a new run of this report takes (its headline runs have 5)
 # The runs this report would need and the project has not made (NotRun: each names its params.yaml entry).
+# The runs the same-batch diagnostics are logged in (params.yaml: their `log_realised_entropy_change` and OPEFO's
+# `log_gradient_cosine` switches); a run trained before the switch has no such column: NOT RUN, to be trained again.
 SAME_BATCH_RUNS = (
-    "runs `grpo_onpolicy_dh_check` and `opefo_dh_check` (as `grpo_onpolicy` and `opefo`, plus a logging switch "
-    "`log_realised_entropy_change: true` that the methods do not have yet: the mean token entropy of each update's own "
-    "batch under the policy before and after the optimizer step, beside the first-order dH of both eq. 6 forms)"
+    "the realised entropy change of each update on its own batch (`realised_entropy/change`: the mean token entropy "
+    "of the update's batch under the policy before and after the optimizer step) beside the first-order dH of both "
+    "eq. 6 forms (`entropy_flow/net`, `entropy_flow/net_expectation`), logged by the `log_realised_entropy_change` "
+    "switch, which params.yaml sets on `grpo_onpolicy`, `grpo_8updates`, `opefo` and `opefo_delta_h_expectation`: "
+    "their runs predate it and must be trained again"
 )
 GRADIENT_RUN = (
-    "run `opefo_grad_cosine` (as `opefo`, plus a logging switch `log_gradient_cosine: true` that the method does not "
-    "have yet: the cosine between OPEFO's reweighted policy gradient and the unweighted one, lambda* = 0, of the same "
-    "batch)"
+    "the cosine between OPEFO's reweighted policy gradient and the unweighted one (lambda* = 0) of the same batch "
+    "(`gradient_cosine/weighted_vs_unweighted`), logged by the `log_gradient_cosine` switch, which params.yaml sets on "
+    "`opefo` and `opefo_delta_h_expectation`: their runs predate it and must be trained again"
 )
+REALISED = "realised_entropy/change"
+REALISED_TOKENS = "realised_entropy/tokens"
+FLOW_EXPECTATION = FLOW + "net_expectation"  # eq. 6 as written, logged beside `net` by the same switch
+FLOW_FORMS = {"sampled": FLOW + "net", "expectation": FLOW_EXPECTATION}
+COSINE = "gradient_cosine/weighted_vs_unweighted"
 TOP_P_EVAL = (
     "a second evaluation of every table-1 run at the paper's decoding, top-p 0.7 and temperature 1.0 (sec. 6.1, "
     "`configs/opefo.yaml eval.top_p`), evaluation only: the testbed evaluates at top-p 1.0 (params.yaml `eval.top_p`)"
@@ -105,6 +114,10 @@ LENGTH_MARGIN = 1.0  # "longer": one more token (3% of the testbed's ~32-token a
 TRUNCATED = 0.05  # "controlled": fewer than 5% of completions cut at the length limit
 LAMBDA_MARGIN = 0.01  # lambda* in [-1, 1]: a change of 0.01 (1% of its half-range)
 NEGLIGIBLE = 0.05  # "negligible computational overhead": a step at most 5% slower than strict on-policy GRPO's
+TRACKS = 0.0  # "driven by": the realised change correlates positively with the first-order dH over updates ...
+TRACKS_MARGIN = 0.1  # ... by at least 0.1 (Pearson r)
+CLOSELY_TRACKS = 0.7  # "closely tracks": r of at least 0.7 (dH explains half the variance of the realised change)
+SAME_DIRECTION = 0.9  # "preserves the original optimization direction": cosine at least 0.9 (about 25 degrees)
 PAPER_RUNNER_UP = "Clip-Cov"  # table 1's second-best on Qwen2.5-Math-7B (50.7), named by the paper's own numbers
 
 
@@ -150,6 +163,35 @@ def between_batch_confound(history: pd.DataFrame) -> float:
     change = series.diff().shift(-1)
     joined = pd.concat([series, change], axis=1).dropna()
     return float(joined.corr().to_numpy()[0, 1])
+
+
+class NotLogged(NotTestable):
+    """A run's history lacks a diagnostic column that a params.yaml switch now logs: the run predates the switch."""
+
+
+def logged(history: pd.DataFrame, key: str) -> pd.Series:
+    """``column`` of a diagnostic, NotLogged when the run never logged it."""
+    if key not in history.columns or history[key].isna().all():
+        raise NotLogged(f"the training history has no '{key}'")
+    return column(history, key)
+
+
+def tracking_correlation(history: pd.DataFrame, flow: str) -> float:
+    """Pearson correlation over the optimizer steps of the realised change of the mean token entropy on each
+    step's own batch (``realised_entropy/change``) with the step's first-order dH per token (``flow``, a sum over
+    the step's tokens, over ``realised_entropy/tokens``): whether the first-order flow tracks the entropy change
+    of the batch it was computed on (scale-free: dH drops eta, and Adam rescales the step)."""
+    change = logged(history, REALISED)
+    predicted = logged(history, flow) / logged(history, REALISED_TOKENS)
+    joined = pd.concat([change, predicted], axis=1, join="inner").dropna()
+    if len(joined) < 3 or (joined.std() == 0).any():
+        raise NotTestable(f"fewer than 3 optimizer steps with a varying '{REALISED}' and '{flow}'")
+    return float(joined.corr().to_numpy()[0, 1])
+
+
+def mean_cosine(history: pd.DataFrame) -> float:
+    """Mean over the optimizer steps of the cosine between OPEFO's gradient and the unweighted one (``COSINE``)."""
+    return float(logged(history, COSINE).mean())
 
 
 def roughness(history: pd.DataFrame) -> float:
@@ -344,12 +386,38 @@ class Paper(PaperBase):
             f"entropy ends at {factors} of its start: a zero predicted change against a realised one outside x2 is "
             "what `zero_flow_flat_entropy` tests. The GRPO numbers are not a measurement of tracking: the flow's "
             "scale (eta dropped) is not the entropy's, and the rollout entropy of one batch against the next mixes "
-            "in batch composition (the `flow_tracks` parts give that confound per seed). The direct test, each "
-            "update's entropy on its own batch before and after the step against both forms' dH, is not run "
-            f"({SAME_BATCH_RUNS}); until then the divergence of the sampled form is not explained by a measured "
-            "mechanism: a finite-step (higher-order) effect and a systematic reweighting of confident tokens by "
-            "1 +- lambda* (review R3-O2) are both consistent with these numbers."
+            "in batch composition (the `flow_tracks` parts give that confound per seed). " + self._same_batch_sentence()
         ]
+
+    def _same_batch_sentence(self) -> str:
+        """The premise note's last sentence: the same-batch measurement's numbers (mean over seeds of the per-update
+        correlation of the realised change with dH, both eq. 6 forms, each run that logs it), or that it is not run."""
+        found = []
+        for run in (self.runs.grpo_onpolicy, *self._form_runs()):
+            try:
+                corr = {
+                    form: self.results.per_seed(run, lambda h, key=key: tracking_correlation(h, key)).mean()
+                    for form, key in FLOW_FORMS.items()
+                }
+                change = self.results.per_seed(run, lambda h: float(logged(h, REALISED).mean())).mean()
+            except NotTestable:  # NotLogged, or the run is absent
+                continue
+            found.append(
+                f"`{run}` r = {corr['sampled']:+.2f} (sampled form), {corr['expectation']:+.2f} (expectation form), "
+                f"mean realised change per update {change:+.2e}"
+            )
+        if not found:
+            return (
+                "The direct test, each update's entropy on its own batch before and after the step against both "
+                f"forms' dH, is not run ({SAME_BATCH_RUNS}); until then the divergence of the sampled form is not "
+                "explained by a measured mechanism: a finite-step (higher-order) effect and a systematic reweighting "
+                "of confident tokens by 1 +- lambda* (review R3-O2) are both consistent with these numbers."
+            )
+        return (
+            "The direct test, each update's entropy on its own batch before and after the step, correlated over the "
+            f"updates with its first-order dH per token (mean over seeds): {'; '.join(found)} (for OPEFO the dH is "
+            "the rescaled flow, which its own form cancels: r measures what is left of it)."
+        )
 
     def _lambda_note(self) -> list[str]:
         """R3-O7: lambda*'s size here against the paper's 0.001, and what the paper's 0.001 does on the testbed."""
@@ -535,11 +603,13 @@ class Paper(PaperBase):
                 quote="the evolution of policy entropy is driven by the cumulative token-level entropy changes",
                 source="sec. 4, fig. 2(a)-(b)",
                 paper_value="no number",
-                ours=f"the realised entropy change of each update of {run} on its own batch (before / after the "
-                "step) against its first-order dH, per seed",
+                ours=f"Pearson correlation over the updates of {run} of the realised change of the mean token "
+                f"entropy on each update's own batch (`{REALISED}`, before / after the step) with its first-order dH "
+                f"per token (`{FLOW}net` / `{REALISED_TOKENS}`, eq. 6 at the sampled token), per seed",
                 direction="greater",
-                margin=0.1,
-                compute=lambda run=run: self._same_batch_not_run(run),
+                margin=TRACKS_MARGIN,
+                reference=TRACKS,
+                compute=lambda run=run: self._same_batch(run, "sampled"),
                 null=None,
                 part_of=key,
             )
@@ -622,19 +692,31 @@ class Paper(PaperBase):
             universal=True,
             part_of=key,
         )
-        self.claim(
-            key="same_batch_tracking",
-            quote="this first-order approximation closely tracks the exact entropy change in practice",
-            source="sec. 3.3",
-            paper_value="no number",
-            ours="per update, the realised change of the mean token entropy on the update's own batch (before / "
-            "after the step) against the first-order dH of both eq. 6 forms, per seed",
-            direction="greater",
-            margin=0.1,
-            compute=lambda: self._same_batch_not_run(r.grpo_onpolicy),
-            null=None,
-            part_of=key,
-        )
+        for form, suffix in (("sampled", ""), ("expectation", "_expectation")):
+            self.claim(
+                key=f"same_batch_tracking{suffix}",
+                quote="this first-order approximation closely tracks the exact entropy change in practice",
+                source="sec. 3.3",
+                paper_value="no number",
+                ours=f"Pearson correlation over the updates of {r.grpo_onpolicy} of the realised change of the mean "
+                f"token entropy on each update's own batch (`{REALISED}`, before / after the step) with the "
+                f"first-order dH per token of eq. 6's {form} form (`{FLOW_FORMS[form]}` / `{REALISED_TOKENS}`), per "
+                f"seed; 'closely': r at least {CLOSELY_TRACKS}",
+                direction="greater",
+                margin=TRACKS_MARGIN,
+                reference=CLOSELY_TRACKS,
+                compute=lambda form=form: self._same_batch(r.grpo_onpolicy, form),
+                null=None,
+                part_of=key,
+            )
+
+    def _same_batch(self, run: str, form: str) -> Estimate:
+        """Per seed, ``tracking_correlation`` of ``run`` with eq. 6's ``form`` (``FLOW_FORMS``); NOT RUN while the
+        run's history predates the ``log_realised_entropy_change`` switch."""
+        try:
+            return self.single_run(run, lambda h: tracking_correlation(h, FLOW_FORMS[form]))
+        except NotLogged:
+            self._same_batch_not_run(run)
 
     def _same_batch_not_run(self, run: str):
         """NotRun for the same-batch test of dH against the realised entropy change; when ``run``'s history can show
@@ -648,10 +730,7 @@ class Paper(PaperBase):
             )
         except NotTestable:
             measured = ""
-        not_run(
-            f"{measured}the test needs the realised entropy change of each update on its own batch: {SAME_BATCH_RUNS}",
-            2 * SEEDS,
-        )
+        not_run(f"{measured}the test needs {SAME_BATCH_RUNS}", SEEDS)
 
     def _claims_sec6_2(self) -> None:
         r = self.runs
@@ -1134,7 +1213,8 @@ class Paper(PaperBase):
             paper_value="negligible (no number)",
             ours=f"mean wall time of an optimizer step of {r.opefo} / {r.grpo_onpolicy}'s, minus 1, per seed, at most "
             f"{NEGLIGIBLE:.0%} (TRL's `step_time`, generation included, so a run whose answers change length changes "
-            f"its time; caveats: the runs shared CPU machines with other jobs, and {r.grpo_onpolicy} also computes its "
+            f"its time; the time of the logging-only diagnostics, `timing/diagnostics_s`, is subtracted where logged; "
+            f"caveats: the runs shared CPU machines with other jobs, and {r.grpo_onpolicy} also computes its "
             "logged entropy flows (`log_entropy_flow`), OPEFO its own)",
             direction="less",
             margin=0.0,
@@ -1147,16 +1227,27 @@ class Paper(PaperBase):
             "without introducing auxiliary entropy bonuses.",
             source="sec. 5.2",
             paper_value="no number",
-            ours="cosine between OPEFO's reweighted policy gradient and the unweighted one of the same batch, per "
-            "update",
+            ours=f"mean over the updates of {r.opefo} of the cosine between its reweighted policy gradient and the "
+            f"unweighted one (lambda* = 0, strict on-policy GRPO's loss) of the same batch (`{COSINE}`, before Adam), "
+            f"per seed; 'preserves': at least {SAME_DIRECTION}",
             direction="greater",
             margin=0.0,
-            compute=lambda: not_run(
-                f"a non-uniform reweighting of the token gradients changes their sum's direction in general; the "
+            reference=SAME_DIRECTION,
+            compute=self._direction,
+            null=None,  # at lambda* = 0 the cosine is 1 by construction: no null run to compare
+        )
+
+    def _direction(self) -> Estimate:
+        """``preserves_direction``: per seed ``mean_cosine`` of ``opefo``; NOT RUN while its history predates the
+        ``log_gradient_cosine`` switch."""
+        try:
+            return self.single_run(self.runs.opefo, mean_cosine)
+        except NotLogged:
+            not_run(
+                "a non-uniform reweighting of the token gradients changes their sum's direction in general; the "
                 f"cosine needs {GRADIENT_RUN}",
                 SEEDS,
-            ),
-        )
+            )
 
     def _time_ratio(self, a: str, b: str) -> Estimate:
         """Per seed, ``a``'s mean step time over ``b``'s, minus 1 (the two runs checked to differ in the method)."""

@@ -372,10 +372,18 @@ def mean_over_training(history: pd.DataFrame, key: str) -> float:
     return float(column(history, key).mean())
 
 
+DIAGNOSTICS_TIME = "timing/diagnostics_s"  # the trainer's logged diagnostics' share of a step (none: 0)
+
+
 def step_time(history: pd.DataFrame) -> float:
     """Mean wall time of an optimizer step (s): TRL's ``step_time``, whose first step of each rollout batch carries
-    the generation, averaged over every step."""
-    return float(column(history, "step_time").mean())
+    the generation, averaged over every step, less the time of the trainer's logging-only diagnostics
+    (``timing/diagnostics_s``, when logged: ``log_realised_entropy_change``, ``log_gradient_cosine``)."""
+    times = column(history, "step_time")
+    if DIAGNOSTICS_TIME in history.columns:  # logged in the same row as the step's step_time
+        rows = history[history["step_time"].notna()]
+        times = rows["step_time"] - rows[DIAGNOSTICS_TIME].fillna(0.0)
+    return float(times.mean())
 
 
 def total_time(history: pd.DataFrame) -> float:
