@@ -64,9 +64,12 @@ class Gates:
         return self._cache[key]
 
     def _accuracy(self, run: str, seed: int) -> float:
+        """mean@n of one seed at the shared decoding: a run's health is its own, whichever paper's decoding a claim
+        reads."""
         from .results import ACCURACY
 
-        return float(self.results.eval_table(run, ACCURACY, [seed]).mean())
+        with self.results.at_decoding(None):
+            return float(self.results.eval_table(run, ACCURACY, [seed]).mean())
 
     def _base_known(self, seed: int) -> bool:
         return BASE_RUN in self.results.runs and seed in self.results.seeds_of(BASE_RUN)
