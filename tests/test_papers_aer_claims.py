@@ -12,7 +12,7 @@ from conftest import REPO
 from rlvr_lib.config import load_params
 from rlvr_lib.eval.passk import pass_at_k
 from rlvr_lib.papers.aer import Paper, min_gap, problem_level
-from rlvr_lib.papers.claims import NotTestable
+from rlvr_lib.papers.claims import NotRun, NotTestable
 from rlvr_lib.papers.quotes import find_quote
 
 
@@ -58,7 +58,9 @@ def test_conjunctions_are_judged_from_parts_quoted_from_them(paper):
     c3 = parts["c3_prevents_collapse_and_explosion"]
     assert {f"no_explosion_{run}" for run in r.tau_sweep} <= set(c3) and f"no_collapse_{r.aer}" in c3
     assert parts["aer_best_of_table2"] == ["aer_vs_c2c3", "aer_vs_c1", "aer_vs_grpo_table2", "aer_vs_fixed"]
-    assert parts["tau_sweet_spot"] == [*(f"tau_{run}" for run in r.tau_sweep), "tau_aer_tau_0_3"]
+    regimes = [run for run in r.tau_sweep if not 0.3 < paper.hparam(run, "tau") < 0.8]  # <= 0.3 and >= 0.8
+    assert parts["tau_sweet_spot"] == [f"tau_{run}" for run in regimes]
+    assert parts["tau_high_regime"] == ["tau_high_1_0", "tau_high_1_2"]
     assert parts["k50_aime24_mapped"] == [f"k50_mapped_vs_{o}" for o in (r.clip_higher, r.base, r.grpo)]
     keys = [c.key for c in claims]
     assert len(keys) == len(set(keys))
@@ -185,13 +187,34 @@ def test_c3_is_judged_per_seed_on_the_peak_with_grpo_in_its_place(paper):
     assert measures.entropy_retained(exploded_and_back) < measures.ENTROPY_FACTOR  # the end window hides it
 
 
-def test_an_idle_controller_fails_its_claims_and_tau_0_3_is_not_run(paper):
-    """R3-A5: claims on AER runs keep the `active` gate; tau 0.3 is NOT RUN with its cost."""
+def test_an_idle_controller_fails_its_claims_and_tau_0_3_is_a_sweep_run(paper):
+    """R3-A5: claims on AER runs keep the `active` gate; tau 0.3 is a run of the sweep (issue 33)."""
     claims = by_key(paper)
     for run in paper.runs.tau_sweep:
-        assert "active" in claims[f"tau_{run}"].requires
+        if f"tau_{run}" in claims:
+            assert "active" in claims[f"tau_{run}"].requires
         assert "active" in claims[f"no_collapse_{run}"].requires
     assert claims["tau_aer_tau_0_3"].parent == "tau_sweet_spot"
+
+
+def test_table_8s_taus_are_runs_and_their_claims_read_them(paper):
+    """Issue 33: table 8's tau 0.3, 0.5, 0.6, 1.0 and 1.2 are sweep runs (1.2 above eq. 10's (0, 1), as table 8);
+    the plateau and the high regime read them; a tau with no run is NOT RUN naming the run to add."""
+    taus = sorted(paper.hparam(run, "tau") for run in paper.runs.tau_sweep)
+    assert taus == [0.2, 0.3, 0.5, 0.6, 0.8, 1.0, 1.2]
+    assert paper._tau_run(1.2) == "aer_tau_1_2" and paper._tau_run(0.5) == "aer_tau_0_5"
+    with pytest.raises(NotRun, match="aer_tau_0_7") as missing:
+        paper._tau_run(0.7)
+    assert missing.value.cost == 3
+    claims = by_key(paper)
+    assert claims["tau_plateau"].direction == "equal"
+    assert claims["tau_high_1_2"].paper_effect == pytest.approx(0.01)  # 54.1 - 53.1 points
+    inflated = [c.key for c in claims.values() if c.parent == "tau_inflates_entropy"]
+    assert inflated == ["tau_entropy_aer_tau_0_8", "tau_entropy_aer_tau_1_0", "tau_entropy_aer_tau_1_2"]
+    computes = {c.key: compute for c, compute in paper._claims}
+    if not (REPO / "reports" / "eval" / "aer_tau_0_5").exists():
+        with pytest.raises(NotRun):
+            computes["tau_plateau"]()
 
 
 def test_margins_are_capped_where_the_paper_states_an_effect(paper):

@@ -84,7 +84,9 @@ class AER(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        tau: float = hparam(0.4, "eq. 10 reduction ratio: target entropy H* = tau * H_0 (table 3)")
+        tau: float = hparam(
+            0.4, "eq. 10 reduction ratio: target entropy H* = tau * H_0 (table 3); > 0 (table 8 runs up to 1.2)"
+        )
         rho: float = hparam(0.2, "eq. 9 pivot accuracy: prompts with g(q) < rho get the bonus (table 3)")
         eta: float = hparam(0.005, "eq. 11 step size of alpha (table 3)")
         alpha_init: float = hparam(0.0, "alpha_0: not given by the paper (docs/assumptions.md (aer))")
@@ -104,7 +106,8 @@ class AER(GRPO):
 
         def __post_init__(self) -> None:
             super().__post_init__()
-            require_between(self, "tau", 0.0, 1.0, low_open=True)
+            # eq. 10 says tau in (0, 1) (L140) but table 8 runs tau up to 1.2 (L429): any tau > 0
+            require_at_least(self, 0.0, "tau", strict=True)
             require_between(self, "rho", 0.0, 1.0)
             require_at_least(self, 0.0, "eta", "alpha_init")
             require_at_least(self, 0.0, "eps", strict=True)

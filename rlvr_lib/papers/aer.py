@@ -123,6 +123,7 @@ class Paper(PaperBase):
         idle = []
         for run in runs:
             try:
+                self.results.seed_histories(run)  # a run not trained yet is no idle run (NotRun)
                 failed = self.results.gates.failures([run], ("active",))
             except NotTestable:
                 continue
@@ -146,17 +147,22 @@ class Paper(PaperBase):
         return (
             f"A tau binds only above GRPO's lowest entropy, {lowest.min():.2f}-{lowest.max():.2f} H_0 over its "
             f"{len(lowest)} seeds: tau 0.3 (table 8's other under-reduction value) binds in "
-            f"{int((lowest < 0.3).sum())} of {len(lowest)}, tau 0.35 in {int((lowest < 0.35).sum())}; between that "
-            f"floor and the default {default:g} the sweep has no run (NOT RUN: `aer_tau_0_3`)."
+            f"{int((lowest < 0.3).sum())} of {len(lowest)}, tau 0.35 in {int((lowest < 0.35).sum())} (the sweep's "
+            f"runs between that floor and the default {default:g}: "
+            f"{', '.join(f'`{run}`' for run in self._taus_between(lowest.min(), default)) or 'none'})."
         )
 
-    def _tau_0_3_not_run(self) -> Estimate:
-        lowest = self._grpo_lowest()
+    def _taus_between(self, low: float, high: float) -> list[str]:
+        return [run for run in self.runs.tau_sweep if low < self.hparam(run, "tau") < high]
+
+    def _tau_run(self, value: float) -> str:
+        """The tau sweep's run at ``value`` (NotRun naming the run to add while params.yaml has none)."""
+        for run in self.runs.tau_sweep:
+            if math.isclose(self.hparam(run, "tau"), value):
+                return run
+        name = f"aer_tau_{value:g}".replace(".", "_")
         raise NotRun(
-            f"no AER run at tau 0.3 (`aer_tau_0_3`: {{method: aer, tau: 0.3}}); it would bind in "
-            f"{int((lowest < 0.3).sum())} of GRPO's {len(lowest)} seeds (GRPO's lowest entropy "
-            f"{lowest.min():.2f}-{lowest.max():.2f} H_0), where tau 0.2 binds in none",
-            3,
+            f"no AER run at tau {value:g} in papers.aer.runs.tau_sweep (`{name}`: {{method: aer, tau: {value:g}}})", 3
         )
 
     def _controller_notes(self) -> list[str]:
@@ -564,7 +570,8 @@ class Paper(PaperBase):
         seeds, paired, paired_raw = [], [], []
         for run in raw["run"]:
             seeds.append(len(self.results.seeds_of(run)))
-            if run in (aer, BASE_RUN) or run not in self.results.runs:
+            trained = not raw.loc[raw["run"] == run, "mark"].eq("not run").any() if "mark" in raw else True
+            if run in (aer, BASE_RUN) or run not in self.results.runs or not trained:
                 paired.append(MISSING)
                 paired_raw.append(math.nan)
                 continue
@@ -1145,8 +1152,12 @@ class Paper(PaperBase):
             "tau reduces entropy more (over-reduction), a high one preserves it",
             ours=f"mean@n of {r.aer} (tau {default_tau:g}) minus each other tau",
         )
+        # The sentence's two regimes: under-reduction at tau <= 0.3, over-preservation at tau >= 0.8 (the plateau
+        # values 0.5 and 0.6 have their own claim, tau_plateau).
         for run in r.tau_sweep:
             value = self.hparam(run, "tau")
+            if 0.3 < value < 0.8:
+                continue
             self.claim(
                 key=f"tau_{run}",
                 quote="*under-reduction* at $\\tau \\leq 0.3$"
@@ -1162,47 +1173,38 @@ class Paper(PaperBase):
                 part_of=tau,
             )
         self.claim(
-            key="tau_aer_tau_0_3",
-            quote="*under-reduction* at $\\tau \\leq 0.3$",
-            source="sec. 5.3, table 8",
-            paper_value=f"Avg. 55.4 (tau 0.4) vs {PAPER_TAU[0.3]} (tau 0.3)",
-            ours=f"mean@n of {r.aer} (tau {default_tau:g}) minus AER at tau 0.3",
-            direction="greater",
-            margin=ACCURACY_MARGIN,
-            compute=self._tau_0_3_not_run,
-            paper_effect=_points(PAPER_TAU[0.4] - PAPER_TAU[0.3]),
-            part_of=tau,
-        )
-        self.claim(
             key="tau_plateau",
             quote="with a mild plateau for $\\tau \\in [0.5, 0.6]$",
             source="sec. 5.3, table 8",
             paper_value="Avg. 54.8 (tau 0.5), 54.9 (tau 0.6)",
-            ours="mean@n at tau 0.5 minus at tau 0.6",
+            ours="mean@n at tau 0.5 minus at tau 0.6, per seed (a plateau: no material difference)",
             direction="equal",
             margin=ACCURACY_MARGIN,
-            compute=lambda: self._not_run(
-                "no AER runs at tau 0.5 or 0.6 (params.yaml's tau sweep: "
-                f"{[self.hparam(run, 'tau') for run in r.tau_sweep]}); to make: `aer_tau_0_5` {{method: aer, tau: "
-                "0.5}, `aer_tau_0_6` {method: aer, tau: 0.6}",
-                6,
-            ),
+            compute=lambda: self.compare(self._tau_run(0.5), self._tau_run(0.6), ACCURACY, ("method.tau",)),
         )
-        self.claim(
+        high = self.conjunction(
             key="tau_high_regime",
             quote="degrades as τ increases into the high-entropy regime ($\\tau \\geq 1.0$: 54.1/53.1)",
             source="App. C.4, table 8",
             paper_value="Avg. 54.1 (tau 1.0), 53.1 (tau 1.2) vs 55.4 (tau 0.4)",
-            ours=f"mean@n of {r.aer} minus runs at tau >= 1.0",
-            direction="greater",
-            margin=ACCURACY_MARGIN,
-            compute=lambda: self._not_run(
-                "no AER runs at tau >= 1.0; to make: `aer_tau_1_0` {method: aer, tau: 1.0}, and tau 1.2 once the "
-                "method's check tau in (0, 1] (rlvr_lib/methods/aer.py, not the paper's: its table 8 runs 1.2) allows "
-                "it",
-                6,
-            ),
+            ours=f"mean@n of {r.aer} (tau {default_tau:g}) minus tau 1.0, and tau 1.0 minus tau 1.2 (degrades as tau "
+            "increases)",
         )
+        for key, a, b in (("tau_high_1_0", default_tau, 1.0), ("tau_high_1_2", 1.0, 1.2)):
+            self.claim(
+                key=key,
+                quote="degrades as τ increases into the high-entropy regime",
+                source="App. C.4, table 8",
+                paper_value=f"Avg. {PAPER_TAU[a]} (tau {a:g}) vs {PAPER_TAU[b]} (tau {b:g})",
+                ours=f"mean@n at tau {a:g} minus at tau {b:g}, per seed",
+                direction="greater",
+                margin=ACCURACY_MARGIN,
+                compute=lambda a=a, b=b: self.compare(
+                    r.aer if a == default_tau else self._tau_run(a), self._tau_run(b), ACCURACY, ("method.tau",)
+                ),
+                paper_effect=_points(PAPER_TAU[a] - PAPER_TAU[b]),
+                part_of=high,
+            )
         self.claim(
             key="tau_per_benchmark",
             quote="On the hard splits (AIME2024/2025), moderate entropy reduction improves accuracy up to $\\tau=0.4$ "
@@ -1219,9 +1221,10 @@ class Paper(PaperBase):
             quote="Pushing τ too high inflates entropy beyond the useful range",
             source="sec. 5.3, table 8",
             paper_value="no numbers",
-            ours=f"entropy retained of each run with tau above {default_tau:g} minus {r.aer}'s",
+            ours=f"entropy retained of each run with tau >= 0.8 (the over-preservation regime) minus {r.aer}'s",
         )
-        higher = [run for run in r.tau_sweep if self.hparam(run, "tau") > default_tau]
+        # "too high": the over-preservation regime, tau >= 0.8 (sec. 5.3 adopts tau in [0.4, 0.6] as default)
+        higher = [run for run in r.tau_sweep if self.hparam(run, "tau") >= 0.8]
         for run in higher:
             self.claim(
                 key=f"tau_entropy_{run}",
@@ -1244,10 +1247,10 @@ class Paper(PaperBase):
                 quote="inflates entropy",
                 source="sec. 5.3, table 8",
                 paper_value="higher entropy (no number)",
-                ours=f"entropy retained of a run with tau above {default_tau:g} minus {r.aer}",
+                ours=f"entropy retained of a run with tau >= 0.8 minus {r.aer}",
                 direction="greater",
                 margin=ENTROPY_MARGIN,
-                compute=lambda: unavailable(f"budget: no run with tau above {default_tau:g}"),
+                compute=lambda: unavailable("budget: no run with tau >= 0.8"),
                 part_of=inflate,
             )
         band = self.conjunction(
@@ -1584,9 +1587,13 @@ class Paper(PaperBase):
         rows = sorted({run: self.hparam(run, name) for run in [*runs, self.runs.aer]}.items(), key=lambda x: x[1])
         raw_rows, shown_rows = [], []
         for run, value in rows:
-            acc, low, high = self.results.eval_summary(run, ACCURACY)
-            retained = self.results.per_seed(run, log_entropy_retained).mean()
-            mark = self._run_mark(run)
+            try:
+                acc, low, high = self.results.eval_summary(run, ACCURACY)
+                retained = self.results.per_seed(run, log_entropy_retained).mean()
+                mark = self._run_mark(run)
+            except NotRun:  # a sweep run not trained yet: its row says so
+                acc = low = high = retained = math.nan
+                mark = "not run"
             raw_rows.append(
                 {
                     name: value,
@@ -1630,7 +1637,7 @@ class Paper(PaperBase):
             label="testbed (mean@n, 95% interval)",
             **aer_style.points(),
         )
-        for _, row in raw[raw["mark"] != ""].iterrows():
+        for _, row in raw[(raw["mark"] != "") & raw["accuracy"].notna()].iterrows():
             ours.annotate(row["mark"], (row[name], row["accuracy"]), textcoords="offset points", xytext=(4, 4))
         ours.set_ylabel("pass@1 on the testbed (fraction)")
         plots.panel_title(ours, "(a) testbed")
@@ -1649,10 +1656,11 @@ class Paper(PaperBase):
             heading,
             f"sweep_{name}",
             fig,
-            f"The table as a plot: (a) the testbed's mean@n at its {len(raw)} values of {name} (idle and diverged "
-            f"runs marked), (b) the paper's Avg. pass@1 at its {len(paper)}, each on its own scale. With this few "
-            "points, an idle run (GRPO) and a diverged one among them, the panels are no test of the paper's curve: "
-            "the claims compare the runs pairwise.",
+            f"The table as a plot: (a) the testbed's mean@n at its {int(raw['accuracy'].notna().sum())} trained values "
+            f"of {name} (idle and diverged runs marked), (b) the paper's Avg. pass@1 at its {len(paper)}, each on "
+            "its own scale. Idle runs are GRPO "
+            "and diverged ones fail the `healthy` gate, so the panels are no test of the paper's curve: the claims "
+            "compare the runs pairwise.",
         )
         return pd.DataFrame(shown_rows)
 

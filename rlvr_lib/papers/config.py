@@ -317,7 +317,15 @@ class AerRuns:
     tau_sweep: list[str] = role(
         "aer",
         help="table 8: AER with other tau (the aer run is tau's default)",
-        factory=lambda: ["aer_tau_0_2", "aer_tau_0_8"],
+        factory=lambda: [
+            "aer_tau_0_2",
+            "aer_tau_0_3",
+            "aer_tau_0_5",
+            "aer_tau_0_6",
+            "aer_tau_0_8",
+            "aer_tau_1_0",
+            "aer_tau_1_2",
+        ],
     )
     rho_sweep: list[str] = role(
         "aer",
