@@ -67,6 +67,7 @@ class ErpoRuns:
             "erpo_no_bucket_norm",
             "erpo_no_implicit_progress",
             "erpo_no_outcome_anchor",
+            "erpo_no_group_norm",
         ],
     )
     sensitivity: list[str] = role(
