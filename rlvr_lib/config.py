@@ -58,7 +58,9 @@ RESERVED_RUN_KEYS = ("method", "train", "train_data", "seeds")
 MAX_SEED = 2**32 - 1  # numpy.random.seed accepts 0 .. 2**32 - 1
 TESTBED_BENCHMARK = "testbed"  # the eval set of data.source: testbed (data/generated/eval_testbed.jsonl)
 FULL_SET = "full"  # data/generated/train.jsonl, the data stage's training set
-FILTERED_SETS = ("erpo", "tepo")  # the filter_data stage's sets, data/filtered/<name>.jsonl (rlvr_lib.data_filters)
+# the filter_data stage's sets, data/filtered/<name>.jsonl (rlvr_lib.data_filters); LEVEL_SETS keep levels only
+LEVEL_SETS = ("aer_easy", "aer_hard")
+FILTERED_SETS = ("erpo", "tepo", *LEVEL_SETS)
 
 
 # ----------------------------------------------------------------------------- testbed
@@ -393,12 +395,34 @@ def _or(value: Any, default: Any) -> Any:
 
 
 @dataclass
+class LevelFilterConfig:
+    """params.yaml ``data_filters.aer_easy`` / ``aer_hard``: a training set of the problems at ``levels`` only (no
+    other rule). aer.txt sec. 3, fig. 2(a, b) trains GRPO with fixed entropy coefficients on an easy set (GSM8K) and
+    on a hard one (AIME + AMC, footnote 1); the testbed's analogues are its easiest and its hardest level
+    (docs/assumptions.md, "Training-set filters")."""
+
+    enabled: bool = setting(False, "build data/filtered/<name>.jsonl (a run trains on it with `train_data: <name>`)")
+    levels: list[int] = setting(help="the levels kept", factory=list)
+
+    def __post_init__(self) -> None:
+        require(bool(self.levels) or not self.enabled, "levels", "must name at least one level when enabled")
+
+
+@dataclass
 class DataFiltersConfig:
     """params.yaml ``data_filters``: the papers' training-set filters, one set each (the filter_data stage)."""
 
     erpo: ErpoFilterConfig = setting(help="erpo.txt: levels and solution length", factory=ErpoFilterConfig)
     tepo: TepoFilterConfig = setting(
         help="tepo.txt / DAPO: no all-correct or all-wrong groups", factory=TepoFilterConfig
+    )
+    aer_easy: LevelFilterConfig = setting(
+        help="aer.txt fig. 2(a): the easy training set (GSM8K there; the testbed's easiest level)",
+        factory=lambda: LevelFilterConfig(levels=[1]),
+    )
+    aer_hard: LevelFilterConfig = setting(
+        help="aer.txt fig. 2(b): the hard training set (AIME + AMC there; the testbed's hardest level)",
+        factory=lambda: LevelFilterConfig(levels=[3]),
     )
 
 

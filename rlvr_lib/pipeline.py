@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import FILTERED_SETS, FULL_SET, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
+from .config import FILTERED_SETS, FULL_SET, LEVEL_SETS, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
 from .progress import in_dvc_stage, use_text_progress_bars
 from .readers import read_json
 from .records import RowCheck, check_problems, prompt_fits, read_problems
@@ -235,6 +235,9 @@ def stage_filter_data(params: Params, seed: int | None = None) -> dict[str, Any]
         sets["erpo"], summary["sets"]["erpo"] = _erpo_set(params, records, tokenizer)
     if cfg.tepo.enabled:
         sets["tepo"], summary["sets"]["tepo"] = _tepo_set(params, records, model, tokenizer, seed)
+    for name in LEVEL_SETS:
+        if getattr(cfg, name).enabled:
+            sets[name], summary["sets"][name] = _level_set(records, getattr(cfg, name).levels, name)
     for name in sets:
         summary["sets"][name]["file"] = str(training_data_file(name, seed))
     with staging_dir(".", f"filter_data_{seed}") as staged:
@@ -256,6 +259,18 @@ def _by_level(rows: list[dict[str, Any]]) -> dict[str, int]:
     from .data_filters import count_by
 
     return count_by(rows, lambda r: r.get("level"))
+
+
+def _level_set(records: list[dict], levels: list[int], name: str) -> tuple[list[dict], dict[str, Any]]:
+    """A levels-only set (AER's fig. 2 easy / hard sets, ``data_filters.level_filter``) and its report entry."""
+    from . import data_filters as filters
+
+    kept, counts = filters.level_filter(records, levels, name)
+    return kept, {
+        "settings": {"levels": list(levels)},
+        "counts": counts,
+        "by_level": {"input": _by_level(records), "kept": _by_level(kept)},
+    }
 
 
 def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict], dict[str, Any]]:

@@ -177,6 +177,11 @@ def test_ablations():
     assert fixed.alpha == 0.01
     with pytest.raises(ValueError, match="alpha_init"):
         build_method("aer", {"adaptive_alpha": False})
+    # fig. 2's coefficient 0: both components off and alpha 0 is GRPO (the loss adds nothing)
+    zero = build_method("aer", {"adaptive_alpha": False, "difficulty_aware": False, "alpha_init": 0.0})
+    zero.rollout(rb)
+    zero.on_optimizer_step()
+    assert zero.alpha == 0.0
 
 
 def test_accuracy_source():

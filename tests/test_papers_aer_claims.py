@@ -161,6 +161,37 @@ def test_fig2_and_the_intro_claim_are_tested_on_the_coefficient_runs(paper):
     assert claims["small_coefficient_collapses"].parent == "coefficient_sensitivity"
 
 
+def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
+    """Issue 33: fig. 2(a, b) trains the fixed coefficient 0 / 0.01 / 0.1 on the easiest / the hardest level only
+    (one change, the coefficient: 0 is AER with both components off, i.e. GRPO) and reads the eval problems of that
+    level; a planted result on the other levels is not read."""
+    r = paper.runs
+    claims = by_key(paper)
+    for runs, level in ((r.fig2_easy, [1]), (r.fig2_hard, [3])):
+        assert [paper.hparam(run, "alpha_init") for run in runs] == [0.0, 0.01, 0.1]
+        assert all(paper._levels(run) == level for run in runs)
+    assert [c.key for c in claims.values() if c.parent == "fig2_hard_set"] == ["fig2_hard_accuracy", "fig2_hard_length"]
+    assert claims["fig2_easy_set"].direction == "less" and claims["fig2_hard_accuracy"].direction == "greater"
+    for key in ("fig2_hard_accuracy", "fig2_easy_set"):
+        assert claims[key].null is None and "active" not in claims[key].requires  # coefficient 0 has no alpha
+    big = [c.key for c in claims.values() if c.parent == "fig2_large_coefficient"]
+    assert {"fig2_large_accuracy_easy", "fig2_large_accuracy_hard"} <= set(big)
+    uids = ["L1-a", "L3-b", "L3-c", "L2-d"]
+    tables = {  # (seeds, problems) mean@n: the 0.01 run gains 0.2 on level 3 and loses on levels 1-2 (not read)
+        r.fig2_hard[0]: [[0.9, 0.2, 0.4, 0.5], [0.8, 0.3, 0.3, 0.5], [0.9, 0.1, 0.5, 0.5]],
+        r.fig2_hard[1]: [[0.1, 0.4, 0.6, 0.0], [0.1, 0.5, 0.5, 0.0], [0.1, 0.3, 0.7, 0.0]],
+    }
+    checked = []
+    monkeypatch.setattr(paper.results, "check", lambda a, b, differs_in: checked.append(differs_in))
+    monkeypatch.setattr(paper.results, "uids", lambda run: uids)
+    monkeypatch.setattr(paper.results, "common_seeds", lambda *runs: [0, 1, 2])
+    monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds: np.asarray(tables[run]))
+    d = paper._on_level(r.fig2_hard[1], r.fig2_hard[0], "accuracy")
+    assert d.value == pytest.approx(0.2) and checked == [("method.alpha_init",)]
+    with pytest.raises(ValueError, match="one level set"):
+        paper._on_level(r.fig2_hard[1], r.fig2_easy[0], "accuracy")
+
+
 def test_initial_entropy_is_tested_per_factor(paper):
     """R3-A3: temperature and dataset from existing runs, the base model with its reason."""
     claims = by_key(paper)
