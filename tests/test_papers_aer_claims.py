@@ -320,6 +320,16 @@ def test_missing_claims_are_declared(paper):
     assert claims["grpo_entropy_monotone"].universal
     assert "continuously_improve" in claims
     assert any(k.startswith("rho_many_hard_") for k in claims)
+    # issue 33 item 5: the three sentences, quoted whole (verbatim: tests/test_papers_claims.py), on existing runs
+    assert claims["coefficient_sensitivity"].quote == (
+        "Small coefficients cannot prevent entropy collapse, whereas excessively large coefficients may induce "
+        "entropy explosion"
+    )
+    assert (
+        claims["grpo_entropy_monotone"].quote
+        == "policy entropy decreases monotonically without any entropy intervention"
+    )
+    assert claims["rho_many_hard_aer_rho_1"].quote == "an overly large ρ makes many questions “hard,”"
     falling = history([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1])
     assert largest_rise_between_fifths(falling) < 0
     rising = history([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.6, 0.7])
