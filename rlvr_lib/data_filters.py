@@ -3,9 +3,6 @@
 - ERPO (erpo.txt sec. 5.1, L257: "filtering problems with difficulty levels 3 to 5"; App. A.3, L377: "we filtered
   out samples where the reference solutions exceeded 10% of the maximum output length"): ``erpo_filter``, built
   on ``rlvr_lib.data``'s ``filter_by_level`` and ``filter_by_solution_length`` (the real-file filters).
-- AER (aer.txt sec. 3, fig. 2(a, b): GRPO with fixed entropy coefficients "on mathematical datasets of different
-  difficulty levels", GSM8K and AIME + AMC): ``level_filter``, a set of chosen testbed levels only (``aer_easy``:
-  the easiest, ``aer_hard``: the hardest).
 - TEPO (tepo.txt sec. 4.1, L212: "we removed prompts whose sampled responses were all correct or all wrong,
   following (Yu et al., 2025)", DAPO's dynamic sampling): ``group_outcome_filter`` on the correctness of sampled
   groups (``sample_correctness``). The paper drops groups online, at every rollout of the current policy; the
@@ -23,7 +20,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import data
-from .config import LEVEL_SETS
 
 Row = dict[str, Any]
 ERPO_PAPER_FRACTION = 0.1  # App. A.3: "10% of the maximum output length"
@@ -62,13 +58,6 @@ def erpo_filter(
         kept, f"ERPO's solution-length rule (at most {fraction:g} x {max_length} = {fraction * max_length:g} tokens)"
     )
     return kept, {"input": len(rows), "levels": len(at_levels), "solution_length": len(kept)}
-
-
-def level_filter(rows: list[Row], levels: Sequence[int], name: str) -> tuple[list[Row], dict[str, int]]:
-    """The rows at ``levels`` (input order), nothing else: AER's fig. 2 easy / hard training sets (aer.txt sec. 3;
-    ``name`` for the error). Returns (kept rows, counts ``{"input", "levels"}``)."""
-    kept = require_rows(data.filter_by_level(rows, levels), f"the {name} set's level rule (levels {list(levels)})")
-    return kept, {"input": len(rows), "levels": len(kept)}
 
 
 def kept_at_fractions(lengths: Sequence[int], max_length: int, fractions: Sequence[float]) -> dict[float, int]:
@@ -217,24 +206,6 @@ def report_markdown(summary: dict[str, Any]) -> str:
         ]
         for name, split in tepo["breakdowns"].items():
             lines += _breakdown(name, split["input"], split["kept"])
-    for name in LEVEL_SETS:
-        if (level_set := summary["sets"].get(name)) is not None:
-            lines += [
-                "",
-                f"## AER fig. 2: levels {level_set['settings']['levels']} only -> `{level_set['file']}`",
-                "",
-                'aer.txt sec. 3 (fig. 2(a, b)): GRPO with fixed entropy coefficients "on mathematical datasets of '
-                "different difficulty levels\" (an easy one, GSM8K, and a hard one, AIME + AMC); the testbed's "
-                "analogue: one of its levels.",
-                "",
-                *_table(
-                    ["rule", "problems left"],
-                    [
-                        ("training set", level_set["counts"]["input"]),
-                        (f"levels {level_set['settings']['levels']}", level_set["counts"]["levels"]),
-                    ],
-                ),
-            ]
     if summary["not_built"]:
         lines += ["", f"Not built (data_filters.<set>.enabled is false): {', '.join(summary['not_built'])}."]
     return "\n".join(lines) + "\n"

@@ -178,16 +178,29 @@ def filtered_dir(seed: int) -> Path:
 
 
 def training_data_file(train_data: str = FULL_SET, seed: int = 0) -> Path:
-    """The file of a run's ``train_data``: ``full`` is the data stage's set, any other name training seed
-    ``seed``'s filter_data set."""
-    return DATA_DIR / "train.jsonl" if train_data == FULL_SET else filtered_dir(seed) / f"{train_data}.jsonl"
+    """The file of a run's ``train_data``: ``full`` and a levels-only set (``LEVEL_SETS``, selected from it) read
+    the data stage's set, any other name training seed ``seed``'s filter_data set."""
+    full = train_data in (FULL_SET, *LEVEL_SETS)
+    return DATA_DIR / "train.jsonl" if full else filtered_dir(seed) / f"{train_data}.jsonl"
 
 
-def training_records(train_data: str = FULL_SET, seed: int = 0, check: RowCheck | None = None) -> list[dict[str, Any]]:
-    """The problems of training set ``train_data`` (``training_data_file``), each also passing ``check``."""
-    stage = "data" if train_data == FULL_SET else f"filter_data@{seed}"
+def training_records(
+    train_data: str = FULL_SET, seed: int = 0, check: RowCheck | None = None, *, levels: list[int] | None = None
+) -> list[dict[str, Any]]:
+    """The problems of training set ``train_data`` (``training_data_file``), each also passing ``check``; a
+    levels-only set (``LEVEL_SETS``) keeps the full set's problems at ``levels`` (params.yaml ``level_sets``)."""
+    stage = "data" if train_data in (FULL_SET, *LEVEL_SETS) else f"filter_data@{seed}"
     hint = f"run the {stage} stage first (`dvc repro {stage}`)"
-    return read_problems(training_data_file(train_data, seed), hint=hint, check=check)
+    records = read_problems(training_data_file(train_data, seed), hint=hint, check=check)
+    if train_data not in LEVEL_SETS:
+        return records
+    # selected here (a train stage's code), not in rlvr_lib.data_filters (the filter_data stage's)
+    if not levels:
+        raise ValueError(f"the levels-only set '{train_data}' needs its levels (params.yaml level_sets.{train_data})")
+    kept = [r for r in records if r.get("level") in set(levels)]
+    if not kept:
+        raise ValueError(f"the levels-only set '{train_data}' (levels {levels}) leaves no training problem")
+    return kept
 
 
 def eval_sets(check_for: Callable[[str], RowCheck | None] | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -235,9 +248,6 @@ def stage_filter_data(params: Params, seed: int | None = None) -> dict[str, Any]
         sets["erpo"], summary["sets"]["erpo"] = _erpo_set(params, records, tokenizer)
     if cfg.tepo.enabled:
         sets["tepo"], summary["sets"]["tepo"] = _tepo_set(params, records, model, tokenizer, seed)
-    for name in LEVEL_SETS:
-        if getattr(cfg, name).enabled:
-            sets[name], summary["sets"][name] = _level_set(records, getattr(cfg, name).levels, name)
     for name in sets:
         summary["sets"][name]["file"] = str(training_data_file(name, seed))
     with staging_dir(".", f"filter_data_{seed}") as staged:
@@ -259,18 +269,6 @@ def _by_level(rows: list[dict[str, Any]]) -> dict[str, int]:
     from .data_filters import count_by
 
     return count_by(rows, lambda r: r.get("level"))
-
-
-def _level_set(records: list[dict], levels: list[int], name: str) -> tuple[list[dict], dict[str, Any]]:
-    """A levels-only set (AER's fig. 2 easy / hard sets, ``data_filters.level_filter``) and its report entry."""
-    from . import data_filters as filters
-
-    kept, counts = filters.level_filter(records, levels, name)
-    return kept, {
-        "settings": {"levels": list(levels)},
-        "counts": counts,
-        "by_level": {"input": _by_level(records), "kept": _by_level(kept)},
-    }
 
 
 def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict], dict[str, Any]]:
@@ -419,8 +417,12 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     work = PARTIAL_RUNS_DIR / folder
     training.grpo_config(cfg, work)  # TRL's own checks
     model_path = base_model_path(params, seed)
+    levels = getattr(params.level_sets, spec.train_data).levels if spec.train_data in LEVEL_SETS else None
     records = training_records(
-        spec.train_data, seed, prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length")
+        spec.train_data,
+        seed,
+        prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length"),
+        levels=levels,
     )
     if len(records) < cfg.rollout_prompts:
         raise ValueError(
@@ -435,6 +437,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         "model": model_path,
         "model_files": folder_digest(model_path),
         "train_data": spec.train_data,
+        **({"levels": levels} if levels else {}),
         "data": file_digest(training_data_file(spec.train_data, seed)),
     }
     from accelerate import PartialState

@@ -151,8 +151,7 @@ def test_filter_data_stage_writes_the_enabled_sets_and_the_report(testbed_repo):
         and set(kept[0]) == {"prompt", "answer", "level", "uid"}
     )
     assert summary["sets"]["erpo"]["counts"] == {"input": 30, "levels": 20, "solution_length": 20}
-    assert summary["not_built"] == ["tepo", "aer_easy", "aer_hard"]
-    assert not (root / "data/filtered/seed0/tepo.jsonl").exists()
+    assert summary["not_built"] == ["tepo"] and not (root / "data/filtered/seed0/tepo.jsonl").exists()
     index = json.loads((root / "data/filtered/seed0/index.json").read_text())
     assert index["erpo"]["rows"] == 20
     readme = (root / "reports/data_filters/seed0/README.md").read_text()
@@ -161,26 +160,19 @@ def test_filter_data_stage_writes_the_enabled_sets_and_the_report(testbed_repo):
     assert pipeline.training_records("erpo") == kept
 
 
-def test_level_filter_keeps_the_levels_only():
-    kept, counts = filters.level_filter(ROWS, [3], "aer_hard")
-    assert [r["level"] for r in kept] == [r["level"] for r in ROWS if r["level"] == 3]
-    assert counts == {"input": len(ROWS), "levels": len(kept)}
-    with pytest.raises(ValueError, match="aer_easy set's level rule .* leaves no training problem"):
-        filters.level_filter(ROWS, [9], "aer_easy")
-
-
-def test_filter_data_stage_writes_aers_level_sets(testbed_repo):
-    """AER fig. 2's easy / hard sets: the easiest and the hardest level only (data_filters.aer_easy / aer_hard)."""
+def test_a_levels_only_set_is_selected_from_the_full_set_when_a_run_trains(testbed_repo):
+    """AER fig. 2's easy / hard sets (params.yaml level_sets): the full set's problems at the levels, no filter_data
+    stage (its sets and the runs on them stay as they are)."""
     root, write = testbed_repo
-    params = write({"aer_easy": {"enabled": True, "levels": [1]}, "aer_hard": {"enabled": True, "levels": [3]}})
-    summary = pipeline.stage_filter_data(params)
+    params = write({})
+    assert params.level_sets.aer_easy.levels == [1] and params.level_sets.aer_hard.levels == [3]
     for name, level in (("aer_easy", 1), ("aer_hard", 3)):
-        kept = pipeline.training_records(name)
+        kept = pipeline.training_records(name, levels=[level])
         assert len(kept) == 10 and {r["level"] for r in kept} == {level}
-        assert summary["sets"][name]["counts"] == {"input": 30, "levels": 10}
-    assert summary["not_built"] == ["erpo", "tepo"]
-    readme = (root / "reports/data_filters/seed0/README.md").read_text()
-    assert "## AER fig. 2: levels [3] only" in readme and "| levels [1] | 10 |" in readme
+        assert pipeline.training_data_file(name) == pipeline.training_data_file("full")
+    with pytest.raises(ValueError, match="needs its levels"):
+        pipeline.training_records("aer_easy")
+    assert not (root / "data/filtered").exists()
 
 
 def test_filter_data_stage_stops_on_an_empty_set_and_keeps_the_previous_outputs(testbed_repo):

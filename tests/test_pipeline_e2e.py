@@ -125,7 +125,7 @@ def test_filter_stage_builds_each_set_and_runs_train_on_theirs(smoke_repo):
         folder, report = root / f"data/filtered/seed{seed}", root / f"reports/data_filters/seed{seed}"
         index = json.loads((folder / "index.json").read_text())
         summary = json.loads((report / "filters.json").read_text())
-        assert set(index) == {"erpo", "tepo", "aer_easy", "aer_hard"} and summary["not_built"] == []
+        assert set(index) == {"erpo", "tepo"} and summary["not_built"] == []
         for name in index:
             rows = [json.loads(line) for line in (folder / f"{name}.jsonl").read_text().splitlines()]
             assert 0 < len(rows) == index[name]["rows"] < len(train) and all(r in train for r in rows), name

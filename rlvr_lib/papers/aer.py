@@ -518,8 +518,10 @@ class Paper(PaperBase):
     def _levels(self, run: str) -> list[int]:
         if run == FIG2_NONE:
             raise NotRun("papers.aer.runs.fig2_easy / fig2_hard name no runs here (a reduced protocol)", 18)
-        spec = self.params.runs[run]
-        cfg = getattr(self.params.data_filters, spec.train_data, None)
+        spec = self.params.runs[run]  # a levels-only set (params.yaml level_sets) or a filter_data set with levels
+        cfg = getattr(self.params.level_sets, spec.train_data, None) or getattr(
+            self.params.data_filters, spec.train_data, None
+        )
         return list(getattr(cfg, "levels", []) or [])
 
     def _on_level(self, a: str, b: str, metric: str) -> Estimate:
