@@ -60,6 +60,8 @@ MAX_SEED = 2**32 - 1  # numpy.random.seed accepts 0 .. 2**32 - 1
 TESTBED_BENCHMARK = "testbed"  # the eval set of data.source: testbed (data/generated/eval_testbed.jsonl)
 FULL_SET = "full"  # data/generated/train.jsonl, the data stage's training set
 FILTERED_SETS = ("erpo", "tepo")  # the filter_data stage's sets, data/filtered/<name>.jsonl (rlvr_lib.data_filters)
+# levels-only sets, selected from the full set when a run trains (params.yaml `level_sets`; no filter_data stage)
+LEVEL_SETS = ("aer_easy", "aer_hard")
 
 
 # ----------------------------------------------------------------------------- testbed
@@ -394,6 +396,34 @@ def _or(value: Any, default: Any) -> Any:
 
 
 @dataclass
+class LevelSetConfig:
+    """params.yaml ``level_sets.<name>``: a training set of the full set's problems at ``levels`` only (no other
+    rule), selected when a run with ``train_data: <name>`` trains (``rlvr_lib.data_filters.level_filter``)."""
+
+    levels: list[int] = setting(help="the levels kept", factory=list)
+
+    def __post_init__(self) -> None:
+        require(bool(self.levels), "levels", "must name at least one level")
+
+
+@dataclass
+class LevelSetsConfig:
+    """params.yaml ``level_sets``: aer.txt sec. 3, fig. 2(a, b) trains GRPO with fixed entropy coefficients on an
+    easy set (GSM8K) and on a hard one (AIME + AMC, footnote 1); the testbed's analogues are its easiest and its
+    hardest level (docs/assumptions.md, "Training-set filters"). Selected from data/generated/train.jsonl at training
+    time, so the filter_data stage (and every run on its sets) is untouched."""
+
+    aer_easy: LevelSetConfig = setting(
+        help="aer.txt fig. 2(a): the easy training set (GSM8K there; the testbed's easiest level)",
+        factory=lambda: LevelSetConfig(levels=[1]),
+    )
+    aer_hard: LevelSetConfig = setting(
+        help="aer.txt fig. 2(b): the hard training set (AIME + AMC there; the testbed's hardest level)",
+        factory=lambda: LevelSetConfig(levels=[3]),
+    )
+
+
+@dataclass
 class DataFiltersConfig:
     """params.yaml ``data_filters``: the papers' training-set filters, one set each (the filter_data stage)."""
 
@@ -502,8 +532,8 @@ class RunSpec:
     The entry's key names the run; reserved keys inside it: ``method`` (the registered method, default: the key
     itself, so ablations like ``opefo_static: {method: opefo, lambda_mode: static}`` need no code) and ``train``
     (overrides of the shared ``train`` section for this run) and ``train_data`` (its training set: ``full``, the
-    default, or a set of the filter_data stage, ``FILTERED_SETS``) and ``seeds`` (its training seeds, default the
-    top-level ``seeds``). Every other key is a method hyperparameter.
+    default, a set of the filter_data stage, ``FILTERED_SETS``, or a levels-only set, ``LEVEL_SETS``) and
+    ``seeds`` (its training seeds, default the top-level ``seeds``). Every other key is a method hyperparameter.
     """
 
     name: str
@@ -526,6 +556,7 @@ class Params:
     eval: EvalConfig
     testbed_properties: PropertiesConfig
     data_filters: DataFiltersConfig = dataclasses.field(default_factory=DataFiltersConfig)
+    level_sets: LevelSetsConfig = dataclasses.field(default_factory=LevelSetsConfig)
     papers: Any = None  # rlvr_lib.papers.config.PapersConfig, or None without a `papers` section
 
     def testbed_build(self, policy_seed: int) -> TestbedConfig:
@@ -569,6 +600,7 @@ class _TopLevel:
     seeds: list[Seed] = dataclasses.field(default_factory=lambda: [0])
     data: dict[str, Any] | None = None
     data_filters: dict[str, Any] | None = None
+    level_sets: dict[str, Any] | None = None
     model: dict[str, Any] | None = None
     train: dict[str, Any] | None = None
     methods: dict[str, Any] | None = None
@@ -654,7 +686,7 @@ def parse_profile(raw: dict[str, Any], prefix: str, *, check_methods: bool) -> P
             raise ValueError(f"{err} (with the shared train settings of the {prefix} profile: {at('train')})") from None
     data_filters = build(DataFiltersConfig, top.data_filters, at("data_filters"))
     for name, spec in runs.items():
-        if spec.train_data != FULL_SET and not getattr(data_filters, spec.train_data).enabled:
+        if spec.train_data in FILTERED_SETS and not getattr(data_filters, spec.train_data).enabled:
             raise ValueError(
                 f"methods.{name}.train_data: the '{spec.train_data}' set is not built; set "
                 f"{at('data_filters')}.{spec.train_data}.enabled: true in params.yaml"
@@ -696,6 +728,7 @@ def parse_profile(raw: dict[str, Any], prefix: str, *, check_methods: bool) -> P
         eval=evaluation,
         testbed_properties=properties,
         data_filters=data_filters,
+        level_sets=build(LevelSetsConfig, top.level_sets, at("level_sets")),
         papers=papers,
     )
 
@@ -744,10 +777,11 @@ def parse_run(
         raise ValueError(f"{path}.train.seed: {SEED_KEY_MESSAGE}")
     train = build(TrainConfig, {**shared_train, **overrides}, f"{path}.train")
     train_data = entry.get("train_data", FULL_SET)
-    if train_data not in (FULL_SET, *FILTERED_SETS):
+    if train_data not in (FULL_SET, *FILTERED_SETS, *LEVEL_SETS):
         raise ValueError(
             f"{path}.train_data: unknown training set {train_data!r}; valid: '{FULL_SET}' (data/generated/train.jsonl, "
-            f"the default) or a set of the filter_data stage ({', '.join(FILTERED_SETS)}: data/filtered/<name>.jsonl)"
+            f"the default), a set of the filter_data stage ({', '.join(FILTERED_SETS)}: data/filtered/<name>.jsonl) "
+            f"or a levels-only set ({', '.join(LEVEL_SETS)}: params.yaml level_sets)"
         )
     seeds = check_seeds(entry.get("seeds", default_seeds or [0]), f"{path}.seeds")
     if check_method:

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from .config import FULL_SET, Params, load_params, parse_params, read_yaml
+from .config import FULL_SET, LEVEL_SETS, Params, load_params, parse_params, read_yaml
 from .papers import dvc_stages as paper_stages
 from .papers.config import decoding_params
 
@@ -69,14 +69,15 @@ def run_stages(params: Params, raw: dict, run: str) -> dict[str, Any]:
     """The ``stages`` mapping of ``pipelines/<run>/dvc.yaml`` (the shape ``yaml.safe_load`` gives)."""
     spec = params.runs[run]
     item = "seed${item}"
-    data = "data/generated" if spec.train_data == FULL_SET else f"data/filtered/{item}"
+    data = "data/generated" if spec.train_data in (FULL_SET, *LEVEL_SETS) else f"data/filtered/{item}"
+    level_set = [f"level_sets.{spec.train_data}"] if spec.train_data in LEVEL_SETS else []
     train_nb, eval_nb = f"reports/notebooks/train_{run}_{item}.ipynb", f"reports/notebooks/eval_{run}_{item}.ipynb"
     logs = f"reports/training/{run}/{item}"
     train = {
         "wdir": "../..",
         "cmd": f"{PAPERMILL} notebooks/train.ipynb {train_nb} -p run {run} -p seed ${{item}}",
         "deps": [*TRAIN_CODE, data, f"models/base/{item}"],
-        "params": ["profile", "seed", "train", f"methods.{run}", *_smoke_params(raw, "train")],
+        "params": ["profile", "seed", "train", f"methods.{run}", *level_set, *_smoke_params(raw, "train")],
         "outs": [
             {f"runs/{run}/{item}": {"persist": True}},
             {train_nb: NO_CACHE},

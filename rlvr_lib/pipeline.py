@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import FILTERED_SETS, FULL_SET, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
+from .config import FILTERED_SETS, FULL_SET, LEVEL_SETS, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
 from .papers.config import decodings_for_run
 from .progress import in_dvc_stage, use_text_progress_bars
 from .readers import read_json
@@ -179,16 +179,29 @@ def filtered_dir(seed: int) -> Path:
 
 
 def training_data_file(train_data: str = FULL_SET, seed: int = 0) -> Path:
-    """The file of a run's ``train_data``: ``full`` is the data stage's set, any other name training seed
-    ``seed``'s filter_data set."""
-    return DATA_DIR / "train.jsonl" if train_data == FULL_SET else filtered_dir(seed) / f"{train_data}.jsonl"
+    """The file of a run's ``train_data``: ``full`` and a levels-only set (``LEVEL_SETS``, selected from it) read
+    the data stage's set, any other name training seed ``seed``'s filter_data set."""
+    full = train_data in (FULL_SET, *LEVEL_SETS)
+    return DATA_DIR / "train.jsonl" if full else filtered_dir(seed) / f"{train_data}.jsonl"
 
 
-def training_records(train_data: str = FULL_SET, seed: int = 0, check: RowCheck | None = None) -> list[dict[str, Any]]:
-    """The problems of training set ``train_data`` (``training_data_file``), each also passing ``check``."""
-    stage = "data" if train_data == FULL_SET else f"filter_data@{seed}"
+def training_records(
+    train_data: str = FULL_SET, seed: int = 0, check: RowCheck | None = None, *, levels: list[int] | None = None
+) -> list[dict[str, Any]]:
+    """The problems of training set ``train_data`` (``training_data_file``), each also passing ``check``; a
+    levels-only set (``LEVEL_SETS``) keeps the full set's problems at ``levels`` (params.yaml ``level_sets``)."""
+    stage = "data" if train_data in (FULL_SET, *LEVEL_SETS) else f"filter_data@{seed}"
     hint = f"run the {stage} stage first (`dvc repro {stage}`)"
-    return read_problems(training_data_file(train_data, seed), hint=hint, check=check)
+    records = read_problems(training_data_file(train_data, seed), hint=hint, check=check)
+    if train_data not in LEVEL_SETS:
+        return records
+    # selected here (a train stage's code), not in rlvr_lib.data_filters (the filter_data stage's)
+    if not levels:
+        raise ValueError(f"the levels-only set '{train_data}' needs its levels (params.yaml level_sets.{train_data})")
+    kept = [r for r in records if r.get("level") in set(levels)]
+    if not kept:
+        raise ValueError(f"the levels-only set '{train_data}' (levels {levels}) leaves no training problem")
+    return kept
 
 
 def eval_sets(check_for: Callable[[str], RowCheck | None] | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -405,8 +418,12 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     work = PARTIAL_RUNS_DIR / folder
     training.grpo_config(cfg, work)  # TRL's own checks
     model_path = base_model_path(params, seed)
+    levels = getattr(params.level_sets, spec.train_data).levels if spec.train_data in LEVEL_SETS else None
     records = training_records(
-        spec.train_data, seed, prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length")
+        spec.train_data,
+        seed,
+        prompt_fits(model_path, cfg.max_completion_length, "train.max_completion_length"),
+        levels=levels,
     )
     if len(records) < cfg.rollout_prompts:
         raise ValueError(
@@ -421,6 +438,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         "model": model_path,
         "model_files": folder_digest(model_path),
         "train_data": spec.train_data,
+        **({"levels": levels} if levels else {}),
         "data": file_digest(training_data_file(spec.train_data, seed)),
     }
     from accelerate import PartialState

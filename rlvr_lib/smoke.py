@@ -63,7 +63,8 @@ def reduced_run(name: str, methods: dict, kept: tuple[str, ...]) -> str:
 def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
     """``papers`` with every run replaced by its stand-in among ``kept`` (lists without repeats, but CW-GRPO's
     checkpoint lists keep their length: one run per checkpoint; a sensitivity run, a variant of its paper's method,
-    stands only for a kept run of that method, else it is left out)."""
+    stands only for a kept run of that method, else it is left out; a list's run on a training set no kept run
+    trains on is left out, so a list may end empty)."""
 
     def method(run: str) -> str:
         return (methods.get(run) or {}).get("method", run)
@@ -71,12 +72,17 @@ def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
     def fix(value, role: str):
         if not isinstance(value, list):
             return reduced_run(value, methods, kept)
-        mapped = [reduced_run(v, methods, kept) for v in value]
         if role.endswith("checkpoints"):
-            return mapped
+            return [reduced_run(v, methods, kept) for v in value]
+        pairs = []
+        for v in value:
+            try:
+                pairs.append((v, reduced_run(v, methods, kept)))
+            except ValueError:  # its training set has no kept run (AER's fig. 2 level sets): left out
+                continue
         if role == "sensitivity":
-            mapped = [m for v, m in zip(value, mapped, strict=True) if method(m) == method(v)]
-        return list(dict.fromkeys(mapped))
+            pairs = [(v, m) for v, m in pairs if method(m) == method(v)]
+        return list(dict.fromkeys(m for _, m in pairs))
 
     out = copy.deepcopy(papers)
     for name, entry in out.items():

@@ -177,6 +177,11 @@ def test_ablations():
     assert fixed.alpha == 0.01
     with pytest.raises(ValueError, match="alpha_init"):
         build_method("aer", {"adaptive_alpha": False})
+    # fig. 2's coefficient 0: both components off and alpha 0 is GRPO (the loss adds nothing)
+    zero = build_method("aer", {"adaptive_alpha": False, "difficulty_aware": False, "alpha_init": 0.0})
+    zero.rollout(rb)
+    zero.on_optimizer_step()
+    assert zero.alpha == 0.0
 
 
 def test_accuracy_source():
@@ -195,6 +200,7 @@ def test_accuracy_source():
     "hp,message",
     [
         ({"tau": 0.0}, "tau"),
+        ({"tau": -0.5}, "tau"),
         ({"rho": 1.5}, "rho"),
         ({"eta": -1.0}, "eta"),
         ({"alpha_init": -0.1}, "alpha_init"),
@@ -207,6 +213,11 @@ def test_accuracy_source():
 def test_invalid_hyperparameters_name_the_field(hp, message):
     with pytest.raises(ValueError, match=rf"^methods\.aer\.{message} must"):
         build_method("aer", hp, path="methods.aer")
+
+
+def test_tau_above_one_is_allowed_as_in_table_8():
+    """eq. 10 says tau in (0, 1), table 8 runs 1.0 and 1.2 (aer.txt App. C.4): tau > 0 is the check."""
+    assert build_method("aer", {"tau": 1.2}).cfg.tau == 1.2
 
 
 def test_defaults_are_the_papers_values():

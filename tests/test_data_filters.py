@@ -160,6 +160,21 @@ def test_filter_data_stage_writes_the_enabled_sets_and_the_report(testbed_repo):
     assert pipeline.training_records("erpo") == kept
 
 
+def test_a_levels_only_set_is_selected_from_the_full_set_when_a_run_trains(testbed_repo):
+    """AER fig. 2's easy / hard sets (params.yaml level_sets): the full set's problems at the levels, no filter_data
+    stage (its sets and the runs on them stay as they are)."""
+    root, write = testbed_repo
+    params = write({})
+    assert params.level_sets.aer_easy.levels == [1] and params.level_sets.aer_hard.levels == [3]
+    for name, level in (("aer_easy", 1), ("aer_hard", 3)):
+        kept = pipeline.training_records(name, levels=[level])
+        assert len(kept) == 10 and {r["level"] for r in kept} == {level}
+        assert pipeline.training_data_file(name) == pipeline.training_data_file("full")
+    with pytest.raises(ValueError, match="needs its levels"):
+        pipeline.training_records("aer_easy")
+    assert not (root / "data/filtered").exists()
+
+
 def test_filter_data_stage_stops_on_an_empty_set_and_keeps_the_previous_outputs(testbed_repo):
     root, write = testbed_repo
     pipeline.stage_filter_data(write({"erpo": {"enabled": True, "levels": [2, 3], "fraction": 1.0}}))

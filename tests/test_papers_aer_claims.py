@@ -12,7 +12,7 @@ from conftest import REPO
 from rlvr_lib.config import load_params
 from rlvr_lib.eval.passk import pass_at_k
 from rlvr_lib.papers.aer import Paper, min_gap, problem_level
-from rlvr_lib.papers.claims import NotTestable
+from rlvr_lib.papers.claims import NotRun, NotTestable
 from rlvr_lib.papers.quotes import find_quote
 
 
@@ -58,7 +58,9 @@ def test_conjunctions_are_judged_from_parts_quoted_from_them(paper):
     c3 = parts["c3_prevents_collapse_and_explosion"]
     assert {f"no_explosion_{run}" for run in r.tau_sweep} <= set(c3) and f"no_collapse_{r.aer}" in c3
     assert parts["aer_best_of_table2"] == ["aer_vs_c2c3", "aer_vs_c1", "aer_vs_grpo_table2", "aer_vs_fixed"]
-    assert parts["tau_sweet_spot"] == [*(f"tau_{run}" for run in r.tau_sweep), "tau_aer_tau_0_3"]
+    regimes = [run for run in r.tau_sweep if not 0.3 < paper.hparam(run, "tau") < 0.8]  # <= 0.3 and >= 0.8
+    assert parts["tau_sweet_spot"] == [f"tau_{run}" for run in regimes]
+    assert parts["tau_high_regime"] == ["tau_high_1_0", "tau_high_1_2"]
     assert parts["k50_aime24_mapped"] == [f"k50_mapped_vs_{o}" for o in (r.clip_higher, r.base, r.grpo)]
     keys = [c.key for c in claims]
     assert len(keys) == len(set(keys))
@@ -159,6 +161,37 @@ def test_fig2_and_the_intro_claim_are_tested_on_the_coefficient_runs(paper):
     assert claims["small_coefficient_collapses"].parent == "coefficient_sensitivity"
 
 
+def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
+    """Issue 33: fig. 2(a, b) trains the fixed coefficient 0 / 0.01 / 0.1 on the easiest / the hardest level only
+    (one change, the coefficient: 0 is AER with both components off, i.e. GRPO) and reads the eval problems of that
+    level; a planted result on the other levels is not read."""
+    r = paper.runs
+    claims = by_key(paper)
+    for runs, level in ((r.fig2_easy, [1]), (r.fig2_hard, [3])):
+        assert [paper.hparam(run, "alpha_init") for run in runs] == [0.0, 0.01, 0.1]
+        assert all(paper._levels(run) == level for run in runs)
+    assert [c.key for c in claims.values() if c.parent == "fig2_hard_set"] == ["fig2_hard_accuracy", "fig2_hard_length"]
+    assert claims["fig2_easy_set"].direction == "less" and claims["fig2_hard_accuracy"].direction == "greater"
+    for key in ("fig2_hard_accuracy", "fig2_easy_set"):
+        assert claims[key].null is None and "active" not in claims[key].requires  # coefficient 0 has no alpha
+    big = [c.key for c in claims.values() if c.parent == "fig2_large_coefficient"]
+    assert {"fig2_large_accuracy_easy", "fig2_large_accuracy_hard"} <= set(big)
+    uids = ["L1-a", "L3-b", "L3-c", "L2-d"]
+    tables = {  # (seeds, problems) mean@n: the 0.01 run gains 0.2 on level 3 and loses on levels 1-2 (not read)
+        r.fig2_hard[0]: [[0.9, 0.2, 0.4, 0.5], [0.8, 0.3, 0.3, 0.5], [0.9, 0.1, 0.5, 0.5]],
+        r.fig2_hard[1]: [[0.1, 0.4, 0.6, 0.0], [0.1, 0.5, 0.5, 0.0], [0.1, 0.3, 0.7, 0.0]],
+    }
+    checked = []
+    monkeypatch.setattr(paper.results, "check", lambda a, b, differs_in: checked.append(differs_in))
+    monkeypatch.setattr(paper.results, "uids", lambda run: uids)
+    monkeypatch.setattr(paper.results, "common_seeds", lambda *runs: [0, 1, 2])
+    monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds: np.asarray(tables[run]))
+    d = paper._on_level(r.fig2_hard[1], r.fig2_hard[0], "accuracy")
+    assert d.value == pytest.approx(0.2) and checked == [("method.alpha_init",)]
+    with pytest.raises(ValueError, match="one level set"):
+        paper._on_level(r.fig2_hard[1], r.fig2_easy[0], "accuracy")
+
+
 def test_initial_entropy_is_tested_per_factor(paper):
     """R3-A3: temperature and dataset from existing runs, the base model with its reason."""
     claims = by_key(paper)
@@ -185,13 +218,34 @@ def test_c3_is_judged_per_seed_on_the_peak_with_grpo_in_its_place(paper):
     assert measures.entropy_retained(exploded_and_back) < measures.ENTROPY_FACTOR  # the end window hides it
 
 
-def test_an_idle_controller_fails_its_claims_and_tau_0_3_is_not_run(paper):
-    """R3-A5: claims on AER runs keep the `active` gate; tau 0.3 is NOT RUN with its cost."""
+def test_an_idle_controller_fails_its_claims_and_tau_0_3_is_a_sweep_run(paper):
+    """R3-A5: claims on AER runs keep the `active` gate; tau 0.3 is a run of the sweep (issue 33)."""
     claims = by_key(paper)
     for run in paper.runs.tau_sweep:
-        assert "active" in claims[f"tau_{run}"].requires
+        if f"tau_{run}" in claims:
+            assert "active" in claims[f"tau_{run}"].requires
         assert "active" in claims[f"no_collapse_{run}"].requires
     assert claims["tau_aer_tau_0_3"].parent == "tau_sweet_spot"
+
+
+def test_table_8s_taus_are_runs_and_their_claims_read_them(paper):
+    """Issue 33: table 8's tau 0.3, 0.5, 0.6, 1.0 and 1.2 are sweep runs (1.2 above eq. 10's (0, 1), as table 8);
+    the plateau and the high regime read them; a tau with no run is NOT RUN naming the run to add."""
+    taus = sorted(paper.hparam(run, "tau") for run in paper.runs.tau_sweep)
+    assert taus == [0.2, 0.3, 0.5, 0.6, 0.8, 1.0, 1.2]
+    assert paper._tau_run(1.2) == "aer_tau_1_2" and paper._tau_run(0.5) == "aer_tau_0_5"
+    with pytest.raises(NotRun, match="aer_tau_0_7") as missing:
+        paper._tau_run(0.7)
+    assert missing.value.cost == 3
+    claims = by_key(paper)
+    assert claims["tau_plateau"].direction == "equal"
+    assert claims["tau_high_1_2"].paper_effect == pytest.approx(0.01)  # 54.1 - 53.1 points
+    inflated = [c.key for c in claims.values() if c.parent == "tau_inflates_entropy"]
+    assert inflated == ["tau_entropy_aer_tau_0_8", "tau_entropy_aer_tau_1_0", "tau_entropy_aer_tau_1_2"]
+    computes = {c.key: compute for c, compute in paper._claims}
+    if not (REPO / "reports" / "eval" / "aer_tau_0_5").exists():
+        with pytest.raises(NotRun):
+            computes["tau_plateau"]()
 
 
 def test_margins_are_capped_where_the_paper_states_an_effect(paper):
@@ -266,6 +320,16 @@ def test_missing_claims_are_declared(paper):
     assert claims["grpo_entropy_monotone"].universal
     assert "continuously_improve" in claims
     assert any(k.startswith("rho_many_hard_") for k in claims)
+    # issue 33 item 5: the three sentences, quoted whole (verbatim: tests/test_papers_claims.py), on existing runs
+    assert claims["coefficient_sensitivity"].quote == (
+        "Small coefficients cannot prevent entropy collapse, whereas excessively large coefficients may induce "
+        "entropy explosion"
+    )
+    assert (
+        claims["grpo_entropy_monotone"].quote
+        == "policy entropy decreases monotonically without any entropy intervention"
+    )
+    assert claims["rho_many_hard_aer_rho_1"].quote == "an overly large ρ makes many questions “hard,”"
     falling = history([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1])
     assert largest_rise_between_fifths(falling) < 0
     rising = history([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.6, 0.7])

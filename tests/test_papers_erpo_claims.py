@@ -15,7 +15,7 @@ from conftest import REPO, declared_claims
 from rlvr_lib import papers
 from rlvr_lib.config import load_params
 from rlvr_lib.papers import erpo, measures, sampling
-from rlvr_lib.papers.claims import AUTO_NULL, NotTestable
+from rlvr_lib.papers.claims import AUTO_NULL, NotRun, NotTestable
 from rlvr_lib.schema import SettingError
 
 WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
@@ -117,6 +117,20 @@ def test_the_missing_claims_of_round_3_are_declared(by_key):
     assert prevents.universal and "learned" in prevents.requires and prevents.measure == "log_entropy_retained"
     assert by_key["concise_paths"].measure == "response_length"
     assert "passk_grows_with_k" in by_key
+
+
+def test_zero_sum_prevents_hacking_reads_the_no_group_norm_ablation(paper, by_key):
+    """Issue 33: eq. 16's claim that Norm_G prevents reward hacking reads `erpo_no_group_norm` (one switch off, an
+    ablation like the others), NOT RUN while it has no results."""
+    assert "erpo_no_group_norm" in paper.runs.ablations
+    assert paper.ablation_switch("erpo_no_group_norm") == "use_group_norm"
+    assert paper._ablation_run("use_group_norm") == "erpo_no_group_norm"
+    assert "erpo_no_group_norm" in by_key["zero_sum_prevents_hacking"].ours
+    assert by_key["zero_sum_prevents_hacking"].requires == ()  # the ablation's hacking is the evidence
+    if not (REPO / "reports" / "eval" / "erpo_no_group_norm").exists():
+        computes = {c.key: compute for c, compute in paper._claims}
+        with pytest.raises(NotRun, match="erpo_no_group_norm"):
+            computes["zero_sum_prevents_hacking"]()
 
 
 def test_eq16_zero_sum_holds_on_the_method_code_and_a_planted_violation_is_caught(params):

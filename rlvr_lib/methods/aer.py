@@ -11,7 +11,8 @@ which sees whole groups, computes the difficulty weight f(q) = lambda_t(q) / alp
 H_t; the loss multiplies f(q) by the current alpha_t, and ``on_optimizer_step`` applies eq. 11.
 
 Ablations (aer.txt table 2): ``difficulty_aware=False`` gives every prompt f = 1 (C2&C3 only);
-``adaptive_alpha=False`` freezes alpha at ``alpha_init`` (C1 only; with both off: the fixed coefficient).
+``adaptive_alpha=False`` freezes alpha at ``alpha_init`` (C1 only; with both off: the fixed coefficient, which
+may be 0: GRPO, fig. 2's coefficient 0).
 Defaults tau 0.4, rho 0.2, eta 0.005 (App. A.2, table 3); alpha_0 is not given (``alpha_init``).
 Choices and their sources: ``docs/assumptions.md (aer)``.
 """
@@ -84,7 +85,9 @@ class AER(GRPO):
 
     @dataclass
     class Config(GRPO.Config):
-        tau: float = hparam(0.4, "eq. 10 reduction ratio: target entropy H* = tau * H_0 (table 3)")
+        tau: float = hparam(
+            0.4, "eq. 10 reduction ratio: target entropy H* = tau * H_0 (table 3); > 0 (table 8 runs up to 1.2)"
+        )
         rho: float = hparam(0.2, "eq. 9 pivot accuracy: prompts with g(q) < rho get the bonus (table 3)")
         eta: float = hparam(0.005, "eq. 11 step size of alpha (table 3)")
         alpha_init: float = hparam(0.0, "alpha_0: not given by the paper (docs/assumptions.md (aer))")
@@ -104,15 +107,18 @@ class AER(GRPO):
 
         def __post_init__(self) -> None:
             super().__post_init__()
-            require_between(self, "tau", 0.0, 1.0, low_open=True)
+            # eq. 10 says tau in (0, 1) (L140) but table 8 runs tau up to 1.2 (L429): any tau > 0
+            require_at_least(self, 0.0, "tau", strict=True)
             require_between(self, "rho", 0.0, 1.0)
             require_at_least(self, 0.0, "eta", "alpha_init")
             require_at_least(self, 0.0, "eps", strict=True)
+            # A fixed coefficient 0 (both components off) is GRPO itself: fig. 2's coefficient 0, one setting away
+            # from its other coefficients; C1 alone at 0 would be a mistaken C1 run.
             require(
-                self.adaptive_alpha or self.alpha_init > 0,
+                self.adaptive_alpha or self.alpha_init > 0 or not self.difficulty_aware,
                 "alpha_init",
-                "must be > 0 when adaptive_alpha=False (the coefficient stays alpha_init; e.g. 0.01, OPEFO's "
-                "Entropy-Reg value)",
+                "must be > 0 when adaptive_alpha=False and difficulty_aware=True (the coefficient stays alpha_init; "
+                "e.g. 0.01, OPEFO's Entropy-Reg value)",
             )
 
     def __init__(self, hparams: Mapping[str, Any] | None = None, *, path: str | None = None):

@@ -76,6 +76,7 @@ class ErpoRuns:
             "erpo_no_bucket_norm",
             "erpo_no_implicit_progress",
             "erpo_no_outcome_anchor",
+            "erpo_no_group_norm",
         ],
     )
     sensitivity: list[str] = role(
@@ -338,12 +339,32 @@ class AerRuns:
         help="table 2 'w/ Fixed Coeff.': one run per fixed coefficient; the tuned one is the highest training reward",
         factory=lambda: ["aer_fixed_coeff_0_001", "aer_fixed_coeff_0_01", "aer_fixed_coeff_0_1"],
     )
+    fig2_easy: list[str] = role(
+        "aer",
+        help="fig. 2(a): a fixed entropy coefficient 0, 0.01, 0.1 (in this order) on the easy set (`train_data: "
+        "aer_easy`, the testbed's easiest level)",
+        factory=lambda: ["aer_easy_fixed_coeff_0", "aer_easy_fixed_coeff_0_01", "aer_easy_fixed_coeff_0_1"],
+    )
+    fig2_hard: list[str] = role(
+        "aer",
+        help="fig. 2(b): a fixed entropy coefficient 0, 0.01, 0.1 (in this order) on the hard set (`train_data: "
+        "aer_hard`, the testbed's hardest level)",
+        factory=lambda: ["aer_hard_fixed_coeff_0", "aer_hard_fixed_coeff_0_01", "aer_hard_fixed_coeff_0_1"],
+    )
     c1_only: str = role("aer", "aer_c1_only", "table 2 'w/ Difficulty-Aware (C1)'")
     c2_c3: str = role("aer", "aer_c2c3", "table 2 'w/ Adaptive Coeff. (C2&C3)'")
     tau_sweep: list[str] = role(
         "aer",
         help="table 8: AER with other tau (the aer run is tau's default)",
-        factory=lambda: ["aer_tau_0_2", "aer_tau_0_8"],
+        factory=lambda: [
+            "aer_tau_0_2",
+            "aer_tau_0_3",
+            "aer_tau_0_5",
+            "aer_tau_0_6",
+            "aer_tau_0_8",
+            "aer_tau_1_0",
+            "aer_tau_1_2",
+        ],
     )
     rho_sweep: list[str] = role(
         "aer",
