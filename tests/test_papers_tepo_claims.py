@@ -175,7 +175,35 @@ def test_the_module_docstring_states_the_update_structure():
     """R3-T14: every table-1 run makes 8 updates (the docstring said Ent-Adv and GSPO had the shared structure)."""
     doc = tepo.__doc__
     assert "shared structure" not in doc
-    assert tepo.PAPER_STRUCTURE in doc.replace("\n", " ") and tepo.TESTBED_STRUCTURE in doc.replace("\n", " ")
+    assert tepo.PAPER_STRUCTURE in doc.replace("\n", " ") and tepo.OLD_STRUCTURE in doc.replace("\n", " ")
+
+
+def test_every_tepo_run_is_made_at_the_papers_structure(paper):
+    """R3-T5: every run of papers.tepo.runs but the base policy makes 4 mini-batches x 2 passes (the table-1
+    baselines too, so the comparisons stay method-only); the TEPO runs count dH above the sampler's rounding."""
+    from rlvr_lib.papers.setup import _updates
+
+    params = paper.params
+    for run in paper.results.runs:
+        if run == "base":
+            continue
+        assert _updates(params.runs[run]).endswith("(4 mini-batches x 2 passes)"), run
+        if params.runs[run].method == "tepo":
+            assert params.runs[run].hparams["entropy_change_tol"] == 1.0e-6, run
+
+
+def test_the_structure_a_seed_was_made_with_is_read_from_its_recorded_settings(tmp_path, monkeypatch):
+    """The mask claims read how each seed was trained (reports/training/<run>/seed<N>/params.yaml), not params.yaml:
+    the committed 8 x 1 histories are never judged as 4 x 2."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "reports/training/r/seed0"
+    folder.mkdir(parents=True)
+    assert tepo.made_structure("r", 0) is None
+    (folder / "params.yaml").write_text("gradient_accumulation_steps: 1\nsteps_per_generation: 8\nnum_iterations: 1\n")
+    assert tepo.made_structure("r", 0) == (8, 1)
+    (folder / "params.yaml").write_text("gradient_accumulation_steps: 2\nsteps_per_generation: 8\nnum_iterations: 2\n")
+    assert tepo.made_structure("r", 0) == (4, 2) == tepo.PAPER_MINI_PASSES
+    assert tepo.structure_label((4, 2)) == tepo.PAPER_STRUCTURE
 
 
 def test_auto_null_is_not_left_to_chance(claims):

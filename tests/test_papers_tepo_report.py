@@ -51,3 +51,33 @@ def test_the_trust_region_table_has_a_row_per_tepo_run(paper):
     table = paper.trust_region()
     assert list(table["run"]) == [f"`{run}`" for run in paper.trained_runs()]
     assert "eps (low / high, on w_i)" in table.columns
+
+
+def _record_structure(root, params, steps_per_generation: int, num_iterations: int) -> None:
+    """Write every trained seed's recorded settings (as the training stage does) with the given structure."""
+    for run, spec in params.runs.items():
+        for seed in spec.seeds:
+            folder = root / "reports/training" / run / f"seed{seed}"
+            if folder.is_dir():
+                text = f"gradient_accumulation_steps: 1\nsteps_per_generation: {steps_per_generation}\n"
+                (folder / "params.yaml").write_text(text + f"num_iterations: {num_iterations}\n")
+
+
+MASK_KEYS = ("panel_e_vs_none", "panel_e_vs_either", "panel_e_drop", "mask_entropy")
+
+
+@pytest.mark.parametrize(("spg", "passes", "judged"), [(8, 1, False), (4, 2, True)])
+def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(tmp_path_factory, spg, passes, judged):
+    """The committed histories were made at 8 x 1 and must stay NOT RUN; once the seeds record 4 x 2 (params.yaml
+    sets it and entropy_change_tol 1e-6), the mask claims are judged."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_structure"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, spg, passes)
+        paper = papers.open_paper("tepo", params)
+        results = {r.claim.key: r for r in flatten(paper.evaluate_claims())}
+        for key in MASK_KEYS:
+            assert (results[key].verdict != NOT_RUN) == judged, (key, results[key].note)
+            if not judged:
+                assert "8 mini-batches x 1 pass" in results[key].note, key

@@ -11,7 +11,7 @@ Per token of response i (eq. 4):
 aggregated token-mean over all tokens of the batch (eq. 4's 1/sum|o_i|; table 3 panel D). The gradient flows
 through w_i into every token of the response. With a single update per rollout batch w_i = 1, Delta H = 0 and
 KL(pi || pi_old) = 0, so the mask and the KL are inert: TEPO needs several updates per rollout batch
-(the paper uses 8). The ablations of table 3 are ``mask_scope`` (panel E, plus "all" for panel A's
+(the paper uses 8: 4 mini-batches x 2 passes). The ablations of table 3 are ``mask_scope`` (panel E, plus "all" for panel A's
 undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
 ``docs/assumptions.md (tepo)`` gives the reasons for every default.
 

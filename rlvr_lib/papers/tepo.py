@@ -5,17 +5,21 @@ its experiments and analysis (``declare_claims``).
 
 Every run of the paper makes 8 policy updates per rollout batch (sec. 4.1), so TEPO's KL mask and its sequence-level
 ratio act (with one update both are inert): table 1's GRPO/DAPO, Clip-Cov, KL-Cov, Ent-Adv and GSPO as well as every
-TEPO variant. The paper's 8 are 4 mini-batches x 2 passes; the testbed's are 8 mini-batches x 1 pass (the setup
-table's "updates" row, the Discussion), so a claim about which tokens the mask selects is NOT RUN until the runs are
-made at 4 x 2. Every run trains on TEPO's training set (``train_data: tepo``: no prompt whose base-policy group is
-all correct or all wrong, sec. 4.1).
+TEPO variant. The paper's 8 are 4 mini-batches x 2 passes, and so are the testbed's (params.yaml: every run of
+``papers.tepo.runs`` has ``steps_per_generation: 4, num_iterations: 2``; the TEPO runs count dH above 1e-6 only).
+The histories made before round 3 were 8 mini-batches x 1 pass: a claim about which tokens the mask selects reads
+the structure each seed was trained with (``reports/training/<run>/seed<N>/params.yaml``) and is NOT RUN on a seed
+made at 8 x 1 (or with no record). Every run trains on TEPO's training set (``train_data: tepo``: no prompt whose
+base-policy group is all correct or all wrong, sec. 4.1).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import yaml
 
+from .. import pipeline
 from . import measures
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import (
@@ -78,9 +82,11 @@ LN_1_25 = 0.2231  # ln 1.25
 # tepo/kl (a micro-batch's mean per-token KL to the rollout policy) above 1 nat: an excursion
 KL_EXCURSION = 1.0
 # The paper's 8 updates per rollout batch are 4 mini-batches x 2 passes (configs/tepo.yaml: steps_per_generation 32
-# over gradient_accumulation_steps 8, num_iterations 2); the testbed's are 8 mini-batches x 1 pass.
+# over gradient_accumulation_steps 8, num_iterations 2), and so are params.yaml's; the histories made before round 3
+# were 8 mini-batches x 1 pass (OLD_STRUCTURE): a mask claim reads each seed's recorded structure (made_structure).
 PAPER_STRUCTURE = "4 mini-batches x 2 passes"
-TESTBED_STRUCTURE = "8 mini-batches x 1 pass"
+PAPER_MINI_PASSES = (4, 2)
+OLD_STRUCTURE = "8 mini-batches x 1 pass"
 RERUN_SETTINGS = (
     "every run of papers.tepo.runs with `train: {steps_per_generation: 4, num_iterations: 2}` (4 mini-batches of 8 "
     "prompts x 2 passes: 8 updates per 32-prompt rollout batch) and, on the TEPO runs, `entropy_change_tol: 1.0e-6` "
@@ -169,6 +175,26 @@ def excursion_share(history: pd.DataFrame) -> float:
 
 def kl_max(history: pd.DataFrame) -> float:
     return float(measures.column(history, "tepo/kl").max())
+
+
+def made_structure(run: str, seed: int) -> tuple[int, int] | None:
+    """(mini-batches, passes) per rollout batch that seed ``seed`` of ``run`` was trained with, from the settings its
+    training recorded (``reports/training/<run>/seed<N>/params.yaml``: steps_per_generation over
+    gradient_accumulation_steps, num_iterations); None when the seed recorded none."""
+    path = pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(seed) / "params.yaml"
+    if not path.is_file():
+        return None
+    made = yaml.safe_load(path.read_text()) or {}
+    accumulation = int(made.get("gradient_accumulation_steps") or 1)
+    micro = int(made.get("steps_per_generation") or accumulation)
+    return micro // accumulation, int(made.get("num_iterations") or 1)
+
+
+def structure_label(structure: tuple[int, int] | None) -> str:
+    if structure is None:
+        return "no recorded settings"
+    mini, passes = structure
+    return f"{mini} mini-batch{'es' if mini != 1 else ''} x {passes} pass{'es' if passes != 1 else ''}"
 
 
 def mask_by_update(history: pd.DataFrame) -> tuple[float, float]:
@@ -277,6 +303,13 @@ class Paper(PaperBase):
             "NOT RUN (`eps_sensitivity`, `unclipped_sensitivity`, `lr_sensitivity`)."
         )
 
+    def _structure_of(self, run: str) -> str:
+        """The update structure ``run``'s seeds recorded, e.g. '4 mini-batches x 2 passes (seeds 0-4)'."""
+        by_label: dict[str, list[int]] = {}
+        for seed in self.results.seeds_of(run):
+            by_label.setdefault(structure_label(made_structure(run, seed)), []).append(seed)
+        return "; ".join(f"{label} (seeds {_seeds(seeds)})" for label, seeds in by_label.items())
+
     def _note_structure(self) -> str:
         """The update structure and the mask on float noise."""
         r = self.runs
@@ -286,18 +319,20 @@ class Paper(PaperBase):
             first.append(f"`{run}` {_range(pairs[:, 0])}")
             rest.append(_range(pairs[:, 1]))
         compared = "; ".join(f"{a} at the first update vs {b} at the others" for a, b in zip(first, rest, strict=True))
+        made = "; ".join(f"`{run}`: {self._structure_of(run)}" for run in (r.tepo, *r.kl_scope))
+        tol = self.hparam(r.tepo, "entropy_change_tol")
         return (
-            f"The testbed's 8 updates per rollout batch are {TESTBED_STRUCTURE}; the paper's are {PAPER_STRUCTURE}. "
-            "With one pass a token is never revisited, so its dH and its KL to the rollout policy reflect only the "
-            "updates made on other mini-batches: the mask never sees the token's own update. And on the first "
+            f"The paper's 8 updates per rollout batch are {PAPER_STRUCTURE}, and so are params.yaml's; the runs' "
+            f"histories were made with (as each seed's training recorded) {made}. With 8 mini-batches x 1 pass a "
+            "token is never revisited, so its dH and its KL to the rollout policy reflect only the updates made on "
+            "other mini-batches: the mask never sees the token's own update; with 2 passes it does. On the first "
             "mini-batch of each rollout batch the policy is the rollout policy, so dH is the sampler's rounding "
-            "(|dH| 3-4.5e-8) and the strict sign of eq. 4 (`entropy_change_tol` 0) selects on noise. The mask "
-            f"fraction (`tepo/mask_frac`, per seed) is {compared}: the mask selects about as many tokens on noise as "
-            "on real entropy changes. The KL on those tokens is ~1e-8, so the loss is unaffected there, but the "
-            "mask's selection is not the paper's. The claims about which tokens the mask selects (panel E, "
-            "`panel_e_drop`, `mask_entropy`) are therefore NOT RUN until the runs are made as the paper makes them: "
-            f"{RERUN_SETTINGS}. `abrupt_updates` stays judged on these runs: it asks whether the KL term keeps the "
-            "policy nearer the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
+            f"(|dH| 3-4.5e-8), which the strict sign of eq. 4 selects on; `entropy_change_tol` is {tol:g} in "
+            f"`{r.tepo}`. The mask fraction (`tepo/mask_frac`, per seed) is {compared}. The claims about which "
+            "tokens the mask selects (panel E, `panel_e_drop`, `mask_entropy`) are judged only on seeds made at "
+            f"{PAPER_STRUCTURE} with a tolerance above the rounding, NOT RUN otherwise ({RERUN_SETTINGS}). "
+            "`abrupt_updates` is judged whatever the structure: it asks whether the KL term keeps the policy nearer "
+            "the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
         )
 
     def _note_learning(self) -> str:
@@ -998,20 +1033,40 @@ class Paper(PaperBase):
         return self.compare(self.runs.no_kl, run, ACCURACY, differs_in=("method.loss_agg",))
 
     def _at_paper_structure(self, compute) -> Estimate:
-        """NOT RUN: a claim about which tokens TEPO's mask selects needs the paper's update structure (4 mini-batches
-        x 2 passes, and dH above the sampler's rounding); the testbed's runs make 8 x 1. The estimate on them is
-        named in the reason, never judged. Cost: every seed of the TEPO runs the claim reads."""
+        """A claim about which tokens TEPO's mask selects, judged only on runs made at the paper's update structure
+        (4 mini-batches x 2 passes: a token's own update seen) with dH counted above the sampler's rounding
+        (``entropy_change_tol`` > 0 on the TEPO runs). Each seed's structure is read from the settings its training
+        recorded (``made_structure``), not from params.yaml, so histories made before the change (8 x 1) are never
+        judged as 4 x 2: while any seed a claim reads was made otherwise, NOT RUN with the estimate named in the
+        reason, not judged. Cost: every seed of the runs the claim reads."""
         with self.results.recording() as reads:
             try:
-                e = compute()
-                got = f"; on the {TESTBED_STRUCTURE} runs: {format_number(e.value)} [{format_number(e.ci_low)}, "
-                got += f"{format_number(e.ci_high)}] ({e.detail}), not judged"
+                e, failed = compute(), None
             except NotTestable as reason:
-                got = f"; on the {TESTBED_STRUCTURE} runs: {reason}"
-        cost = sum(len(self.results.seeds_of(run)) for run in reads.runs if run != self.runs.base)
+                e, failed = None, reason
+        runs = [run for run in reads.runs if run != self.runs.base]
+        off = []
+        for run in runs:
+            made = {s: made_structure(run, s) for s in self.results.seeds_of(run)}
+            wrong = {s: m for s, m in made.items() if m != PAPER_MINI_PASSES}
+            if wrong:
+                seeds = ", ".join(f"seed {s}: {structure_label(m)}" for s, m in wrong.items())
+                off.append(f"`{run}` ({seeds})")
+            if self.params.runs[run].method == "tepo" and not self.hparam(run, "entropy_change_tol") > 0:
+                off.append(f"`{run}` (entropy_change_tol 0: the strict sign selects on the sampler's rounding)")
+        if not off:
+            if failed is not None:
+                raise failed
+            return e
+        if e is not None:
+            got = f"; on the runs as made: {format_number(e.value)} [{format_number(e.ci_low)}, "
+            got += f"{format_number(e.ci_high)}] ({e.detail}), not judged"
+        else:
+            got = f"; on the runs as made: {failed}"
+        cost = sum(len(self.results.seeds_of(run)) for run in runs)
         not_run(
             f"the mask's selection needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the "
-            f"sampler's rounding): {', '.join(reads.runs)} rerun with {RERUN_SETTINGS}{got}",
+            f"sampler's rounding), but {'; '.join(off)}: rerun with {RERUN_SETTINGS}{got}",
             cost,
         )
 
@@ -1079,7 +1134,8 @@ class Paper(PaperBase):
         e = self.params.eval
         text = (
             f"GPG (the paper's row 'w. GPG', 31.91) is not run (`acc_vs_gpg`). 'updates / rollout': optimizer steps "
-            f"per rollout batch, here {TESTBED_STRUCTURE} (the paper: 8 for every method, {PAPER_STRUCTURE}). "
+            f"per rollout batch, here (as TEPO's seeds recorded) {self._structure_of(r.tepo)} (the paper: 8 for every "
+            f"method, {PAPER_STRUCTURE}). "
             f"mean@n: {e.n} samples per problem at temperature {e.temperature:g}, top-p {e.top_p:g} (the paper "
             "evaluates greedily)."
         )
