@@ -5,6 +5,8 @@ TEPO run (R3-T4)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from paper_workspace import build_workspace
 
@@ -81,3 +83,27 @@ def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(tmp_path_factory
             assert (results[key].verdict != NOT_RUN) == judged, (key, results[key].note)
             if not judged:
                 assert "8 mini-batches x 1 pass" in results[key].note, key
+        # the synthetic histories do not log dH by the sign of A: entropy_sign is NOT RUN at any structure
+        assert results["entropy_sign"].verdict == NOT_RUN
+        assert "entropy_change_pos_adv" in results["entropy_sign"].note
+
+
+def test_entropy_sign_reads_the_split_of_dh_by_the_sign_of_a(tmp_path_factory):
+    """Planted: dH -0.01 on A > 0 tokens and +0.02 on A < 0 tokens in every seed of TEPO (4 x 2): the claim is
+    judged on the difference, -0.03 per seed."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_sign"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, 4, 2)
+        run = "tepo_tepo_data"
+        for seed in params.runs[run].seeds:
+            path = root / "reports/training" / run / f"seed{seed}" / "history.json"
+            rows = json.loads(path.read_text())
+            for row in rows:
+                row["tepo/entropy_change_pos_adv"], row["tepo/entropy_change_neg_adv"] = -0.01, 0.02
+            path.write_text(json.dumps(rows))
+        paper = papers.open_paper("tepo", params)
+        result = {r.claim.key: r for r in flatten(paper.evaluate_claims())}["entropy_sign"]
+        assert result.verdict != NOT_RUN, result.note
+        assert result.estimate.value == pytest.approx(-0.03)

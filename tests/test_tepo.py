@@ -109,6 +109,24 @@ def test_mask_and_kl_act_off_policy():
     assert len({round(float(x.detach()), 12) for x in [loss, *others]}) == 4
 
 
+def test_entropy_change_is_split_by_the_sign_of_the_advantage_by_hand():
+    """Sec. 3.2.2-3.2.3 (claim `entropy_sign`): mean dH over the tokens with A > 0 and over those with A < 0."""
+    from rlvr_lib.methods import RolloutResult
+
+    mask = t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+    b = rollout_batch(b=4, t=3, group=2, seed=6, mask=mask, dtype=D)
+    adv = t([[1.0] * 3, [-0.5] * 3, [2.0] * 3, [0.0] * 3])
+    behaviour = torch.zeros(4, 3, dtype=D)
+    d_h = t([[-0.2, -0.4, 9.0], [0.1, 0.2, 0.6], [0.3, 9.0, 9.0], [5.0, 5.0, 9.0]])  # 9.0: padding, ignored
+    res = RolloutResult(advantages=adv, extras={"behaviour_entropies": behaviour})
+    _, met = build_method("tepo").loss(loss_batch(b, res, logps=b.logps.clone(), entropies=d_h))
+    # A > 0: rows 0 and 2 -> (-0.2 - 0.4 + 0.3) / 3 = -0.1; A < 0: row 1 -> (0.1 + 0.2 + 0.6) / 3 = 0.3
+    assert met["tepo/entropy_change_pos_adv"] == pytest.approx(-0.1)
+    assert met["tepo/entropy_change_neg_adv"] == pytest.approx(0.3)
+    # every unmasked token, A = 0 included: (-0.6 + 0.9 + 0.3 + 10) / 8
+    assert met["tepo/entropy_change_mean"] == pytest.approx(10.6 / 8)
+
+
 def test_gradient_flows_through_w_and_matches_finite_differences():
     b = rollout_batch(b=3, t=4, group=3, seed=4, dtype=D)
     m = build_method("tepo", {"beta": 0.3, "mask_scope": "all", "eps_low": 10.0, "eps_high": 10.0})  # no clip kink

@@ -11,8 +11,12 @@ Per token of response i (eq. 4):
 aggregated token-mean over all tokens of the batch (eq. 4's 1/sum|o_i|; table 3 panel D). The gradient flows
 through w_i into every token of the response. With a single update per rollout batch w_i = 1, Delta H = 0 and
 KL(pi || pi_old) = 0, so the mask and the KL are inert: TEPO needs several updates per rollout batch
-(the paper uses 8: 4 mini-batches x 2 passes). The ablations of table 3 are ``mask_scope`` (panel E, plus "all" for panel A's
-undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
+(the paper uses 8: 4 mini-batches x 2 passes). The ablations of table 3 are ``mask_scope`` (panel E, plus "all"
+for panel A's undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
+
+Logged (``tepo/``, per micro-batch): w_mean / w_min / w_max, mask_frac, entropy_change_mean (mean dH over the
+completion tokens), entropy_change_pos_adv / entropy_change_neg_adv (mean dH over the tokens with A > 0 / A < 0, 0
+when there are none: sec. 3.2.2-3.2.3's sign of dH by the sign of A), kl and kl_masked when the KL term is on.
 ``docs/assumptions.md (tepo)`` gives the reasons for every default.
 
 Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). No Python loops over tokens.
@@ -169,6 +173,9 @@ class TEPO(Method):
             "w_max": w.max(),
             "mask_frac": masked_mean(m, mask),
             "entropy_change_mean": masked_mean(d_entropy, mask),
+            # Lemma 3.2 / Theorem 3.1's sign of dH by the sign of A (claim `entropy_sign`)
+            "entropy_change_pos_adv": masked_mean(d_entropy, mask * (batch.advantages > 0)),
+            "entropy_change_neg_adv": masked_mean(d_entropy, mask * (batch.advantages < 0)),
         }
         per_token = policy
         if c.beta > 0 and c.mask_scope != "none":

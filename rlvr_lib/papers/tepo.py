@@ -24,6 +24,7 @@ from . import measures
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import (
     Estimate,
+    NotRun,
     NotTestable,
     estimate_of,
     format_number,
@@ -87,6 +88,7 @@ KL_EXCURSION = 1.0
 PAPER_STRUCTURE = "4 mini-batches x 2 passes"
 PAPER_MINI_PASSES = (4, 2)
 OLD_STRUCTURE = "8 mini-batches x 1 pass"
+ENTROPY_POS, ENTROPY_NEG = "entropy_change_pos_adv", "entropy_change_neg_adv"  # methods/tepo.py's dH split by A's sign
 RERUN_SETTINGS = (
     "every run of papers.tepo.runs with `train: {steps_per_generation: 4, num_iterations: 2}` (4 mini-batches of 8 "
     "prompts x 2 passes: 8 updates per 32-prompt rollout batch) and, on the TEPO runs, `entropy_change_tol: 1.0e-6` "
@@ -139,7 +141,7 @@ NOT_MADE = {
         3,
     ),
     "entropy_sign": (
-        "the histories log tepo/entropy_change_mean over all tokens, not split by the advantage's sign: "
+        "the histories do not log dH split by the advantage's sign (the loss logs it since round 3): "
         "a rerun of `tepo_tepo_data` logging tepo/entropy_change_pos_adv and _neg_adv",
         5,
     ),
@@ -960,10 +962,11 @@ class Paper(PaperBase):
             quote=r"$\Delta \mathcal{H}$ (entropy change) characterizes the exploration tendency as follows",
             source="sec. 3.2.2-3.2.3 (Lemma 3.2, Theorem 3.1 and its remark)",
             paper_value="A < 0: ΔH > 0; A > 0: ΔH < 0 (a derivation)",
-            ours="mean dH of the tokens with A > 0 minus that of the tokens with A < 0, per seed",
+            ours=f"mean over training of {r.tepo}'s mean dH over the tokens with A > 0 (tepo/{ENTROPY_POS}) minus that "
+            f"over the tokens with A < 0 (tepo/{ENTROPY_NEG}), per seed, at the paper's {PAPER_STRUCTURE}",
             direction="less",
             margin=0.0,
-            compute=lambda: not_run(*NOT_MADE["entropy_sign"]),
+            compute=lambda: self._at_paper_structure(self._entropy_sign, "the sign of a token's own entropy change"),
             null=None,
         )
         for key, source in (
@@ -1032,7 +1035,29 @@ class Paper(PaperBase):
         run = self._run_with(self.runs.aggregation, "loss_agg", agg, "panel D")
         return self.compare(self.runs.no_kl, run, ACCURACY, differs_in=("method.loss_agg",))
 
-    def _at_paper_structure(self, compute) -> Estimate:
+    def _entropy_sign(self) -> Estimate:
+        """Per seed: mean over training of tepo/entropy_change_pos_adv minus tepo/entropy_change_neg_adv (each a
+        micro-batch's mean dH over its tokens with A > 0 / A < 0); NOT RUN while the histories do not log them."""
+        r = self.runs
+
+        def split(h: pd.DataFrame) -> float:
+            return mean_over_training(h, f"tepo/{ENTROPY_POS}") - mean_over_training(h, f"tepo/{ENTROPY_NEG}")
+
+        try:
+            values = self.results.per_seed(r.tepo, split)
+        except NotRun:
+            raise
+        except NotTestable as reason:
+            not_run(f"{NOT_MADE['entropy_sign'][0]} ({reason})", NOT_MADE["entropy_sign"][1])
+        pos = self.results.per_seed(r.tepo, lambda h: mean_over_training(h, f"tepo/{ENTROPY_POS}"))
+        neg = self.results.per_seed(r.tepo, lambda h: mean_over_training(h, f"tepo/{ENTROPY_NEG}"))
+        return estimate_of(
+            values,
+            detail=f"dH {pos.mean():.2e} (A > 0) vs {neg.mean():.2e} (A < 0)",
+            seeds=self.results.seeds_of(r.tepo),
+        )
+
+    def _at_paper_structure(self, compute, what: str = "the mask's selection") -> Estimate:
         """A claim about which tokens TEPO's mask selects, judged only on runs made at the paper's update structure
         (4 mini-batches x 2 passes: a token's own update seen) with dH counted above the sampler's rounding
         (``entropy_change_tol`` > 0 on the TEPO runs). Each seed's structure is read from the settings its training
@@ -1065,7 +1090,7 @@ class Paper(PaperBase):
             got = f"; on the runs as made: {failed}"
         cost = sum(len(self.results.seeds_of(run)) for run in runs)
         not_run(
-            f"the mask's selection needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the "
+            f"{what} needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the "
             f"sampler's rounding), but {'; '.join(off)}: rerun with {RERUN_SETTINGS}{got}",
             cost,
         )
