@@ -208,3 +208,21 @@ def test_the_structure_a_seed_was_made_with_is_read_from_its_recorded_settings(t
 
 def test_auto_null_is_not_left_to_chance(claims):
     assert not [c.key for c in claims if c.null == AUTO_NULL and c.direction is not None]
+
+
+def test_sensitivity_runs_and_alternatives_are_declared(paper):
+    """R3-T4: GSPO's clip bounds and Algorithm 1 unclipped are declared alternatives of TEPO (method settings only,
+    checked by the engine); lr/8 has both arms at 1.25e-5; each sensitivity claim pairs its TEPO run with its
+    GRPO/DAPO arm."""
+    assert paper.alternatives() == {
+        "eps_gspo": {"tepo_tepo_data": "tepo_eps_gspo"},
+        "unclipped": {"tepo_tepo_data": "tepo_unclipped"},
+    }
+    assert paper._sensitivity_runs("eps_gspo") == ("tepo_eps_gspo", "dapo_8updates_tepo_data")
+    assert paper._sensitivity_runs("unclipped") == ("tepo_unclipped", "dapo_8updates_tepo_data")
+    assert paper._sensitivity_runs("lr_8") == ("tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5")
+    runs = paper.params.runs
+    assert runs["tepo_lr_1_25e_5"].train.learning_rate == runs["dapo_8updates_tepo_data_lr_1_25e_5"].train.learning_rate
+    assert runs["tepo_lr_1_25e_5"].train.learning_rate == pytest.approx(runs["tepo_tepo_data"].train.learning_rate / 8)
+    for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"):
+        assert runs[run].seeds == [0, 1, 2, 3, 4], run

@@ -228,12 +228,27 @@ class TepoRuns:
         help="panel E: TEPO with the KL mask on another token set",
         factory=lambda: ["tepo_kl_neg_adv_entropy_up", "tepo_kl_either"],
     )
+    sensitivity: list[str] = role(
+        "tepo",
+        help="TEPO with another value of a choice that may decide table 1: eq. 4's eps at GSPO's bounds (3e-4 / 4e-4), "
+        "Algorithm 1 unclipped, lr/8 (1.25e-5); in this order",
+        factory=lambda: ["tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5"],
+    )
+    grpo_dapo_lr: str = setting(
+        "dapo_8updates_tepo_data_lr_1_25e_5", "GRPO/DAPO at lr/8 (1.25e-5): the other arm of `lr_sensitivity`"
+    )
 
 
 @dataclass
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help=f"{ALTERNATIVES.metadata['help']}; TEPO: eq. 4's clip (eps not given): GSPO's bounds, or Alg. 1 unclipped",
+        factory=lambda: {
+            "eps_gspo": {"tepo_tepo_data": "tepo_eps_gspo"},
+            "unclipped": {"tepo_tepo_data": "tepo_unclipped"},
+        },
+    )
     ema_alpha: float = setting(0.3, "EMA weight of the newest value in the training-curve figures")
     paper_steps: list[int] = setting(
         help="table 4: the steps compared (TEPO at the first, GRPO/DAPO at both), of the paper's whole run",
