@@ -109,13 +109,15 @@ def test_entropy_sign_reads_the_split_of_dh_by_the_sign_of_a(tmp_path_factory):
         assert result.estimate.value == pytest.approx(-0.03)
 
 
-def test_sensitivity_claims_are_judged_once_their_runs_exist(paper):
-    """The synthetic workspace has every params.yaml run: the sensitivity claims compare their two arms."""
+def test_claims_on_new_runs_are_judged_once_their_runs_exist(paper):
+    """The synthetic workspace has every params.yaml run: the sensitivity and panel claims compare their two arms."""
     results = {r.claim.key: r for r in flatten(paper.evaluate_claims())}
     arms = {
         "eps_sensitivity": {"tepo_eps_gspo", "dapo_8updates_tepo_data"},
         "unclipped_sensitivity": {"tepo_unclipped", "dapo_8updates_tepo_data"},
         "lr_sensitivity": {"tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"},
+        "panel_b_max_entropy": {"tepo_no_kl_max_entropy", "tepo_no_kl"},
+        "panel_b_min_entropy": {"tepo_no_kl_min_entropy", "tepo_no_kl"},
     }
     for key, runs in arms.items():
         assert results[key].verdict != NOT_RUN, (key, results[key].note)

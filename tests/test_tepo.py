@@ -127,6 +127,25 @@ def test_entropy_change_is_split_by_the_sign_of_the_advantage_by_hand():
     assert met["tepo/entropy_change_mean"] == pytest.approx(10.6 / 8)
 
 
+def test_entropy_coef_adds_an_entropy_bonus_with_its_sign_by_hand():
+    """Table 3 panel B: loss += -coef * token-mean(H); coef > 0 rewards entropy (its gradient on H is -coef / N),
+    coef < 0 penalises it; 0 leaves eq. 4 unchanged."""
+    mask = t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    b = rollout_batch(b=2, t=3, group=2, seed=7, mask=mask, dtype=D)
+    res = build_method("tepo").rollout(b)
+    h = t([[0.5, 1.0, 7.0], [0.25, 0.25, 1.0]])  # 7.0: padding; token-mean over 5 tokens = 3.0 / 5 = 0.6
+    base, _ = build_method("tepo").loss(loss_batch(b, res, logps=b.logps.clone(), entropies=h))
+    for coef in (0.1, -0.1):
+        ent = h.clone().requires_grad_(True)
+        loss, met = build_method("tepo", {"entropy_coef": coef}).loss(
+            loss_batch(b, res, logps=b.logps.clone(), entropies=ent)
+        )
+        assert float((loss - base).detach()) == pytest.approx(-coef * 0.6)
+        assert met["tepo/entropy_bonus_loss"] == pytest.approx(-coef * 0.6)
+        loss.backward()
+        assert torch.allclose(ent.grad, -coef * mask / 5)
+
+
 def test_gradient_flows_through_w_and_matches_finite_differences():
     b = rollout_batch(b=3, t=4, group=3, seed=4, dtype=D)
     m = build_method("tepo", {"beta": 0.3, "mask_scope": "all", "eps_low": 10.0, "eps_high": 10.0})  # no clip kink

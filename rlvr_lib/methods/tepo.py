@@ -12,7 +12,10 @@ aggregated token-mean over all tokens of the batch (eq. 4's 1/sum|o_i|; table 3 
 through w_i into every token of the response. With a single update per rollout batch w_i = 1, Delta H = 0 and
 KL(pi || pi_old) = 0, so the mask and the KL are inert: TEPO needs several updates per rollout batch
 (the paper uses 8: 4 mini-batches x 2 passes). The ablations of table 3 are ``mask_scope`` (panel E, plus "all"
-for panel A's undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
+for panel A's undifferentiated KL), ``kl_target`` (panel A's KL to the reference), ``entropy_coef`` (panel B's
+undifferentiated entropy regularisation: loss += -entropy_coef * agg(H_{i,t}), H the current policy's entropy (B, T)
+with gradient, agg = ``loss_agg``; > 0 is "Max-Entropy", < 0 "Min-Entropy"; the paper gives no coefficient) and
+``loss_agg`` (panel D).
 
 Logged (``tepo/``, per micro-batch): w_mean / w_min / w_max, mask_frac, entropy_change_mean (mean dH over the
 completion tokens), entropy_change_pos_adv / entropy_change_neg_adv (mean dH over the tokens with A > 0 / A < 0, 0
@@ -38,6 +41,7 @@ from .core import (
     KLEstimator,
     bad_choice,
     clip_metrics,
+    entropy_bonus_loss,
     group_normalized_advantages,
     kl_estimate,
     masked_mean,
@@ -139,6 +143,11 @@ class TEPO(Method):
             "token-mean", "eq. 4: 1/sum|o_i|; table 3 panel D: seq-mean-token-mean / seq-mean-token-sum"
         )
         adv_eps: float = hparam(1e-6, "verl's GRPO epsilon (eq. 9 has none)")
+        entropy_coef: float = hparam(
+            0.0,
+            "table 3 panel B: loss += -coef * agg(H) (current policy's entropy, with gradient, TEPO's aggregation): "
+            "> 0 maximises entropy ('Max-Entropy'), < 0 minimises it ('Min-Entropy'); 0: none (eq. 4)",
+        )
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -186,6 +195,11 @@ class TEPO(Method):
             per_token = per_token + c.beta * kl * m
             values["kl"] = masked_mean(kl.detach(), mask)
             values["kl_masked"] = masked_mean(kl.detach(), m)
+        agg = Aggregator(c.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)
+        loss = agg(per_token, mask)
+        if c.entropy_coef != 0:
+            bonus = entropy_bonus_loss(batch.entropies, mask, c.entropy_coef, agg)
+            values["entropy_bonus_loss"] = bonus.detach()
+            loss = loss + bonus
         metrics = self.own_metrics(values)
-        loss = Aggregator(c.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)(per_token, mask)
         return loss, {**metrics, **clip_metrics(info, mask)}

@@ -237,6 +237,12 @@ class TepoRuns:
     grpo_dapo_lr: str = setting(
         "dapo_8updates_tepo_data_lr_1_25e_5", "GRPO/DAPO at lr/8 (1.25e-5): the other arm of `lr_sensitivity`"
     )
+    panel_b: list[str] = role(
+        "tepo",
+        help="panel B: TEPO-w/o. KL with an entropy bonus (entropy_coef > 0, 'Max-Entropy') and a penalty (< 0, "
+        "'Min-Entropy')",
+        factory=lambda: ["tepo_no_kl_max_entropy", "tepo_no_kl_min_entropy"],
+    )
 
 
 @dataclass

@@ -132,12 +132,11 @@ NOT_MADE = {
         3,
     ),
     "max_entropy": (
-        "no TEPO-w/o. KL run with an entropy bonus: `tepo_no_kl_max_entropy` (mask_scope none plus an "
-        "`entropy_coef` > 0, a new TEPO setting)",
+        "no TEPO-w/o. KL run with an entropy bonus: `tepo_no_kl_max_entropy` (mask_scope none, `entropy_coef` 0.01)",
         3,
     ),
     "min_entropy": (
-        "no TEPO-w/o. KL run with an entropy penalty: `tepo_no_kl_min_entropy` (mask_scope none, `entropy_coef` < 0)",
+        "no TEPO-w/o. KL run with an entropy penalty: `tepo_no_kl_min_entropy` (mask_scope none, `entropy_coef` -0.01)",
         3,
     ),
     "entropy_sign": (
@@ -600,11 +599,12 @@ class Paper(PaperBase):
                 quote=quote,
                 source="sec. 4.3, table 3 panel B",
                 paper_value=f"{effect * 100:+.2f} pp",
-                ours=f"mean@n of TEPO-w/o. KL with the {key.replace('_', '-')} term minus {r.no_kl} (the direction of "
-                "the stated drop)",
+                ours=f"mean@n of TEPO-w/o. KL with the {key.replace('_', '-')} term (entropy_coef "
+                f"{'+' if key == 'max_entropy' else '-'}0.01: loss -= coef * token-mean(H)) minus {r.no_kl} (the "
+                "direction of the stated drop)",
                 direction="less",
                 margin=ACCURACY_MARGIN,
-                compute=lambda key=key: not_run(*NOT_MADE[key]),
+                compute=lambda key=key: self._panel_b(key),
                 paper_effect=effect,
                 part_of=panel_b,
                 null=None,
@@ -1078,16 +1078,35 @@ class Paper(PaperBase):
         """TEPO minus GRPO/DAPO under the changed setting (TEPO_VS_DAPO: each keeps its own clip and TEPO its KL);
         NOT RUN, with the (run, seed) pairs still to make as its cost, while either arm lacks evaluations."""
         a, b = self._sensitivity_runs(key)
+        self._made_or_not_run(key, a, b)
+        return self.compare(a, b, ACCURACY, differs_in=TEPO_VS_DAPO)
+
+    def _made_or_not_run(self, key: str, *runs: str) -> None:
+        """NOT RUN (NOT_MADE[key]'s reason) with the (run, seed) pairs of ``runs`` that have no evaluation yet as
+        its cost."""
         missing = [
             (run, s)
-            for run in (a, b)
+            for run in runs
             for s in self.results.seeds_of(run)
             if not (pipeline.EVAL_DIR / run / pipeline.seed_folder(s) / "results.json").is_file()
         ]
         if missing:
-            runs = ", ".join(dict.fromkeys(f"`{run}`" for run, _ in missing))
-            not_run(f"{NOT_MADE[key][0]}; not yet made: {runs}", len(missing))
-        return self.compare(a, b, ACCURACY, differs_in=TEPO_VS_DAPO)
+            named = ", ".join(dict.fromkeys(f"`{run}`" for run, _ in missing))
+            not_run(f"{NOT_MADE[key][0]}; not yet made: {named}", len(missing))
+
+    def _entropy_run(self, key: str) -> str:
+        """Panel B's run: TEPO-w/o. KL with an entropy bonus (max_entropy: entropy_coef > 0) or penalty (< 0)."""
+        sign = 1 if key == "max_entropy" else -1
+        for run in self.runs.panel_b:
+            if self.hparam(run, "mask_scope") == "none" and sign * self.hparam(run, "entropy_coef") > 0:
+                return run
+        raise NotTestable(f"no panel B run with entropy_coef {'> 0' if sign > 0 else '< 0'} and no KL")
+
+    def _panel_b(self, key: str) -> Estimate:
+        """Panel B: TEPO-w/o. KL with the entropy term minus TEPO-w/o. KL (they differ in entropy_coef only)."""
+        run = self._entropy_run(key)
+        self._made_or_not_run(key, run)
+        return self._versus_no_kl(run, "method.entropy_coef")
 
     def _entropy_sign(self) -> Estimate:
         """Per seed: mean over training of tepo/entropy_change_pos_adv minus tepo/entropy_change_neg_adv (each a
