@@ -118,6 +118,8 @@ def test_claims_on_new_runs_are_judged_once_their_runs_exist(paper):
         "lr_sensitivity": {"tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"},
         "panel_b_max_entropy": {"tepo_no_kl_max_entropy", "tepo_no_kl"},
         "panel_b_min_entropy": {"tepo_no_kl_min_entropy", "tepo_no_kl"},
+        "panel_c_cispo": {"tepo_tepo_data", "tepo_cispo"},
+        "panel_c_prefix_is": {"tepo_tepo_data", "tepo_prefix_is"},
     }
     for key, runs in arms.items():
         assert results[key].verdict != NOT_RUN, (key, results[key].note)

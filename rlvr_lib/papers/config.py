@@ -243,6 +243,11 @@ class TepoRuns:
         "'Min-Entropy')",
         factory=lambda: ["tepo_no_kl_max_entropy", "tepo_no_kl_min_entropy"],
     )
+    panel_c: list[str] = role(
+        "tepo",
+        help="panel C: TEPO with another importance sampling (surrogate 'cispo', 'prefix_is')",
+        factory=lambda: ["tepo_cispo", "tepo_prefix_is"],
+    )
 
 
 @dataclass
