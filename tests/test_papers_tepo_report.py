@@ -120,6 +120,7 @@ def test_claims_on_new_runs_are_judged_once_their_runs_exist(paper):
         "panel_b_min_entropy": {"tepo_no_kl_min_entropy", "tepo_no_kl"},
         "panel_c_cispo": {"tepo_tepo_data", "tepo_cispo"},
         "panel_c_prefix_is": {"tepo_tepo_data", "tepo_prefix_is"},
+        "acc_vs_gpg": {"tepo_tepo_data", "gpg_tepo_data"},
     }
     for key, runs in arms.items():
         assert results[key].verdict != NOT_RUN, (key, results[key].note)

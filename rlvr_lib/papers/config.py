@@ -197,7 +197,7 @@ class TepoRuns:
         "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
     )
     baselines: list[str] = setting(
-        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG not run",
+        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is `gpg`",
         factory=lambda: [
             "clip_cov_8updates_tepo_data",
             "kl_cov_8updates_tepo_data",
@@ -248,6 +248,7 @@ class TepoRuns:
         help="panel C: TEPO with another importance sampling (surrogate 'cispo', 'prefix_is')",
         factory=lambda: ["tepo_cispo", "tepo_prefix_is"],
     )
+    gpg: str = role("gpg", "gpg_tepo_data", "table 1's and panel C's GPG (REINFORCE, no importance sampling)")
 
 
 @dataclass
