@@ -38,7 +38,10 @@ def test_every_experiment_renders_a_table_or_a_figure(paper):
 
 def test_table3_has_every_ablation_row_with_its_paired_difference(paper):
     table = paper.table3()
-    assert len(table) == len(paper.trained_runs())
+    # every TEPO run of panels A, D, E, and the panel B / C runs made (all of them in the synthetic workspace)
+    runs = paper.runs
+    assert len(table) == len(paper.trained_runs()) + len(runs.panel_b) + len(runs.panel_c)
+    assert set(table["panel"]) == {"reference", "A", "B", "C", "D", "E"}
     assert (table["minus TEPO-w/o. KL (paired)"] != "—").sum() == len(table) - 1  # all but the reference
 
 

@@ -53,6 +53,8 @@ LABELS = {
     "dapo": "GRPO/DAPO",
 }
 PAPER_PANEL_A = {1.0: 0.00, 0.1: 26.25, 0.01: 31.64, 0.001: 31.81, 0.0001: 31.61}  # Avg. (%)
+PAPER_PANEL_B = {"max_entropy": 31.65, "min_entropy": 30.68}
+PAPER_PANEL_C = {"cispo": 31.58, "prefix_is": 30.95}  # GPG (31.91) is table 1's row
 PAPER_PANEL_D = {"seq-mean-token-mean": 31.33, "seq-mean-token-sum": 31.80}
 PAPER_PANEL_E = {"none": 32.21, "neg_adv_entropy_up": 31.47, "either": 32.03, "pos_adv_entropy_down": 32.59}
 MASK_LABELS = {
@@ -1154,8 +1156,7 @@ class Paper(PaperBase):
             made = {s: made_structure(run, s) for s in self.results.seeds_of(run)}
             wrong = {s: m for s, m in made.items() if m != PAPER_MINI_PASSES}
             if wrong:
-                seeds = ", ".join(f"seed {s}: {structure_label(m)}" for s, m in wrong.items())
-                off.append(f"`{run}` ({seeds})")
+                off.append(f"`{run}` was made with {self._structure_of(run)}")
             if self.params.runs[run].method == "tepo" and not self.hparam(run, "entropy_change_tol") > 0:
                 off.append(f"`{run}` (entropy_change_tol 0: the strict sign selects on the sampler's rounding)")
         if not off:
@@ -1255,20 +1256,39 @@ class Paper(PaperBase):
         rows += [("A", run, ("method.mask_scope", "method.beta")) for run in r.global_kl]
         rows += [("D", run, ("method.loss_agg",)) for run in r.aggregation]
         rows += [("E", run, ("method.mask_scope",)) for run in r.kl_scope]
+        # panels B and C: rows for the runs already made (a run not made yet is named in the caption)
+        rows += [("B", run, ("method.entropy_coef",)) for run in r.panel_b if self._made(run)]
+        rows += [("C", run, ("method.mask_scope", "method.surrogate")) for run in r.panel_c if self._made(run)]
         return rows
 
-    @experiment("Table 3: ablations (panels A, D, E)")
+    def _made(self, run: str) -> bool:
+        """Whether every seed of ``run`` has its evaluation."""
+        return all(
+            (pipeline.EVAL_DIR / run / pipeline.seed_folder(s) / "results.json").is_file()
+            for s in self.results.seeds_of(run)
+        )
+
+    @experiment("Table 3: ablations (panels A-E)")
     def table3(self, heading: str) -> pd.DataFrame:
         r = self.runs
         raw_rows, shown_rows = [], []
         for panel, run, differs in self._table3_rows():
             scope, beta, agg = (self.hparam(run, k) for k in ("mask_scope", "beta", "loss_agg"))
+            coef, surrogate = self.hparam(run, "entropy_coef"), self.hparam(run, "surrogate")
             acc, low, high = self.results.eval_summary(run, ACCURACY)
             d = None if run == r.no_kl else self.compare(run, r.no_kl, ACCURACY, differs_in=differs)
             kept = _or_nan(lambda run=run: self.results.per_seed(run, measures.log_entropy_retained))
             masks = _or_nan(lambda run=run: np.array([mask_by_update(h) for h in self.results.seed_histories(run)]))
             first, rest = (np.nan, np.nan) if np.isnan(masks).all() else masks.mean(axis=0)
-            paper = {"A": PAPER_PANEL_A.get(beta), "D": PAPER_PANEL_D.get(agg)}.get(panel, PAPER_PANEL_E.get(scope))
+            paper = {
+                "A": PAPER_PANEL_A.get(beta),
+                "B": PAPER_PANEL_B.get("max_entropy" if coef > 0 else "min_entropy"),
+                "C": PAPER_PANEL_C.get(surrogate),
+                "D": PAPER_PANEL_D.get(agg),
+            }.get(panel, PAPER_PANEL_E.get(scope))
+            variant = f"{MASK_LABELS.get(scope, scope)}, beta {beta:g}, {agg}"
+            variant += f", entropy_coef {coef:g}" if coef else ""
+            variant += f", surrogate {surrogate}" if surrogate != "ppo" else ""
             above = "" if d is None else f"{sum(v > 0 for v in d.per_seed)} of {len(d.per_seed)}"
             raw_rows.append(
                 {
@@ -1277,6 +1297,8 @@ class Paper(PaperBase):
                     "mask_scope": scope,
                     "beta": beta,
                     "loss_agg": agg,
+                    "entropy_coef": coef,
+                    "surrogate": surrogate,
                     "accuracy": acc,
                     "ci_low": low,
                     "ci_high": high,
@@ -1294,7 +1316,7 @@ class Paper(PaperBase):
                 {
                     "panel": panel,
                     "run": f"`{self.results.label(run)}`",
-                    "variant": f"{MASK_LABELS.get(scope, scope)}, beta {beta:g}, {agg}",
+                    "variant": variant,
                     "mean@n": fmt_ci(acc, low, high),
                     "minus TEPO-w/o. KL (paired)": MISSING if d is None else fmt_ci(d.value, d.ci_low, d.ci_high),
                     "seeds above TEPO-w/o. KL": above or MISSING,
@@ -1305,8 +1327,10 @@ class Paper(PaperBase):
             )
         text = (
             "Every panel is compared with TEPO-w/o. KL, as in the paper; each row differs from it only in its panel's "
-            "setting (A: `mask_scope: all` and beta; D: the aggregation; E: the mask's token set). Panels B and C are "
-            "not run (their claims give the cost). 'log entropy retained': the log of the rollout entropy over "
+            "setting (A: `mask_scope: all` and beta; B: the entropy term, `entropy_coef` +-0.01; C: TEPO's mask with "
+            "another importance sampling, `surrogate`; D: the aggregation; E: the mask's token set). "
+            f"{self._not_made_note([*r.panel_b, *r.panel_c])}'log entropy retained': the log of the rollout entropy "
+            "over "
             f"{measures.TAIL_LABEL} over the first batch's (seeds' mean). 'Mask fraction': the share of completion "
             "tokens the mask selects (`tepo/mask_frac`), at the first update of each rollout batch (where dH is the "
             "sampler's rounding: the mask selects on noise) and at the other seven."
@@ -1314,6 +1338,10 @@ class Paper(PaperBase):
         self.report.section(heading, text)
         self.report.add_table(heading, "table3_ablations", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         return pd.DataFrame(shown_rows)
+
+    def _not_made_note(self, runs: list[str]) -> str:
+        missing = [f"`{run}`" for run in runs if not self._made(run)]
+        return f"Not made yet (no rows; their claims are NOT RUN): {', '.join(missing)}. " if missing else ""
 
     @experiment("Table 4: accuracy at matched steps")
     def table4(self, heading: str) -> pd.DataFrame:
