@@ -111,9 +111,9 @@ def cispo_surrogate(
 
     log_w: (B,) TEPO's sequence weight (tepo.txt writes sg[w_i]: the subscript is the response's); logps,
     advantages: (B, T). The weight is clipped inside the stop-gradient, as CISPO does (L376: "clipped, detached
-    importance weights"), so no token loses its
-    gradient: clipped_low / clipped_high mark the tokens (A != 0) whose weight the clip bounds. Without the clip the
-    gradient, w_i * A * grad logp_{i,t} per token, equals the ``'unclipped'`` surrogate's under token-mean.
+    importance weights"), so no token loses its gradient: clipped_low / clipped_high mark the tokens (A != 0) whose
+    weight the clip bounds. Without the clip the gradient, w_i * A * grad logp_{i,t} per token, equals the
+    ``'unclipped'`` surrogate's under token-mean.
     """
     w = torch.exp(log_w.detach())[:, None]
     weight = torch.clamp(w, 1 - eps_low, 1 + eps_high)
