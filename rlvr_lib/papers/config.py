@@ -248,7 +248,7 @@ class TepoRuns:
         help="panel C: TEPO with another importance sampling (surrogate 'cispo', 'prefix_is')",
         factory=lambda: ["tepo_cispo", "tepo_prefix_is"],
     )
-    gpg: str = role("gpg", "gpg_tepo_data", "table 1's and panel C's GPG (REINFORCE, no importance sampling)")
+    gpg: str = setting("gpg_tepo_data", "table 1's and panel C's GPG (REINFORCE, no importance sampling)")
 
 
 @dataclass
