@@ -54,6 +54,7 @@ METHOD_STYLES: dict[str, tuple[str, str]] = {
     "tepo": ("#393b79", "h"),
     "opefo": ("#637939", "*"),
     "aer": ("#8c6d31", "d"),
+    "gpg": ("#e7969c", "H"),  # TEPO's table-1 baseline (rlvr_lib.methods.gpg)
 }
 VARIANT_LINESTYLES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
 MARKER_SPACING = 0.12  # distance between two markers of a curve, as a fraction of the axes' diagonal

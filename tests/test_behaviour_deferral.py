@@ -19,7 +19,7 @@ from rlvr_lib.trainer import RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-NO_BEHAVIOUR = {"grpo", "dapo", "grpo_onpolicy", "gspo", "entropy_reg"}  # GRPO.rollout, not overridden
+NO_BEHAVIOUR = {"grpo", "dapo", "grpo_onpolicy", "gspo", "entropy_reg", "gpg"}  # rewards only (GRPO.rollout, GPG)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,8 @@ VARIANTS = {
     "tepo": [
         {"surrogate": "eq4_literal"},
         {"surrogate": "unclipped"},
+        {"surrogate": "cispo", "entropy_coef": 0.01},
+        {"surrogate": "prefix_is", "entropy_coef": -0.01},
         {"loss_agg": "seq-mean-token-mean"},
         {"mask_scope": "either", "kl_estimator": "k2"},
         {"kl_target": "ref", "mask_scope": "all"},

@@ -82,7 +82,7 @@ def test_every_field_has_a_help_text_and_is_printed():
             assert f.metadata.get("help"), f"{name}.{f.name} has no help text"
         assert f"{name}  [" in text
     assert "    tau = 0.4  (float)\n        eq. 10 reduction ratio" in text
-    assert "    surrogate = 'ppo'  (one of ['ppo', 'eq4_literal', 'unclipped'])" in text
+    assert "    surrogate = 'ppo'  (one of ['ppo', 'eq4_literal', 'unclipped', 'cispo', 'prefix_is'])" in text
 
 
 def test_metric_names_carry_the_method_prefix():

@@ -349,12 +349,13 @@ def test_the_setup_table_says_differs_when_a_value_differs():
 
     params = load_params(REPO / "params.yaml")
     rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")
-    assert rows.loc["updates per rollout batch", "differs"] == "yes"  # 8 x 1 is not 4 x 2
+    assert rows.loc["updates per rollout batch", "differs"] == "no"  # params.yaml makes the paper's 4 x 2
     assert "evaluation decoding" in rows.index and "ratio clip (what it acts on)" in rows.index
-    # plant the paper's structure: the row stops differing; plant another decoding: it differs
+    # plant the structure the runs had before (8 mini-batches x 1 pass, also 8 updates): the row differs
     spec = params.runs["tepo_tepo_data"]
     spec.train = dataclasses.replace(
-        spec.train, steps_per_generation=4 * spec.train.gradient_accumulation_steps, num_iterations=2
+        spec.train, steps_per_generation=8 * spec.train.gradient_accumulation_steps, num_iterations=1
     )
     rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")
-    assert rows.loc["updates per rollout batch", "differs"] == "no"
+    assert rows.loc["updates per rollout batch", "differs"] == "yes"
+    assert rows.loc["updates per rollout batch"].iloc[-2].startswith("8 (8 mini-batches x 1 pass)")

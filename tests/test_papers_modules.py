@@ -79,7 +79,8 @@ def test_claims_pair_runs_and_use_the_declared_runs(built):
     assert hubs.verdict == "not testable here" and hubs.estimate.n_seeds == len(SEEDS) < 3  # two seeds: no verdict
     assert hubs.estimate.value == pytest.approx(np.mean([0.4 - 0.01 * s for s in SEEDS]))  # top minus bottom drop
     tepo_results = {r.claim.key: r for r in flatten(out["tepo"][0].evaluate_claims())}
-    assert tepo_results["acc_vs_gpg"].verdict == "not run"  # GPG: a run the project has not made, with its cost
+    gpg = tepo_results["acc_vs_gpg"]  # GPG's run exists in the workspace: judged on it (two seeds: no verdict)
+    assert gpg.verdict != "not run" and set(gpg.arms) == {"tepo_tepo_data", "gpg_tepo_data"}
 
 
 def test_summary_gathers_every_paper_claim(built):

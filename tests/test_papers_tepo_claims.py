@@ -175,8 +175,54 @@ def test_the_module_docstring_states_the_update_structure():
     """R3-T14: every table-1 run makes 8 updates (the docstring said Ent-Adv and GSPO had the shared structure)."""
     doc = tepo.__doc__
     assert "shared structure" not in doc
-    assert tepo.PAPER_STRUCTURE in doc.replace("\n", " ") and tepo.TESTBED_STRUCTURE in doc.replace("\n", " ")
+    assert tepo.PAPER_STRUCTURE in doc.replace("\n", " ") and tepo.OLD_STRUCTURE in doc.replace("\n", " ")
+
+
+def test_every_tepo_run_is_made_at_the_papers_structure(paper):
+    """R3-T5: every run of papers.tepo.runs but the base policy makes 4 mini-batches x 2 passes (the table-1
+    baselines too, so the comparisons stay method-only); the TEPO runs count dH above the sampler's rounding."""
+    from rlvr_lib.papers.setup import _updates
+
+    params = paper.params
+    for run in paper.results.runs:
+        if run == "base":
+            continue
+        assert _updates(params.runs[run]).endswith("(4 mini-batches x 2 passes)"), run
+        if params.runs[run].method == "tepo":
+            assert params.runs[run].hparams["entropy_change_tol"] == 1.0e-6, run
+
+
+def test_the_structure_a_seed_was_made_with_is_read_from_its_recorded_settings(tmp_path, monkeypatch):
+    """The mask claims read how each seed was trained (reports/training/<run>/seed<N>/params.yaml), not params.yaml:
+    the committed 8 x 1 histories are never judged as 4 x 2."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "reports/training/r/seed0"
+    folder.mkdir(parents=True)
+    assert tepo.made_structure("r", 0) is None
+    (folder / "params.yaml").write_text("gradient_accumulation_steps: 1\nsteps_per_generation: 8\nnum_iterations: 1\n")
+    assert tepo.made_structure("r", 0) == (8, 1)
+    (folder / "params.yaml").write_text("gradient_accumulation_steps: 2\nsteps_per_generation: 8\nnum_iterations: 2\n")
+    assert tepo.made_structure("r", 0) == (4, 2) == tepo.PAPER_MINI_PASSES
+    assert tepo.structure_label((4, 2)) == tepo.PAPER_STRUCTURE
 
 
 def test_auto_null_is_not_left_to_chance(claims):
     assert not [c.key for c in claims if c.null == AUTO_NULL and c.direction is not None]
+
+
+def test_sensitivity_runs_and_alternatives_are_declared(paper):
+    """R3-T4: GSPO's clip bounds and Algorithm 1 unclipped are declared alternatives of TEPO (method settings only,
+    checked by the engine); lr/8 has both arms at 1.25e-5; each sensitivity claim pairs its TEPO run with its
+    GRPO/DAPO arm."""
+    assert paper.alternatives() == {
+        "eps_gspo": {"tepo_tepo_data": "tepo_eps_gspo"},
+        "unclipped": {"tepo_tepo_data": "tepo_unclipped"},
+    }
+    assert paper._sensitivity_runs("eps_gspo") == ("tepo_eps_gspo", "dapo_8updates_tepo_data")
+    assert paper._sensitivity_runs("unclipped") == ("tepo_unclipped", "dapo_8updates_tepo_data")
+    assert paper._sensitivity_runs("lr_8") == ("tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5")
+    runs = paper.params.runs
+    assert runs["tepo_lr_1_25e_5"].train.learning_rate == runs["dapo_8updates_tepo_data_lr_1_25e_5"].train.learning_rate
+    assert runs["tepo_lr_1_25e_5"].train.learning_rate == pytest.approx(runs["tepo_tepo_data"].train.learning_rate / 8)
+    for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"):
+        assert runs[run].seeds == [0, 1, 2, 3, 4], run

@@ -5,6 +5,8 @@ TEPO run (R3-T4)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from paper_workspace import build_workspace
 
@@ -36,7 +38,10 @@ def test_every_experiment_renders_a_table_or_a_figure(paper):
 
 def test_table3_has_every_ablation_row_with_its_paired_difference(paper):
     table = paper.table3()
-    assert len(table) == len(paper.trained_runs())
+    # every TEPO run of panels A, D, E, and the panel B / C runs made (all of them in the synthetic workspace)
+    runs = paper.runs
+    assert len(table) == len(paper.trained_runs()) + len(runs.panel_b) + len(runs.panel_c)
+    assert set(table["panel"]) == {"reference", "A", "B", "C", "D", "E"}
     assert (table["minus TEPO-w/o. KL (paired)"] != "—").sum() == len(table) - 1  # all but the reference
 
 
@@ -51,3 +56,75 @@ def test_the_trust_region_table_has_a_row_per_tepo_run(paper):
     table = paper.trust_region()
     assert list(table["run"]) == [f"`{run}`" for run in paper.trained_runs()]
     assert "eps (low / high, on w_i)" in table.columns
+
+
+def _record_structure(root, params, steps_per_generation: int, num_iterations: int) -> None:
+    """Write every trained seed's recorded settings (as the training stage does) with the given structure."""
+    for run, spec in params.runs.items():
+        for seed in spec.seeds:
+            folder = root / "reports/training" / run / f"seed{seed}"
+            if folder.is_dir():
+                text = f"gradient_accumulation_steps: 1\nsteps_per_generation: {steps_per_generation}\n"
+                (folder / "params.yaml").write_text(text + f"num_iterations: {num_iterations}\n")
+
+
+MASK_KEYS = ("panel_e_vs_none", "panel_e_vs_either", "panel_e_drop", "mask_entropy")
+
+
+@pytest.mark.parametrize(("spg", "passes", "judged"), [(8, 1, False), (4, 2, True)])
+def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(tmp_path_factory, spg, passes, judged):
+    """The committed histories were made at 8 x 1 and must stay NOT RUN; once the seeds record 4 x 2 (params.yaml
+    sets it and entropy_change_tol 1e-6), the mask claims are judged."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_structure"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, spg, passes)
+        paper = papers.open_paper("tepo", params)
+        results = {r.claim.key: r for r in flatten(paper.evaluate_claims())}
+        for key in MASK_KEYS:
+            assert (results[key].verdict != NOT_RUN) == judged, (key, results[key].note)
+            if not judged:
+                assert "8 mini-batches x 1 pass" in results[key].note, key
+        # the synthetic histories do not log dH by the sign of A: entropy_sign is NOT RUN at any structure
+        assert results["entropy_sign"].verdict == NOT_RUN
+        assert "entropy_change_pos_adv" in results["entropy_sign"].note
+
+
+def test_entropy_sign_reads_the_split_of_dh_by_the_sign_of_a(tmp_path_factory):
+    """Planted: dH -0.01 on A > 0 tokens and +0.02 on A < 0 tokens in every seed of TEPO (4 x 2): the claim is
+    judged on the difference, -0.03 per seed."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_sign"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, 4, 2)
+        run = "tepo_tepo_data"
+        for seed in params.runs[run].seeds:
+            path = root / "reports/training" / run / f"seed{seed}" / "history.json"
+            rows = json.loads(path.read_text())
+            for row in rows:
+                row["tepo/entropy_change_pos_adv"], row["tepo/entropy_change_neg_adv"] = -0.01, 0.02
+            path.write_text(json.dumps(rows))
+        paper = papers.open_paper("tepo", params)
+        result = {r.claim.key: r for r in flatten(paper.evaluate_claims())}["entropy_sign"]
+        assert result.verdict != NOT_RUN, result.note
+        assert result.estimate.value == pytest.approx(-0.03)
+
+
+def test_claims_on_new_runs_are_judged_once_their_runs_exist(paper):
+    """The synthetic workspace has every params.yaml run: the sensitivity and panel claims compare their two arms."""
+    results = {r.claim.key: r for r in flatten(paper.evaluate_claims())}
+    arms = {
+        "eps_sensitivity": {"tepo_eps_gspo", "dapo_8updates_tepo_data"},
+        "unclipped_sensitivity": {"tepo_unclipped", "dapo_8updates_tepo_data"},
+        "lr_sensitivity": {"tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"},
+        "panel_b_max_entropy": {"tepo_no_kl_max_entropy", "tepo_no_kl"},
+        "panel_b_min_entropy": {"tepo_no_kl_min_entropy", "tepo_no_kl"},
+        "panel_c_cispo": {"tepo_tepo_data", "tepo_cispo"},
+        "panel_c_prefix_is": {"tepo_tepo_data", "tepo_prefix_is"},
+        "acc_vs_gpg": {"tepo_tepo_data", "gpg_tepo_data"},
+    }
+    for key, runs in arms.items():
+        assert results[key].verdict != NOT_RUN, (key, results[key].note)
+        assert set(results[key].arms) == runs, key

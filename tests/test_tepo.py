@@ -7,7 +7,13 @@ import torch
 from conftest import loss_batch, rollout_batch, t
 
 from rlvr_lib.methods import build_method
-from rlvr_lib.methods.tepo import entropy_kl_mask, sequence_clip_surrogate, sequence_log_weight
+from rlvr_lib.methods.tepo import (
+    cispo_surrogate,
+    entropy_kl_mask,
+    prefix_log_weight,
+    sequence_clip_surrogate,
+    sequence_log_weight,
+)
 
 D = torch.float64
 
@@ -107,6 +113,94 @@ def test_mask_and_kl_act_off_policy():
     lb = loss_batch(b, res, logps=logps, entropies=ent)
     others = [build_method("tepo", {"beta": 0.5, "mask_scope": s}).loss(lb)[0] for s in ("none", "either", "all")]
     assert len({round(float(x.detach()), 12) for x in [loss, *others]}) == 4
+
+
+def test_entropy_change_is_split_by_the_sign_of_the_advantage_by_hand():
+    """Sec. 3.2.2-3.2.3 (claim `entropy_sign`): mean dH over the tokens with A > 0 and over those with A < 0."""
+    from rlvr_lib.methods import RolloutResult
+
+    mask = t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+    b = rollout_batch(b=4, t=3, group=2, seed=6, mask=mask, dtype=D)
+    adv = t([[1.0] * 3, [-0.5] * 3, [2.0] * 3, [0.0] * 3])
+    behaviour = torch.zeros(4, 3, dtype=D)
+    d_h = t([[-0.2, -0.4, 9.0], [0.1, 0.2, 0.6], [0.3, 9.0, 9.0], [5.0, 5.0, 9.0]])  # 9.0: padding, ignored
+    res = RolloutResult(advantages=adv, extras={"behaviour_entropies": behaviour})
+    _, met = build_method("tepo").loss(loss_batch(b, res, logps=b.logps.clone(), entropies=d_h))
+    # A > 0: rows 0 and 2 -> (-0.2 - 0.4 + 0.3) / 3 = -0.1; A < 0: row 1 -> (0.1 + 0.2 + 0.6) / 3 = 0.3
+    assert met["tepo/entropy_change_pos_adv"] == pytest.approx(-0.1)
+    assert met["tepo/entropy_change_neg_adv"] == pytest.approx(0.3)
+    # every unmasked token, A = 0 included: (-0.6 + 0.9 + 0.3 + 10) / 8
+    assert met["tepo/entropy_change_mean"] == pytest.approx(10.6 / 8)
+
+
+def test_entropy_coef_adds_an_entropy_bonus_with_its_sign_by_hand():
+    """Table 3 panel B: loss += -coef * token-mean(H); coef > 0 rewards entropy (its gradient on H is -coef / N),
+    coef < 0 penalises it; 0 leaves eq. 4 unchanged."""
+    mask = t([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    b = rollout_batch(b=2, t=3, group=2, seed=7, mask=mask, dtype=D)
+    res = build_method("tepo").rollout(b)
+    h = t([[0.5, 1.0, 7.0], [0.25, 0.25, 1.0]])  # 7.0: padding; token-mean over 5 tokens = 3.0 / 5 = 0.6
+    base, _ = build_method("tepo").loss(loss_batch(b, res, logps=b.logps.clone(), entropies=h))
+    for coef in (0.1, -0.1):
+        ent = h.clone().requires_grad_(True)
+        loss, met = build_method("tepo", {"entropy_coef": coef}).loss(
+            loss_batch(b, res, logps=b.logps.clone(), entropies=ent)
+        )
+        assert float((loss - base).detach()) == pytest.approx(-coef * 0.6)
+        assert met["tepo/entropy_bonus_loss"] == pytest.approx(-coef * 0.6)
+        loss.backward()
+        assert torch.allclose(ent.grad, -coef * mask / 5)
+
+
+def test_prefix_log_weight_by_hand():
+    """Panel C's w_{i,j<=t}: the geometric mean of the token ratios up to t (table 5)."""
+    # diffs 0.5, -1.0, (masked) -> prefix means 0.5, (0.5 - 1.0) / 2 = -0.25, and -0.25 carried over the padding
+    lw = prefix_log_weight(t([[-1.0, -2.0, -9.0]]), t([[-1.5, -1.0, 0.0]]), t([[1.0, 1.0, 0.0]]))
+    assert torch.allclose(lw, t([[0.5, -0.25, -0.25]]))
+    # the last unmasked token's prefix weight is the sequence weight w_i
+    b = rollout_batch(b=6, t=5, seed=8, dtype=D)
+    logps = b.logps + 0.1 * b.mask
+    last = b.mask.sum(-1).long() - 1
+    prefix = prefix_log_weight(logps, b.logps, b.mask)
+    assert torch.allclose(prefix[torch.arange(6), last], sequence_log_weight(logps, b.logps, b.mask))
+
+
+def test_cispo_surrogate_by_hand():
+    """Panel C's CISPO: -sg[clip(w_i)] * A * logp; the weight's clip bounds the step but removes no gradient."""
+    log_w = torch.log(t([1.5, 0.5, 1.1]))
+    logps = t([[-1.0, -2.0], [-0.5, -1.0], [-3.0, -1.0]]).requires_grad_(True)
+    adv = t([[1.0], [-1.0], [2.0]])
+    loss, info = cispo_surrogate(log_w, logps, adv, 0.2, 0.28)
+    # weights clip(1.5) = 1.28, clip(0.5) = 0.8, 1.1 -> loss = -weight * A * logp
+    expected = -t([[1.28], [0.8], [1.1]]) * adv * logps.detach()
+    assert torch.allclose(loss, expected)
+    loss.sum().backward()
+    assert torch.allclose(logps.grad, (-t([[1.28], [0.8], [1.1]]) * adv).expand(3, 2))
+    assert info["clipped_high"].tolist() == [[True, True], [False, False], [False, False]]
+    assert info["clipped_low"].tolist() == [[False, False], [True, True], [False, False]]
+
+
+def test_panel_c_surrogates_in_the_loss():
+    """prefix_is and cispo change the loss; unclipped CISPO's gradient is Algorithm 1's (token-mean)."""
+    b = rollout_batch(b=8, t=6, seed=9, dtype=D)
+    g = torch.Generator().manual_seed(9)
+    start = b.logps + 0.05 * torch.randn(b.logps.shape, generator=g, dtype=D) * b.mask
+    res = build_method("tepo").rollout(b)
+
+    def grad(hp):
+        x = start.clone().requires_grad_(True)
+        loss, met = build_method("tepo", {"beta": 0.0, **hp}).loss(loss_batch(b, res, logps=x, entropies=b.entropies))
+        loss.backward()
+        return loss.detach(), x.grad
+
+    wide = {"eps_low": 10.0, "eps_high": 10.0}
+    _, g_unclipped = grad({"surrogate": "unclipped"})
+    _, g_cispo = grad({"surrogate": "cispo", **wide})
+    assert torch.allclose(g_cispo, g_unclipped)
+    # prefix IS: -token-mean(w_{i,t} * A) with the prefix weights (no clip at eps 10)
+    loss, _ = grad({"surrogate": "prefix_is", **wide})
+    w_t = torch.exp(prefix_log_weight(start, b.logps, b.mask))
+    assert torch.allclose(loss, (-w_t * res.advantages * b.mask).sum() / b.mask.sum())
 
 
 def test_gradient_flows_through_w_and_matches_finite_differences():

@@ -11,8 +11,17 @@ Per token of response i (eq. 4):
 aggregated token-mean over all tokens of the batch (eq. 4's 1/sum|o_i|; table 3 panel D). The gradient flows
 through w_i into every token of the response. With a single update per rollout batch w_i = 1, Delta H = 0 and
 KL(pi || pi_old) = 0, so the mask and the KL are inert: TEPO needs several updates per rollout batch
-(the paper uses 8). The ablations of table 3 are ``mask_scope`` (panel E, plus "all" for panel A's
-undifferentiated KL), ``kl_target`` (panel A's KL to the reference) and ``loss_agg`` (panel D).
+(the paper uses 8: 4 mini-batches x 2 passes). The ablations of table 3 are ``mask_scope`` (panel E, plus "all"
+for panel A's undifferentiated KL), ``kl_target`` (panel A's KL to the reference), ``entropy_coef`` (panel B's
+undifferentiated entropy regularisation: loss += -entropy_coef * agg(H_{i,t}), H the current policy's entropy (B, T)
+with gradient, agg = ``loss_agg``; > 0 is "Max-Entropy", < 0 "Min-Entropy"; the paper gives no coefficient) and
+``loss_agg`` (panel D). Panel C's importance-sampling variants are ``surrogate``: ``'cispo'`` (the sequence
+weight clipped inside a stop-gradient, times A log pi) and ``'prefix_is'`` (eq. 4's clipped surrogate with the
+weight w_{i,j<=t} of the prefix up to token t, (B, T), in place of w_i).
+
+Logged (``tepo/``, per micro-batch): w_mean / w_min / w_max, mask_frac, entropy_change_mean (mean dH over the
+completion tokens), entropy_change_pos_adv / entropy_change_neg_adv (mean dH over the tokens with A > 0 / A < 0, 0
+when there are none: sec. 3.2.2-3.2.3's sign of dH by the sign of A), kl and kl_masked when the KL term is on.
 ``docs/assumptions.md (tepo)`` gives the reasons for every default.
 
 Shapes: B responses, T padded completion tokens, ``mask`` float (B, T). No Python loops over tokens.
@@ -34,6 +43,7 @@ from .core import (
     KLEstimator,
     bad_choice,
     clip_metrics,
+    entropy_bonus_loss,
     group_normalized_advantages,
     kl_estimate,
     masked_mean,
@@ -43,7 +53,7 @@ from .core import (
 from .registry import register
 
 MaskScope = Literal["pos_adv_entropy_down", "none", "neg_adv_entropy_up", "either", "all"]
-Surrogate = Literal["ppo", "eq4_literal", "unclipped"]
+Surrogate = Literal["ppo", "eq4_literal", "unclipped", "cispo", "prefix_is"]
 LOG_W_CLAMP = 20.0  # |log w_i| bound before exp (verl clamps token log-ratios to [-20, 20] likewise)
 
 
@@ -82,6 +92,34 @@ def sequence_clip_surrogate(
     else:
         raise bad_choice("surrogate", surrogate, Surrogate)
     return loss, {"ratio": w, "clipped_low": low, "clipped_high": high}
+
+
+def prefix_log_weight(logps: Tensor, old_logps: Tensor, mask: Tensor) -> Tensor:
+    """Table 3 panel C's prefix importance sampling (sec. 4.3 b.-c., table 5): log w_{i,j<=t} = 1/|y_{i,j<=t}|
+    sum_{j<=t} (logp_{i,j} - old_logp_{i,j}), the geometric mean of the token ratios of the prefix up to token t,
+    (B, T), clamped to +-LOG_W_CLAMP. Masked tokens add nothing and are not counted; differentiable in ``logps``."""
+    diff = ((logps - old_logps) * mask).cumsum(-1)
+    count = mask.cumsum(-1).clamp(min=1.0)
+    return (diff / count).clamp(-LOG_W_CLAMP, LOG_W_CLAMP)
+
+
+def cispo_surrogate(
+    log_w: Tensor, logps: Tensor, advantages: Tensor, eps_low: float, eps_high: float
+) -> tuple[Tensor, dict[str, Tensor]]:
+    """Table 3 panel C's CISPO (sec. 4.3 b., Chen et al. 2025): per-token LOSS -sg[clip(w_i, 1-eps_low,
+    1+eps_high)] * A_{i,t} * logp_{i,t}, (B, T).
+
+    log_w: (B,) TEPO's sequence weight (tepo.txt writes sg[w_i]: the subscript is the response's); logps,
+    advantages: (B, T). The weight is clipped inside the stop-gradient, as CISPO does (L376: "clipped, detached
+    importance weights"), so no token loses its gradient: clipped_low / clipped_high mark the tokens (A != 0) whose
+    weight the clip bounds. Without the clip the gradient, w_i * A * grad logp_{i,t} per token, equals the
+    ``'unclipped'`` surrogate's under token-mean.
+    """
+    w = torch.exp(log_w.detach())[:, None]
+    weight = torch.clamp(w, 1 - eps_low, 1 + eps_high)
+    loss = -weight * advantages * logps
+    acts = (advantages != 0).expand_as(logps)
+    return loss, {"ratio": w, "clipped_low": (w < 1 - eps_low) & acts, "clipped_high": (w > 1 + eps_high) & acts}
 
 
 def entropy_kl_mask(advantages: Tensor, entropy_change: Tensor, scope: MaskScope, tol: float = 0.0) -> Tensor:
@@ -128,13 +166,20 @@ class TEPO(Method):
             "old", "eq. 4: KL(pi_theta || pi_old); 'ref': KL to the reference model (table 3 panel A)"
         )
         surrogate: Surrogate = hparam(
-            "ppo", "min(w*A, clip(w)*A); 'eq4_literal': min(w, clip(w))*A; 'unclipped': w*A (Alg. 1)"
+            "ppo",
+            "min(w*A, clip(w)*A); 'eq4_literal': min(w, clip(w))*A; 'unclipped': w*A (Alg. 1); table 3 panel C: "
+            "'cispo': sg[clip(w)]*A*log pi, 'prefix_is': min(w_t*A, clip(w_t)*A) with w_t the prefix's weight",
         )
         entropy_change_tol: float = hparam(0.0, "|dH| <= tol counts as no change (0: strict signs of eq. 4)")
         loss_agg: Aggregation = hparam(
             "token-mean", "eq. 4: 1/sum|o_i|; table 3 panel D: seq-mean-token-mean / seq-mean-token-sum"
         )
         adv_eps: float = hparam(1e-6, "verl's GRPO epsilon (eq. 9 has none)")
+        entropy_coef: float = hparam(
+            0.0,
+            "table 3 panel B: loss += -coef * agg(H) (current policy's entropy, with gradient, TEPO's aggregation): "
+            "> 0 maximises entropy ('Max-Entropy'), < 0 minimises it ('Min-Entropy'); 0: none (eq. 4)",
+        )
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -159,7 +204,15 @@ class TEPO(Method):
         c = self.cfg
         mask = batch.mask
         log_w = sequence_log_weight(batch.logps, batch.old_logps, mask)
-        policy, info = sequence_clip_surrogate(log_w, batch.advantages, c.eps_low, c.eps_high, c.surrogate)
+        if c.surrogate == "cispo":
+            policy, info = cispo_surrogate(log_w, batch.logps, batch.advantages, c.eps_low, c.eps_high)
+        elif c.surrogate == "prefix_is":
+            log_w_prefix = prefix_log_weight(batch.logps, batch.old_logps, mask)
+            policy, info = ppo_clip_loss(
+                log_w_prefix, torch.zeros_like(log_w_prefix), batch.advantages, c.eps_low, c.eps_high
+            )
+        else:
+            policy, info = sequence_clip_surrogate(log_w, batch.advantages, c.eps_low, c.eps_high, c.surrogate)
         d_entropy = batch.entropies.detach() - batch.extras["behaviour_entropies"]
         m = entropy_kl_mask(batch.advantages, d_entropy, c.mask_scope, c.entropy_change_tol) * mask
         w = torch.exp(log_w.detach())
@@ -169,6 +222,9 @@ class TEPO(Method):
             "w_max": w.max(),
             "mask_frac": masked_mean(m, mask),
             "entropy_change_mean": masked_mean(d_entropy, mask),
+            # Lemma 3.2 / Theorem 3.1's sign of dH by the sign of A (claim `entropy_sign`)
+            "entropy_change_pos_adv": masked_mean(d_entropy, mask * (batch.advantages > 0)),
+            "entropy_change_neg_adv": masked_mean(d_entropy, mask * (batch.advantages < 0)),
         }
         per_token = policy
         if c.beta > 0 and c.mask_scope != "none":
@@ -179,6 +235,11 @@ class TEPO(Method):
             per_token = per_token + c.beta * kl * m
             values["kl"] = masked_mean(kl.detach(), mask)
             values["kl_masked"] = masked_mean(kl.detach(), m)
+        agg = Aggregator(c.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)
+        loss = agg(per_token, mask)
+        if c.entropy_coef != 0:
+            bonus = entropy_bonus_loss(batch.entropies, mask, c.entropy_coef, agg)
+            values["entropy_bonus_loss"] = bonus.detach()
+            loss = loss + bonus
         metrics = self.own_metrics(values)
-        loss = Aggregator(c.loss_agg, batch.num_tokens, batch.num_seqs, batch.max_completion_length)(per_token, mask)
         return loss, {**metrics, **clip_metrics(info, mask)}

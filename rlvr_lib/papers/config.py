@@ -222,7 +222,7 @@ class TepoRuns:
         "dapo_8updates_tepo_data", "table 1's 'GRPO/DAPO' (clip-higher 0.2/0.28), 8 updates per rollout"
     )
     baselines: list[str] = setting(
-        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG not run",
+        help="table 1's other rows (Clip-Cov, KL-Cov, Entropy-based term, GSPO); GPG is `gpg`",
         factory=lambda: [
             "clip_cov_8updates_tepo_data",
             "kl_cov_8updates_tepo_data",
@@ -253,13 +253,40 @@ class TepoRuns:
         help="panel E: TEPO with the KL mask on another token set",
         factory=lambda: ["tepo_kl_neg_adv_entropy_up", "tepo_kl_either"],
     )
+    sensitivity: list[str] = role(
+        "tepo",
+        help="TEPO with another value of a choice that may decide table 1: eq. 4's eps at GSPO's bounds (3e-4 / 4e-4), "
+        "Algorithm 1 unclipped, lr/8 (1.25e-5); in this order",
+        factory=lambda: ["tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5"],
+    )
+    grpo_dapo_lr: str = setting(
+        "dapo_8updates_tepo_data_lr_1_25e_5", "GRPO/DAPO at lr/8 (1.25e-5): the other arm of `lr_sensitivity`"
+    )
+    panel_b: list[str] = role(
+        "tepo",
+        help="panel B: TEPO-w/o. KL with an entropy bonus (entropy_coef > 0, 'Max-Entropy') and a penalty (< 0, "
+        "'Min-Entropy')",
+        factory=lambda: ["tepo_no_kl_max_entropy", "tepo_no_kl_min_entropy"],
+    )
+    panel_c: list[str] = role(
+        "tepo",
+        help="panel C: TEPO with another importance sampling (surrogate 'cispo', 'prefix_is')",
+        factory=lambda: ["tepo_cispo", "tepo_prefix_is"],
+    )
+    gpg: str = setting("gpg_tepo_data", "table 1's and panel C's GPG (REINFORCE, no importance sampling)")
 
 
 @dataclass
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
     eval_decoding: str | None = eval_decoding("greedy", "sec. 4.1: greedy, T 0.6 on AIME/AMC")
-    alternatives: dict[str, dict[str, str]] = ALTERNATIVES
+    alternatives: dict[str, dict[str, str]] = setting(
+        help=f"{ALTERNATIVES.metadata['help']}; TEPO: eq. 4's clip (eps not given): GSPO's bounds, or Alg. 1 unclipped",
+        factory=lambda: {
+            "eps_gspo": {"tepo_tepo_data": "tepo_eps_gspo"},
+            "unclipped": {"tepo_tepo_data": "tepo_unclipped"},
+        },
+    )
     ema_alpha: float = setting(0.3, "EMA weight of the newest value in the training-curve figures")
     paper_steps: list[int] = setting(
         help="table 4: the steps compared (TEPO at the first, GRPO/DAPO at both), of the paper's whole run",

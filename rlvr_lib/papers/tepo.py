@@ -5,21 +5,26 @@ its experiments and analysis (``declare_claims``).
 
 Every run of the paper makes 8 policy updates per rollout batch (sec. 4.1), so TEPO's KL mask and its sequence-level
 ratio act (with one update both are inert): table 1's GRPO/DAPO, Clip-Cov, KL-Cov, Ent-Adv and GSPO as well as every
-TEPO variant. The paper's 8 are 4 mini-batches x 2 passes; the testbed's are 8 mini-batches x 1 pass (the setup
-table's "updates" row, the Discussion), so a claim about which tokens the mask selects is NOT RUN until the runs are
-made at 4 x 2. Every run trains on TEPO's training set (``train_data: tepo``: no prompt whose base-policy group is
-all correct or all wrong, sec. 4.1).
+TEPO variant. The paper's 8 are 4 mini-batches x 2 passes, and so are the testbed's (params.yaml: every run of
+``papers.tepo.runs`` has ``steps_per_generation: 4, num_iterations: 2``; the TEPO runs count dH above 1e-6 only).
+The histories made before round 3 were 8 mini-batches x 1 pass: a claim about which tokens the mask selects reads
+the structure each seed was trained with (``reports/training/<run>/seed<N>/params.yaml``) and is NOT RUN on a seed
+made at 8 x 1 (or with no record). Every run trains on TEPO's training set (``train_data: tepo``: no prompt whose
+base-policy group is all correct or all wrong, sec. 4.1).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import yaml
 
+from .. import pipeline
 from . import measures
 from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
 from .claims import (
     Estimate,
+    NotRun,
     NotTestable,
     estimate_of,
     format_number,
@@ -48,6 +53,8 @@ LABELS = {
     "dapo": "GRPO/DAPO",
 }
 PAPER_PANEL_A = {1.0: 0.00, 0.1: 26.25, 0.01: 31.64, 0.001: 31.81, 0.0001: 31.61}  # Avg. (%)
+PAPER_PANEL_B = {"max_entropy": 31.65, "min_entropy": 30.68}
+PAPER_PANEL_C = {"cispo": 31.58, "prefix_is": 30.95}  # GPG (31.91) is table 1's row
 PAPER_PANEL_D = {"seq-mean-token-mean": 31.33, "seq-mean-token-sum": 31.80}
 PAPER_PANEL_E = {"none": 32.21, "neg_adv_entropy_up": 31.47, "either": 32.03, "pos_adv_entropy_down": 32.59}
 MASK_LABELS = {
@@ -78,9 +85,12 @@ LN_1_25 = 0.2231  # ln 1.25
 # tepo/kl (a micro-batch's mean per-token KL to the rollout policy) above 1 nat: an excursion
 KL_EXCURSION = 1.0
 # The paper's 8 updates per rollout batch are 4 mini-batches x 2 passes (configs/tepo.yaml: steps_per_generation 32
-# over gradient_accumulation_steps 8, num_iterations 2); the testbed's are 8 mini-batches x 1 pass.
+# over gradient_accumulation_steps 8, num_iterations 2), and so are params.yaml's; the histories made before round 3
+# were 8 mini-batches x 1 pass (OLD_STRUCTURE): a mask claim reads each seed's recorded structure (made_structure).
 PAPER_STRUCTURE = "4 mini-batches x 2 passes"
-TESTBED_STRUCTURE = "8 mini-batches x 1 pass"
+PAPER_MINI_PASSES = (4, 2)
+OLD_STRUCTURE = "8 mini-batches x 1 pass"
+ENTROPY_POS, ENTROPY_NEG = "entropy_change_pos_adv", "entropy_change_neg_adv"  # methods/tepo.py's dH split by A's sign
 RERUN_SETTINGS = (
     "every run of papers.tepo.runs with `train: {steps_per_generation: 4, num_iterations: 2}` (4 mini-batches of 8 "
     "prompts x 2 passes: 8 updates per 32-prompt rollout batch) and, on the TEPO runs, `entropy_change_tol: 1.0e-6` "
@@ -110,30 +120,22 @@ UNTESTABLE = (  # (key, quote, source, paper's number, why the testbed cannot te
         "benchmarks: the testbed has one held-out set of one-digit sums, not seven benchmarks",
     ),
 )
-# Runs the project has not made (params.yaml definitions in docs/review_response_round3/tepo.md), with their cost in
-# (run, seed) pairs.
+# Runs, evaluations or logs a claim needs (params.yaml defines the runs; docs/review_response_round3/tepo.md), with
+# their cost in (run, seed) pairs: the claim is NOT RUN with this reason while they are absent.
 NOT_MADE = {
-    "gpg": (
-        "no GPG run: `gpg_tepo_data` (method gpg: REINFORCE without importance sampling or reference, a new method "
-        "in rlvr_lib.methods)",
-        3,
-    ),
-    "cispo": ("no CISPO run: `tepo_cispo` (TEPO with `surrogate: cispo`, sg[w] * A * log pi, a new surrogate)", 3),
-    "prefix_is": (
-        "no prefix-IS run: `tepo_prefix_is` (TEPO with `surrogate: prefix_is`, w_{i,j<=t}, a new surrogate)",
-        3,
-    ),
+    "gpg": ("no GPG run: `gpg_tepo_data` (method gpg: REINFORCE without importance sampling or reference)", 3),
+    "cispo": ("no CISPO run: `tepo_cispo` (TEPO with `surrogate: cispo`, sg[clip(w_i)] * A * log pi)", 3),
+    "prefix_is": ("no prefix-IS run: `tepo_prefix_is` (TEPO with `surrogate: prefix_is`, w_{i,j<=t})", 3),
     "max_entropy": (
-        "no TEPO-w/o. KL run with an entropy bonus: `tepo_no_kl_max_entropy` (mask_scope none plus an "
-        "`entropy_coef` > 0, a new TEPO setting)",
+        "no TEPO-w/o. KL run with an entropy bonus: `tepo_no_kl_max_entropy` (mask_scope none, `entropy_coef` 0.01)",
         3,
     ),
     "min_entropy": (
-        "no TEPO-w/o. KL run with an entropy penalty: `tepo_no_kl_min_entropy` (mask_scope none, `entropy_coef` < 0)",
+        "no TEPO-w/o. KL run with an entropy penalty: `tepo_no_kl_min_entropy` (mask_scope none, `entropy_coef` -0.01)",
         3,
     ),
     "entropy_sign": (
-        "the histories log tepo/entropy_change_mean over all tokens, not split by the advantage's sign: "
+        "the histories do not log dH split by the advantage's sign (the loss logs it since round 3): "
         "a rerun of `tepo_tepo_data` logging tepo/entropy_change_pos_adv and _neg_adv",
         5,
     ),
@@ -169,6 +171,26 @@ def excursion_share(history: pd.DataFrame) -> float:
 
 def kl_max(history: pd.DataFrame) -> float:
     return float(measures.column(history, "tepo/kl").max())
+
+
+def made_structure(run: str, seed: int) -> tuple[int, int] | None:
+    """(mini-batches, passes) per rollout batch that seed ``seed`` of ``run`` was trained with, from the settings its
+    training recorded (``reports/training/<run>/seed<N>/params.yaml``: steps_per_generation over
+    gradient_accumulation_steps, num_iterations); None when the seed recorded none."""
+    path = pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(seed) / "params.yaml"
+    if not path.is_file():
+        return None
+    made = yaml.safe_load(path.read_text()) or {}
+    accumulation = int(made.get("gradient_accumulation_steps") or 1)
+    micro = int(made.get("steps_per_generation") or accumulation)
+    return micro // accumulation, int(made.get("num_iterations") or 1)
+
+
+def structure_label(structure: tuple[int, int] | None) -> str:
+    if structure is None:
+        return "no recorded settings"
+    mini, passes = structure
+    return f"{mini} mini-batch{'es' if mini != 1 else ''} x {passes} pass{'es' if passes != 1 else ''}"
 
 
 def mask_by_update(history: pd.DataFrame) -> tuple[float, float]:
@@ -273,9 +295,18 @@ class Paper(PaperBase):
             f"{_seeds(held_out.seeds)}: {fmt_ci(held_out.value, held_out.ci_low, held_out.ci_high)}). The same drift "
             f"plausibly carries `grad_norm`, the one claim that holds: TEPO's mean gradient norm is "
             f"x{_geo(np.exp(grad.per_seed)):.2f} GRPO/DAPO's. The table \"TEPO's trust region\" gives every TEPO "
-            "run; the runs that would size the effect (GSPO's clip bounds, Algorithm 1 without the clip, lr/8) are "
-            "NOT RUN (`eps_sensitivity`, `unclipped_sensitivity`, `lr_sensitivity`)."
+            "run; the runs that size the effect (GSPO's clip bounds, Algorithm 1 without the clip, lr/8 on both arms: "
+            "papers.tepo.runs.sensitivity) are judged in `eps_sensitivity`, `unclipped_sensitivity` and "
+            "`lr_sensitivity`, and the first two are declared alternatives of every claim reading TEPO (robust / "
+            "hinges on)."
         )
+
+    def _structure_of(self, run: str) -> str:
+        """The update structure ``run``'s seeds recorded, e.g. '4 mini-batches x 2 passes (seeds 0-4)'."""
+        by_label: dict[str, list[int]] = {}
+        for seed in self.results.seeds_of(run):
+            by_label.setdefault(structure_label(made_structure(run, seed)), []).append(seed)
+        return "; ".join(f"{label} (seeds {_seeds(seeds)})" for label, seeds in by_label.items())
 
     def _note_structure(self) -> str:
         """The update structure and the mask on float noise."""
@@ -286,18 +317,20 @@ class Paper(PaperBase):
             first.append(f"`{run}` {_range(pairs[:, 0])}")
             rest.append(_range(pairs[:, 1]))
         compared = "; ".join(f"{a} at the first update vs {b} at the others" for a, b in zip(first, rest, strict=True))
+        made = "; ".join(f"`{run}`: {self._structure_of(run)}" for run in (r.tepo, *r.kl_scope))
+        tol = self.hparam(r.tepo, "entropy_change_tol")
         return (
-            f"The testbed's 8 updates per rollout batch are {TESTBED_STRUCTURE}; the paper's are {PAPER_STRUCTURE}. "
-            "With one pass a token is never revisited, so its dH and its KL to the rollout policy reflect only the "
-            "updates made on other mini-batches: the mask never sees the token's own update. And on the first "
+            f"The paper's 8 updates per rollout batch are {PAPER_STRUCTURE}, and so are params.yaml's; the runs' "
+            f"histories were made with (as each seed's training recorded) {made}. With 8 mini-batches x 1 pass a "
+            "token is never revisited, so its dH and its KL to the rollout policy reflect only the updates made on "
+            "other mini-batches: the mask never sees the token's own update; with 2 passes it does. On the first "
             "mini-batch of each rollout batch the policy is the rollout policy, so dH is the sampler's rounding "
-            "(|dH| 3-4.5e-8) and the strict sign of eq. 4 (`entropy_change_tol` 0) selects on noise. The mask "
-            f"fraction (`tepo/mask_frac`, per seed) is {compared}: the mask selects about as many tokens on noise as "
-            "on real entropy changes. The KL on those tokens is ~1e-8, so the loss is unaffected there, but the "
-            "mask's selection is not the paper's. The claims about which tokens the mask selects (panel E, "
-            "`panel_e_drop`, `mask_entropy`) are therefore NOT RUN until the runs are made as the paper makes them: "
-            f"{RERUN_SETTINGS}. `abrupt_updates` stays judged on these runs: it asks whether the KL term keeps the "
-            "policy nearer the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
+            f"(|dH| 3-4.5e-8), which the strict sign of eq. 4 selects on; `entropy_change_tol` is {tol:g} in "
+            f"`{r.tepo}`. The mask fraction (`tepo/mask_frac`, per seed) is {compared}. The claims about which "
+            "tokens the mask selects (panel E, `panel_e_drop`, `mask_entropy`) are judged only on seeds made at "
+            f"{PAPER_STRUCTURE} with a tolerance above the rounding, NOT RUN otherwise ({RERUN_SETTINGS}). "
+            "`abrupt_updates` is judged whatever the structure: it asks whether the KL term keeps the policy nearer "
+            "the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
         )
 
     def _note_learning(self) -> str:
@@ -386,10 +419,11 @@ class Paper(PaperBase):
             quote="TEPO outperforms ... GPG",
             source="sec. 4.2, table 1",
             paper_value="Avg. 32.59 vs 31.91 (GPG, the second-best; +0.68 pp)",
-            ours="mean@n of TEPO minus GPG",
+            ours=f"mean@n of {r.tepo} minus {r.gpg} (REINFORCE without importance sampling, reference or clip; "
+            "verl's GPG advantage)",
             direction="greater",
             margin=ACCURACY_MARGIN,
-            compute=lambda: not_run(*NOT_MADE["gpg"]),
+            compute=self._versus_gpg,
             paper_effect=0.0068,
             part_of=whole,
             null=None,
@@ -561,11 +595,12 @@ class Paper(PaperBase):
                 quote=quote,
                 source="sec. 4.3, table 3 panel B",
                 paper_value=f"{effect * 100:+.2f} pp",
-                ours=f"mean@n of TEPO-w/o. KL with the {key.replace('_', '-')} term minus {r.no_kl} (the direction of "
-                "the stated drop)",
+                ours=f"mean@n of TEPO-w/o. KL with the {key.replace('_', '-')} term (entropy_coef "
+                f"{'+' if key == 'max_entropy' else '-'}0.01: loss -= coef * token-mean(H)) minus {r.no_kl} (the "
+                "direction of the stated drop)",
                 direction="less",
                 margin=ACCURACY_MARGIN,
-                compute=lambda key=key: not_run(*NOT_MADE[key]),
+                compute=lambda key=key: self._panel_b(key),
                 paper_effect=effect,
                 part_of=panel_b,
                 null=None,
@@ -590,10 +625,10 @@ class Paper(PaperBase):
                 quote=quote,
                 source="sec. 4.3, table 3 panel C",
                 paper_value=f"{paper} vs TEPO 32.59",
-                ours=f"mean@n of {r.tepo} minus the {key} variant",
+                ours=f"mean@n of {r.tepo} minus TEPO with surrogate {key} (the same run otherwise)",
                 direction="greater",
                 margin=ACCURACY_MARGIN,
-                compute=lambda key=key: not_run(*NOT_MADE[key]),
+                compute=lambda key=key: self._panel_c(key),
                 paper_effect=(32.59 - paper) / 100,
                 part_of=panel_c,
                 null=None,
@@ -925,32 +960,57 @@ class Paper(PaperBase):
             quote=r"$\Delta \mathcal{H}$ (entropy change) characterizes the exploration tendency as follows",
             source="sec. 3.2.2-3.2.3 (Lemma 3.2, Theorem 3.1 and its remark)",
             paper_value="A < 0: ΔH > 0; A > 0: ΔH < 0 (a derivation)",
-            ours="mean dH of the tokens with A > 0 minus that of the tokens with A < 0, per seed",
+            ours=f"mean over training of {r.tepo}'s mean dH over the tokens with A > 0 (tepo/{ENTROPY_POS}) minus that "
+            f"over the tokens with A < 0 (tepo/{ENTROPY_NEG}), per seed, at the paper's {PAPER_STRUCTURE}",
             direction="less",
             margin=0.0,
-            compute=lambda: not_run(*NOT_MADE["entropy_sign"]),
+            compute=lambda: self._at_paper_structure(self._entropy_sign, "the sign of a token's own entropy change"),
             null=None,
         )
-        for key, source in (
-            ("eps_gspo", "sec. 4.2, table 1; eq. 4's eps (open: TEPO choice 1) at GSPO's clip bounds"),
-            ("unclipped", "sec. 4.2, table 1; Algorithm 1 (no clip)"),
-            ("lr_8", "sec. 4.2, table 1; at lr/8 (1.25e-5), the learning rate being tuned on GRPO at 2 updates"),
-            ("greedy_eval", "sec. 4.1-4.2, table 1; evaluated greedily as the paper (T 0.6 on AIME/AMC)"),
+        for key, source, ours in (
+            (
+                "eps_gspo",
+                "sec. 4.2, table 1; eq. 4's eps (open: TEPO choice 1) at GSPO's clip bounds",
+                f"mean@n of TEPO at eps_low 3e-4 / eps_high 4e-4 minus {r.grpo_dapo}",
+            ),
+            (
+                "unclipped",
+                "sec. 4.2, table 1; Algorithm 1 (no clip)",
+                f"mean@n of TEPO without the clip (surrogate unclipped, Alg. 1) minus {r.grpo_dapo}",
+            ),
+            (
+                "lr_8",
+                "sec. 4.2, table 1; at lr/8 (1.25e-5), the learning rate being tuned on GRPO at 2 updates",
+                f"mean@n of TEPO minus GRPO/DAPO, both at learning rate 1.25e-5 ({r.grpo_dapo_lr})",
+            ),
         ):
             name = {"eps_gspo": "eps_sensitivity", "unclipped": "unclipped_sensitivity", "lr_8": "lr_sensitivity"}
             self.claim(
-                key=name.get(key, "table1_greedy_eval"),
+                key=name[key],
                 quote="TEPO outperforms the baseline method GRPO/DAPO",
                 source=source,
                 paper_value="Avg. 32.59 vs 30.85 (Qwen2.5-7B)",
-                ours=f"mean@n of TEPO minus {r.grpo_dapo} under the changed setting",
+                ours=ours,
                 direction="greater",
                 margin=ACCURACY_MARGIN,
-                compute=lambda key=key: not_run(*NOT_MADE[key]),
+                compute=lambda key=key: self._sensitivity(key),
                 paper_effect=0.0174,
                 null=None,
                 measure=ACCURACY,
             )
+        self.claim(
+            key="table1_greedy_eval",
+            quote="TEPO outperforms the baseline method GRPO/DAPO",
+            source="sec. 4.1-4.2, table 1; evaluated greedily as the paper (T 0.6 on AIME/AMC)",
+            paper_value="Avg. 32.59 vs 30.85 (Qwen2.5-7B)",
+            ours=f"mean@n of TEPO minus {r.grpo_dapo} under the changed setting",
+            direction="greater",
+            margin=ACCURACY_MARGIN,
+            compute=lambda: not_run(*NOT_MADE["greedy_eval"]),
+            paper_effect=0.0174,
+            null=None,
+            measure=ACCURACY,
+        )
 
     def _untestable_claims(self) -> None:
         for key, quote, source, paper, reason in UNTESTABLE:
@@ -997,21 +1057,121 @@ class Paper(PaperBase):
         run = self._run_with(self.runs.aggregation, "loss_agg", agg, "panel D")
         return self.compare(self.runs.no_kl, run, ACCURACY, differs_in=("method.loss_agg",))
 
-    def _at_paper_structure(self, compute) -> Estimate:
-        """NOT RUN: a claim about which tokens TEPO's mask selects needs the paper's update structure (4 mini-batches
-        x 2 passes, and dH above the sampler's rounding); the testbed's runs make 8 x 1. The estimate on them is
-        named in the reason, never judged. Cost: every seed of the TEPO runs the claim reads."""
+    def _sensitivity_runs(self, key: str) -> tuple[str, str]:
+        """(TEPO's run, GRPO/DAPO's run) of a sensitivity claim: eq. 4's eps at GSPO's bounds, Alg. 1 unclipped
+        (each against the GRPO/DAPO of table 1), or both at lr/8."""
+        r = self.runs
+        if key == "eps_gspo":
+            return self._run_with(r.sensitivity, "eps_low", 3.0e-4, "sensitivity (eps at GSPO's bounds)"), r.grpo_dapo
+        if key == "unclipped":
+            return self._run_with(r.sensitivity, "surrogate", "unclipped", "sensitivity (unclipped)"), r.grpo_dapo
+        for run in r.sensitivity:
+            if self.params.runs[run].train.learning_rate == self.params.runs[r.grpo_dapo_lr].train.learning_rate:
+                return run, r.grpo_dapo_lr
+        raise NotTestable(f"no run of papers.tepo.runs.sensitivity at {r.grpo_dapo_lr}'s learning rate")
+
+    def _sensitivity(self, key: str) -> Estimate:
+        """TEPO minus GRPO/DAPO under the changed setting (TEPO_VS_DAPO: each keeps its own clip and TEPO its KL);
+        NOT RUN, with the (run, seed) pairs still to make as its cost, while either arm lacks evaluations."""
+        a, b = self._sensitivity_runs(key)
+        self._made_or_not_run(key, a, b)
+        return self.compare(a, b, ACCURACY, differs_in=TEPO_VS_DAPO)
+
+    def _made_or_not_run(self, key: str, *runs: str) -> None:
+        """NOT RUN (NOT_MADE[key]'s reason) with the (run, seed) pairs of ``runs`` that have no evaluation yet as
+        its cost."""
+        missing = [
+            (run, s)
+            for run in runs
+            for s in self.results.seeds_of(run)
+            if not (pipeline.EVAL_DIR / run / pipeline.seed_folder(s) / "results.json").is_file()
+        ]
+        if missing:
+            named = ", ".join(dict.fromkeys(f"`{run}`" for run, _ in missing))
+            not_run(f"{NOT_MADE[key][0]}; not yet made: {named}", len(missing))
+
+    def _entropy_run(self, key: str) -> str:
+        """Panel B's run: TEPO-w/o. KL with an entropy bonus (max_entropy: entropy_coef > 0) or penalty (< 0)."""
+        sign = 1 if key == "max_entropy" else -1
+        for run in self.runs.panel_b:
+            if self.hparam(run, "mask_scope") == "none" and sign * self.hparam(run, "entropy_coef") > 0:
+                return run
+        raise NotTestable(f"no panel B run with entropy_coef {'> 0' if sign > 0 else '< 0'} and no KL")
+
+    def _versus_gpg(self) -> Estimate:
+        """TEPO minus GPG: the methods differ, GPG's advantage is r - mean(r) (its defining setting), neither has
+        the other's clip or KL (one-sided settings)."""
+        self._made_or_not_run("gpg", self.runs.gpg)
+        return self.compare(self.runs.tepo, self.runs.gpg, ACCURACY, differs_in=TEPO_VS_DAPO)
+
+    def _panel_c(self, key: str) -> Estimate:
+        """Panel C: TEPO minus TEPO with another importance sampling (they differ in the surrogate only)."""
+        run = self._run_with(self.runs.panel_c, "surrogate", key, "panel C")
+        self._made_or_not_run(key, run)
+        return self.compare(self.runs.tepo, run, ACCURACY, differs_in=("method.surrogate",))
+
+    def _panel_b(self, key: str) -> Estimate:
+        """Panel B: TEPO-w/o. KL with the entropy term minus TEPO-w/o. KL (they differ in entropy_coef only)."""
+        run = self._entropy_run(key)
+        self._made_or_not_run(key, run)
+        return self._versus_no_kl(run, "method.entropy_coef")
+
+    def _entropy_sign(self) -> Estimate:
+        """Per seed: mean over training of tepo/entropy_change_pos_adv minus tepo/entropy_change_neg_adv (each a
+        micro-batch's mean dH over its tokens with A > 0 / A < 0); NOT RUN while the histories do not log them."""
+        r = self.runs
+
+        def split(h: pd.DataFrame) -> float:
+            return mean_over_training(h, f"tepo/{ENTROPY_POS}") - mean_over_training(h, f"tepo/{ENTROPY_NEG}")
+
+        try:
+            values = self.results.per_seed(r.tepo, split)
+        except NotRun:
+            raise
+        except NotTestable as reason:
+            not_run(f"{NOT_MADE['entropy_sign'][0]} ({reason})", NOT_MADE["entropy_sign"][1])
+        pos = self.results.per_seed(r.tepo, lambda h: mean_over_training(h, f"tepo/{ENTROPY_POS}"))
+        neg = self.results.per_seed(r.tepo, lambda h: mean_over_training(h, f"tepo/{ENTROPY_NEG}"))
+        return estimate_of(
+            values,
+            detail=f"dH {pos.mean():.2e} (A > 0) vs {neg.mean():.2e} (A < 0)",
+            seeds=self.results.seeds_of(r.tepo),
+        )
+
+    def _at_paper_structure(self, compute, what: str = "the mask's selection") -> Estimate:
+        """A claim about which tokens TEPO's mask selects, judged only on runs made at the paper's update structure
+        (4 mini-batches x 2 passes: a token's own update seen) with dH counted above the sampler's rounding
+        (``entropy_change_tol`` > 0 on the TEPO runs). Each seed's structure is read from the settings its training
+        recorded (``made_structure``), not from params.yaml, so histories made before the change (8 x 1) are never
+        judged as 4 x 2: while any seed a claim reads was made otherwise, NOT RUN with the estimate named in the
+        reason, not judged. Cost: every seed of the runs the claim reads."""
         with self.results.recording() as reads:
             try:
-                e = compute()
-                got = f"; on the {TESTBED_STRUCTURE} runs: {format_number(e.value)} [{format_number(e.ci_low)}, "
-                got += f"{format_number(e.ci_high)}] ({e.detail}), not judged"
+                e, failed = compute(), None
             except NotTestable as reason:
-                got = f"; on the {TESTBED_STRUCTURE} runs: {reason}"
-        cost = sum(len(self.results.seeds_of(run)) for run in reads.runs if run != self.runs.base)
+                e, failed = None, reason
+        runs = [run for run in reads.runs if run != self.runs.base]
+        off = []
+        for run in runs:
+            made = {s: made_structure(run, s) for s in self.results.seeds_of(run)}
+            wrong = {s: m for s, m in made.items() if m != PAPER_MINI_PASSES}
+            if wrong:
+                off.append(f"`{run}` was made with {self._structure_of(run)}")
+            if self.params.runs[run].method == "tepo" and not self.hparam(run, "entropy_change_tol") > 0:
+                off.append(f"`{run}` (entropy_change_tol 0: the strict sign selects on the sampler's rounding)")
+        if not off:
+            if failed is not None:
+                raise failed
+            return e
+        if e is not None:
+            got = f"; on the runs as made: {format_number(e.value)} [{format_number(e.ci_low)}, "
+            got += f"{format_number(e.ci_high)}] ({e.detail}), not judged"
+        else:
+            got = f"; on the runs as made: {failed}"
+        cost = sum(len(self.results.seeds_of(run)) for run in runs)
         not_run(
-            f"the mask's selection needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the "
-            f"sampler's rounding): {', '.join(reads.runs)} rerun with {RERUN_SETTINGS}{got}",
+            f"{what} needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the "
+            f"sampler's rounding), but {'; '.join(off)}: rerun with {RERUN_SETTINGS}{got}",
             cost,
         )
 
@@ -1078,8 +1238,10 @@ class Paper(PaperBase):
         shown = shown.rename(columns={ACCURACY: "mean@n"})
         e = self.params.eval
         text = (
-            f"GPG (the paper's row 'w. GPG', 31.91) is not run (`acc_vs_gpg`). 'updates / rollout': optimizer steps "
-            f"per rollout batch, here {TESTBED_STRUCTURE} (the paper: 8 for every method, {PAPER_STRUCTURE}). "
+            f"GPG (the paper's row 'w. GPG', 31.91) is judged in `acc_vs_gpg` (`{r.gpg}`). 'updates / rollout': "
+            "optimizer steps "
+            f"per rollout batch, here (as TEPO's seeds recorded) {self._structure_of(r.tepo)} (the paper: 8 for every "
+            f"method, {PAPER_STRUCTURE}). "
             f"mean@n: {e.n} samples per problem at temperature {e.temperature:g}, top-p {e.top_p:g} (the paper "
             "evaluates greedily)."
         )
@@ -1094,20 +1256,39 @@ class Paper(PaperBase):
         rows += [("A", run, ("method.mask_scope", "method.beta")) for run in r.global_kl]
         rows += [("D", run, ("method.loss_agg",)) for run in r.aggregation]
         rows += [("E", run, ("method.mask_scope",)) for run in r.kl_scope]
+        # panels B and C: rows for the runs already made (a run not made yet is named in the caption)
+        rows += [("B", run, ("method.entropy_coef",)) for run in r.panel_b if self._made(run)]
+        rows += [("C", run, ("method.mask_scope", "method.surrogate")) for run in r.panel_c if self._made(run)]
         return rows
 
-    @experiment("Table 3: ablations (panels A, D, E)")
+    def _made(self, run: str) -> bool:
+        """Whether every seed of ``run`` has its evaluation."""
+        return all(
+            (pipeline.EVAL_DIR / run / pipeline.seed_folder(s) / "results.json").is_file()
+            for s in self.results.seeds_of(run)
+        )
+
+    @experiment("Table 3: ablations (panels A-E)")
     def table3(self, heading: str) -> pd.DataFrame:
         r = self.runs
         raw_rows, shown_rows = [], []
         for panel, run, differs in self._table3_rows():
             scope, beta, agg = (self.hparam(run, k) for k in ("mask_scope", "beta", "loss_agg"))
+            coef, surrogate = self.hparam(run, "entropy_coef"), self.hparam(run, "surrogate")
             acc, low, high = self.results.eval_summary(run, ACCURACY)
             d = None if run == r.no_kl else self.compare(run, r.no_kl, ACCURACY, differs_in=differs)
             kept = _or_nan(lambda run=run: self.results.per_seed(run, measures.log_entropy_retained))
             masks = _or_nan(lambda run=run: np.array([mask_by_update(h) for h in self.results.seed_histories(run)]))
             first, rest = (np.nan, np.nan) if np.isnan(masks).all() else masks.mean(axis=0)
-            paper = {"A": PAPER_PANEL_A.get(beta), "D": PAPER_PANEL_D.get(agg)}.get(panel, PAPER_PANEL_E.get(scope))
+            paper = {
+                "A": PAPER_PANEL_A.get(beta),
+                "B": PAPER_PANEL_B.get("max_entropy" if coef > 0 else "min_entropy"),
+                "C": PAPER_PANEL_C.get(surrogate),
+                "D": PAPER_PANEL_D.get(agg),
+            }.get(panel, PAPER_PANEL_E.get(scope))
+            variant = f"{MASK_LABELS.get(scope, scope)}, beta {beta:g}, {agg}"
+            variant += f", entropy_coef {coef:g}" if coef else ""
+            variant += f", surrogate {surrogate}" if surrogate != "ppo" else ""
             above = "" if d is None else f"{sum(v > 0 for v in d.per_seed)} of {len(d.per_seed)}"
             raw_rows.append(
                 {
@@ -1116,6 +1297,8 @@ class Paper(PaperBase):
                     "mask_scope": scope,
                     "beta": beta,
                     "loss_agg": agg,
+                    "entropy_coef": coef,
+                    "surrogate": surrogate,
                     "accuracy": acc,
                     "ci_low": low,
                     "ci_high": high,
@@ -1133,7 +1316,7 @@ class Paper(PaperBase):
                 {
                     "panel": panel,
                     "run": f"`{self.results.label(run)}`",
-                    "variant": f"{MASK_LABELS.get(scope, scope)}, beta {beta:g}, {agg}",
+                    "variant": variant,
                     "mean@n": fmt_ci(acc, low, high),
                     "minus TEPO-w/o. KL (paired)": MISSING if d is None else fmt_ci(d.value, d.ci_low, d.ci_high),
                     "seeds above TEPO-w/o. KL": above or MISSING,
@@ -1144,8 +1327,10 @@ class Paper(PaperBase):
             )
         text = (
             "Every panel is compared with TEPO-w/o. KL, as in the paper; each row differs from it only in its panel's "
-            "setting (A: `mask_scope: all` and beta; D: the aggregation; E: the mask's token set). Panels B and C are "
-            "not run (their claims give the cost). 'log entropy retained': the log of the rollout entropy over "
+            "setting (A: `mask_scope: all` and beta; B: the entropy term, `entropy_coef` +-0.01; C: TEPO's mask with "
+            "another importance sampling, `surrogate`; D: the aggregation; E: the mask's token set). "
+            f"{self._not_made_note([*r.panel_b, *r.panel_c])}'log entropy retained': the log of the rollout entropy "
+            "over "
             f"{measures.TAIL_LABEL} over the first batch's (seeds' mean). 'Mask fraction': the share of completion "
             "tokens the mask selects (`tepo/mask_frac`), at the first update of each rollout batch (where dH is the "
             "sampler's rounding: the mask selects on noise) and at the other seven."
@@ -1153,6 +1338,10 @@ class Paper(PaperBase):
         self.report.section(heading, text)
         self.report.add_table(heading, "table3_ablations", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
         return pd.DataFrame(shown_rows)
+
+    def _not_made_note(self, runs: list[str]) -> str:
+        missing = [f"`{run}`" for run in runs if not self._made(run)]
+        return f"Not made yet (no rows; their claims are NOT RUN): {', '.join(missing)}. " if missing else ""
 
     @experiment("Table 4: accuracy at matched steps")
     def table4(self, heading: str) -> pd.DataFrame:
