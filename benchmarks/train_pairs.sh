@@ -15,6 +15,11 @@ CARRY=${CARRY:-.cpucarry}
 OUT=${OUT:-$PWD/pairs_out}
 JOBS=${JOBS:-$(nproc)}
 PAIR_TIMEOUT=${PAIR_TIMEOUT:-3600}  # seconds a pair may take: what finished is packed even when a lease runs short
+# DEADLINE: seconds from the start after which every pair stops (a pair left with less than MIN_LEFT seconds is not
+# started, one still running then is killed and lost), so that the outputs are packed within a call's time limit
+DEADLINE=${DEADLINE:-86400}
+MIN_LEFT=${MIN_LEFT:-150}
+export STOP_AT=$(( $(date +%s) + DEADLINE )) MIN_LEFT
 mkdir -p "$OUT" logs/pairs
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$CARRY"/whl/*.whl || exit 1
 tar -xf "$CARRY/state.tar" || exit 1
@@ -23,7 +28,10 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 python3 -c "import torch, transformers, trl; print('torch', torch.__version__, '| transformers', transformers.__version__, '| trl', trl.__version__, '| cores', __import__('os').cpu_count())"
 pair() {
   local run=${1%%:*} seed=${1##*:} t0=$(date +%s)
-  timeout "$PAIR_TIMEOUT" python3 -c "from rlvr_lib import pipeline
+  local left=$(( STOP_AT - t0 ))
+  if [ "$left" -lt "$MIN_LEFT" ]; then echo "$(date +%T) $run seed $seed skipped: ${left} s left"; return; fi
+  [ "$left" -lt "$PAIR_TIMEOUT" ] || left=$PAIR_TIMEOUT
+  timeout "$left" python3 -c "from rlvr_lib import pipeline
 p = pipeline.enter_repo('params.yaml')
 if '$run' != 'base':  # base:N evaluates seed N's base policy only (at the shared and every paper's decoding)
     pipeline.stage_train(p, '$run', $seed)
@@ -42,5 +50,5 @@ for p in "$@"; do
     [ -e "$d" ] && paths+=("$d")
   done
 done
-tar -cf - "${paths[@]}" logs/pairs | xz -6 -T0 > "$OUT/pairs.tar.xz"
+tar -cf - "${paths[@]}" logs/pairs | xz -1 -T0 > "$OUT/pairs.tar.xz"
 ls -la "$OUT"

@@ -754,6 +754,21 @@ def stage_report(params: Params) -> Path:
 EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")  # ks: derived from n when null
 
 
+def train_settings_difference(params: Params, run: str, seed: int) -> dict[str, tuple[Any, Any]]:
+    """{setting: (recorded, params.yaml's)} where the settings ``reports/training/<run>/seed<N>/params.yaml`` records
+    (the run's method, training set and ``train`` settings when it was trained) differ from params.yaml's now; {} when
+    they agree or nothing was recorded. A key only one side has (a setting added since) is not compared."""
+    import yaml
+
+    path = TRAINING_LOGS_DIR / run / seed_folder(seed) / "params.yaml"
+    if not path.is_file():
+        return {}
+    recorded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    spec = run_spec(params, run)
+    wanted = {"method": spec.method, "train_data": spec.train_data, **asdict(params.train_config(run, seed))}
+    return {k: (recorded[k], v) for k, v in wanted.items() if k in recorded and recorded[k] != v}
+
+
 def eval_results_path(run: str, seed: int, decoding: str | None = None) -> Path:
     """``reports/eval/<run>/seed<N>/results.json``, or a paper decoding's under ``decodings/<name>/``."""
     folder = EVAL_DIR / run / seed_folder(seed)

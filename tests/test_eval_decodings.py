@@ -6,6 +6,7 @@ decoding with the shared decoding's verdict beside (a verdict that changes with 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import numpy as np
@@ -189,6 +190,42 @@ def test_a_missing_second_evaluation_is_not_run_with_its_seeds(two_runs, tmp_pat
         (tmp_path / "reports/eval" / a / f"seed{seed}" / "decodings" / decoding / "results.json").unlink()
     results = RunResults(params, [a, b], decoding)
     with pytest.raises(NotRun, match=f"at the decoding '{decoding}' for seed"):
+        results.eval_table(a, "accuracy")
+    claim = Claim(
+        key="better",
+        quote="q",
+        source="s",
+        paper_value="p",
+        ours="o",
+        direction="greater",
+        margin=0.0,
+        null=None,
+        requires=(),
+    )
+    assert evaluate(_Paper(results, a), claim, lambda: results.compare(a, b)).verdict == NOT_RUN
+
+
+# ----------------------------------------------------------------------------- runs changed since they were trained
+def test_a_run_trained_with_other_settings_than_params_is_not_read(two_runs, tmp_path):
+    """Planted: the run's recorded training settings say 8 mini-batches x 1 pass while params.yaml now says
+    something else: its evaluation and history are stale, so a claim on it is NOT RUN, naming the setting."""
+    params, a, b, decoding = two_runs
+    for run in (a, b):
+        for seed in params.runs[run].seeds:
+            logs = tmp_path / "reports/training" / run / f"seed{seed}"
+            logs.mkdir(parents=True)
+            (logs / "history.json").write_text("[]")
+            recorded = {
+                "run": run,
+                "method": params.runs[run].method,
+                **dataclasses.asdict(params.train_config(run, seed)),
+            }
+            if run == a:
+                recorded["steps_per_generation"] = 8
+            (logs / "params.yaml").write_text(yaml.safe_dump(recorded))
+    results = RunResults(params, [b, a], decoding)  # (the first run names the evaluation sets)
+    results.eval_table(b, "accuracy")  # current: read
+    with pytest.raises(NotRun, match=r"trained with other settings: steps_per_generation 8 \(params.yaml: 1\)"):
         results.eval_table(a, "accuracy")
     claim = Claim(
         key="better",

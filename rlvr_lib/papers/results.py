@@ -165,6 +165,19 @@ class RunResults:
                 len(missing),
             )
 
+    def _require_current(self, run: str) -> None:
+        """NotRun naming the seeds of ``run`` trained with other settings than params.yaml's now (the run was
+        changed since and not retrained: its logs would be read as the new setting's)."""
+        stale = {s: pipeline.train_settings_difference(self.params, run, s) for s in self.seeds_of(run)}
+        stale = {s: d for s, d in stale.items() if d}
+        if stale:
+            first = next(iter(stale.values()))
+            what = ", ".join(f"{k} {old!r} (params.yaml: {new!r})" for k, (old, new) in first.items())
+            seeds = ", ".join(map(str, stale))
+            raise NotRun(
+                f"run '{run}' seed(s) {seeds} were trained with other settings: {what}; retrain them", len(stale)
+            )
+
     def check(self, a: str, b: str, differs_in: tuple[str, ...] = (METHOD,)) -> None:
         """The guard (``guard.check_comparison``) on the runs actually read: under an alternative, its run must still
         differ from the other arm only in ``differs_in`` (ERPO at sigma 0.25 against an ablation at sigma 1 is
@@ -203,6 +216,8 @@ class RunResults:
                 r.decoding = decoding
         if (run, decoding) not in self._eval:
             self._require_made(run, "eval", "results.json", decoding)
+            if run != BASE_RUN:
+                self._require_current(run)  # an evaluation of a model trained with other settings is stale too
             out = {}
             for seed in self.seeds_of(run):
                 pipeline.check_eval_settings(self.params, run, seed, decoding)
@@ -307,6 +322,7 @@ class RunResults:
         run = self._read_run(run)
         if run not in self._histories:
             self._require_made(run, "train", "history.json")
+            self._require_current(run)
             folders = {s: pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(s) for s in self.seeds_of(run)}
             self._histories[run] = load_histories({run: folders})
         return self._histories[run]
