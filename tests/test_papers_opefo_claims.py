@@ -188,10 +188,7 @@ def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need():
         assert raised.value.cost == opefo.SEEDS
 
 
-def test_papers_decoding_and_gradient_direction_are_not_run_with_their_cost():
-    with pytest.raises(NotRun, match="top-p 0.7") as raised:  # R3-O6
-        computes("best_at_papers_decoding")()
-    assert raised.value.cost == 7 * opefo.SEEDS
+def test_gradient_direction_is_not_run_without_its_log():
     with pytest.raises(NotRun, match="log_gradient_cosine"):  # R3-O13
         computes("preserves_direction")()
 

@@ -47,7 +47,6 @@ NOT_MADE = {
     "eps_sensitivity": "eps_gspo",
     "unclipped_sensitivity": "unclipped",
     "lr_sensitivity": "lr_8",
-    "table1_greedy_eval": "greedy_eval",
 }
 # Claims about which tokens the mask selects: NOT RUN until the paper's 4 x 2 update structure (R3-T5).
 MASK_CLAIMS = ("panel_e_vs_none", "panel_e_vs_neg_adv_entropy_up", "panel_e_vs_either", "panel_e_drop", "mask_entropy")

@@ -64,7 +64,6 @@ INTACT = 0.05  # "leaves ... moderate-covariance tokens intact": the mean kernel
 # evaluation temperature): the trained models' evaluations it needs, per run, with the base policy's for the gates.
 GRADIENT_RATIO = "gradient_cosine/norm_ratio"  # ||g(CW-GRPO)|| / ||g(no kernel)||, same batch (log_gradient_cosine)
 GRADIENT_COSINE = "gradient_cosine/weighted_vs_unweighted"
-T07 = "a second evaluation at temperature 0.7 (the paper's training temperature; the shared evaluation samples at 1.0)"
 
 
 def _stable_band() -> float:
@@ -282,19 +281,6 @@ class Paper(PaperBase):
             null=None,  # the contrast is GRPO itself
             measure=ACCURACY,
         )
-        self.claim(
-            key="acc_vs_grpo_t0_7",
-            quote=acc_quote,
-            source="sec. 3.2, table 2",
-            paper_value="Avg. 55.3 vs 52.6 (1.5B), 46.7 vs 44.1 (7B)",
-            ours=f"as acc_vs_grpo, evaluated at temperature 0.7: mean@n of {c90} minus {g90}",
-            direction="greater",
-            margin=0.01,
-            compute=lambda: not_run(f"{T07} of {c90} and {g90}, and of the base policy", 15),
-            paper_effect=0.027,
-            null=None,
-            measure=ACCURACY,
-        )
         clip_quote = r"Clip\-Cov ... 53\.6 \(\+4\.7\) ... GRPO \+ Gaussian Reweight \(ours\) ... 55\.3 \(\+6\.4\)"
         self.claim(
             key="acc_vs_clip_cov",
@@ -305,19 +291,6 @@ class Paper(PaperBase):
             direction="greater",
             margin=0.01,
             compute=lambda: self.compare(c90, r.clip_cov_table2, ACCURACY),
-            paper_effect=0.017,
-            null=None,
-            measure=ACCURACY,
-        )
-        self.claim(
-            key="acc_vs_clip_cov_t0_7",
-            quote=clip_quote,
-            source="table 2",
-            paper_value="Avg. 55.3 vs 53.6 (1.5B), 46.7 vs 44.7 (7B)",
-            ours="as acc_vs_clip_cov, evaluated at temperature 0.7",
-            direction="greater",
-            margin=0.01,
-            compute=lambda: not_run(f"{T07} of {c90} and {r.clip_cov_table2}, and of the base policy", 15),
             paper_effect=0.017,
             null=None,
             measure=ACCURACY,
@@ -469,23 +442,6 @@ class Paper(PaperBase):
                 measure=ACCURACY,
                 part_of="checkpoints",
             )
-        self.claim(
-            key="checkpoints_t0_7",
-            quote=checkpoints_quote,
-            source="sec. 3.2, table 3",
-            paper_value="GRPO 85.0 -> 79.8, CW-GRPO 87.0 -> 86.2 -> 86.4",
-            ours="as the checkpoints claim, evaluated at temperature 0.7",
-            direction="equal",
-            margin=0.01,
-            compute=lambda: not_run(
-                f"{T07} of the six checkpoint runs ({', '.join([*r.grpo_checkpoints, *r.cw_grpo_checkpoints])}) and "
-                "of the base policy",
-                sum(len(self.results.seeds_of(x)) for x in [*r.grpo_checkpoints, *r.cw_grpo_checkpoints])
-                + len(self.results.seeds_of(r.base)),
-            ),
-            null=None,
-            measure=ACCURACY,
-        )
 
     # ------------------------------------------------------------------ claim quantities
     def _tail_excess(self, run: str) -> Estimate:

@@ -87,10 +87,6 @@ REALISED_TOKENS = "realised_entropy/tokens"
 FLOW_EXPECTATION = FLOW + "net_expectation"  # eq. 6 as written, logged beside `net` by the same switch
 FLOW_FORMS = {"sampled": FLOW + "net", "expectation": FLOW_EXPECTATION}
 COSINE = "gradient_cosine/weighted_vs_unweighted"
-TOP_P_EVAL = (
-    "a second evaluation of every table-1 run at the paper's decoding, top-p 0.7 and temperature 1.0 (sec. 6.1, "
-    "`configs/opefo.yaml eval.top_p`), evaluation only: the testbed evaluates at top-p 1.0 (params.yaml `eval.top_p`)"
-)
 
 # Margins, stated from the paper's text and scale before any result (the smallest effect that matters, in d's units).
 ACCURACY_MARGIN = 0.01  # one point of mean@n: table 1's gaps the paper calls improvements are 1.7-2.6 points
@@ -812,20 +808,6 @@ class Paper(PaperBase):
             compute=lambda: unavailable(
                 "benchmark: the testbed trains one model and evaluates one held-out set of one task, not two models "
                 "on six benchmarks"
-            ),
-        )
-        self.claim(
-            key="best_at_papers_decoding",
-            quote="First, among a set of competitive baselines, OPEFO achieves the best overall performance.",
-            source="sec. 6.2, table 1, at sec. 6.1's decoding (top-p 0.7, temperature 1.0)",
-            paper_value="Avg. 52.4 vs at most 50.7 (7B), evaluated at top-p 0.7",
-            ours=f"mean@n of {r.opefo} minus each baseline, every run evaluated at top-p 0.7",
-            direction="greater",
-            margin=ACCURACY_MARGIN,
-            compute=lambda: not_run(
-                f"{TOP_P_EVAL}; nucleus truncation favours low-entropy runs, so the table-1 verdicts may move: "
-                f"evaluation of the {len(others) + 1} table-1 runs x {SEEDS} seeds (no training)",
-                (len(others) + 1) * SEEDS,
             ),
         )
         self.claim(
