@@ -179,16 +179,25 @@ def test_between_batch_confound_is_negative_for_independent_batches():
 
 
 # ----------------------------------------------------------------------------- the claims
-def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need():
+def unlogged_histories(monkeypatch):
+    """Planted: runs trained before the logging switches, whose histories have no realised change and no cosine."""
+    results = paper().results
+    entropy = lambda s: np.linspace(1.0, 0.2, 40) + 0.01 * np.sin(np.arange(40) + s)  # noqa: E731
+    monkeypatch.setattr(results, "seed_histories", lambda run, seeds=None: [history(entropy(s)) for s in range(3)])
+
+
+def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need(monkeypatch):
     """R3-O5 / R3-O2: the between-batch correlation is not a test; while the runs predate the logging switch the
     same-batch design is not run, naming the switch and the runs to train again, with its cost."""
+    unlogged_histories(monkeypatch)
     for key in ("flow_tracks_grpo_onpolicy", "same_batch_tracking", "same_batch_tracking_expectation"):
         with pytest.raises(NotRun, match="log_realised_entropy_change") as raised:
             computes(key)()
         assert raised.value.cost == opefo.SEEDS
 
 
-def test_gradient_direction_is_not_run_without_its_log():
+def test_gradient_direction_is_not_run_without_its_log(monkeypatch):
+    unlogged_histories(monkeypatch)
     with pytest.raises(NotRun, match="log_gradient_cosine"):  # R3-O13
         computes("preserves_direction")()
 
