@@ -161,6 +161,12 @@ def test_table1_direction_is_stated():
     text = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw})
     assert "larger than GRPO's in 4 of 4 cells" in text and "x5.6" in text
     assert cw_grpo.Paper.table1_direction({"GRPO": grpo}) == ""
+    # issue 33 item 6: the explanation (more entropy, hence larger c) cites the runs' entropy, and is not made
+    # where the runs do not show it
+    cited = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.05, "CW-GRPO": 0.2})
+    assert "mean rollout entropy over training 0.200 against GRPO's 0.050" in cited
+    refuted = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.2, "CW-GRPO": 0.05})
+    assert "keeps more entropy" not in refuted
 
 
 def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_paper_says():
