@@ -403,6 +403,16 @@ class Paper(PaperBase):
             "in batch composition (the `flow_tracks` parts give that confound per seed). " + self._same_batch_sentence()
         ]
 
+    def _decoding_sentence(self) -> str:
+        """The sentence naming the decoding a table's mean@n is read at (the verdicts')."""
+        own = self.results.decoding
+        return (
+            f"mean@n at `{own}` ({_decoding_words(self.params.eval.for_benchmark('', own))}), the verdicts' decoding;"
+            " both decodings side by side in 'Evaluation at both decodings'."
+            if own
+            else "mean@n at the shared decoding."
+        )
+
     def _accuracy_at(self, run: str, decoding: str | None, seeds=None) -> np.ndarray:
         """Per seed mean@n of ``run`` at ``decoding`` (None: the shared one)."""
         with self.results.at_decoding(decoding):
@@ -567,7 +577,8 @@ class Paper(PaperBase):
             f"lambda* is a dimensionless ratio of the batch's own flows, so its size compares across models: mean "
             f"lambda* {means} against the paper's {paper:g}, {ratio:.0f}x it for the default form. At the paper's "
             f"{paper:g} OPEFO weights each token by 1 +- {paper:g}, i.e. it is strict on-policy GRPO to 0.1% per token;"
-            f" the testbed's `{r.static_lambda_paper}` (static lambda {paper:g}) minus `{r.grpo_onpolicy}`: mean@n "
+            f" the testbed's `{r.static_lambda_paper}` (static lambda {paper:g}) minus `{r.grpo_onpolicy}`: mean@n at "
+            "the verdicts' decoding "
             f"{static.value:+.3f} [{static.ci_low:+.3f}, {static.ci_high:+.3f}]. With the testbed's lambda* the "
             f"reweighting is large from the first steps, when `{r.opefo}`'s training reward goes from "
             f"{reward_first:.3f} at the first batch to {reward_early:.3f} by the end of the first {FIRST_50:.0%} "
@@ -585,8 +596,8 @@ class Paper(PaperBase):
             except NotTestable:
                 continue
             lines.append(
-                f"- `{run}` (`delta_h: {self.hparam(run, 'delta_h')}`): mean@n {accuracy:.3f}, rollout entropy x"
-                f"{retained:.2f} of its first step (geometric mean over seeds)"
+                f"- `{run}` (`delta_h: {self.hparam(run, 'delta_h')}`): mean@n {accuracy:.3f} (at the verdicts' "
+                f"decoding), rollout entropy x{retained:.2f} of its first step (geometric mean over seeds)"
             )
         if len(lines) < 2:
             return []
@@ -1571,7 +1582,8 @@ class Paper(PaperBase):
             heading,
             "The paper trains every baseline with 8 updates per rollout batch (lr 1e-6) and GRPO strict on-policy and "
             "OPEFO with 1 (lr 2.83e-6, scaled by sqrt(8)); here every run shares the learning rate, and the "
-            "'updates / rollout' column gives each run's structure (8 for every baseline, Entropy-Reg included).",
+            "'updates / rollout' column gives each run's structure (8 for every baseline, Entropy-Reg included). "
+            + self._decoding_sentence(),
         )
         self.report.add_table(heading, "table1", raw, shown)
         return shown
@@ -1592,6 +1604,16 @@ class Paper(PaperBase):
         paper |= dict.fromkeys(static, paper["Static Scaling"])  # the paper's one static row (lambda 0.001)
         raw, shown = self.eval_table(rows, [ACCURACY], paper, "paper (Avg. %, 7B)")
         shown = shown.rename(columns={ACCURACY: "mean@n"})
+        self.report.section(
+            heading,
+            self._decoding_sentence()
+            + (
+                f" `{r.static_lambda}` was retrained on a lent host this round (before: the 2-core machine; the "
+                "Discussion's 'Machines' note gives its numbers)."
+                if r.static_lambda == RETRAINED_ON_HOST
+                else ""
+            ),
+        )
         self.report.add_table(heading, "table2_lambda", raw, shown)
         return shown
 
