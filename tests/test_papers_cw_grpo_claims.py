@@ -136,6 +136,25 @@ def test_the_accuracy_claims_read_the_papers_decoding(paper):
     assert not [c.key for c, _ in paper._claims if c.key.endswith("_t0_7")]
 
 
+def test_temperature_note_reads_both_evaluations(paper, monkeypatch):
+    """R3-C3 / issue 33: the Discussion's decoding paragraph is computed from the two evaluations (planted: every run
+    0.2 better at t_0_7, CW-GRPO 0.1 below GRPO at both), not the note that the 0.7 evaluation was not made."""
+    p = paper
+    cw_runs = {*p.runs.cw_grpo_checkpoints, p.runs.cw_grpo}
+
+    def planted(run, seeds, decoding):
+        level = 0.4 - (0.1 if run in cw_runs else 0.0) + (0.2 if decoding is not None else 0.0)
+        return np.full(len(list(seeds)), level)
+
+    monkeypatch.setattr(p, "_mean_accuracy", planted)
+    note = p._temperature_note()
+    assert "has not been made" not in note and "NOT RUN" not in note
+    assert "mean@n -0.100 at `t_0_7`, -0.100 at the shared decoding" in note
+    assert "the cooler sampler adds +0.200 to CW-GRPO and +0.200 to GRPO" in note
+    assert "The base policy gains +0.200." in note
+    assert "not always narrower" in note  # equal gaps: not narrower, and said so
+
+
 def test_kernel_claims_are_per_seed_properties_of_the_logged_weights(claims):
     """R3-C12: the kernel's own description, checked on its logged weights in every seed, with no gate (a
     property of the weights on each batch, whatever the run learned)."""
@@ -161,6 +180,12 @@ def test_table1_direction_is_stated():
     text = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw})
     assert "larger than GRPO's in 4 of 4 cells" in text and "x5.6" in text
     assert cw_grpo.Paper.table1_direction({"GRPO": grpo}) == ""
+    # issue 33 item 6: the explanation (more entropy, hence larger c) cites the runs' entropy, and is not made
+    # where the runs do not show it
+    cited = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.05, "CW-GRPO": 0.2})
+    assert "mean rollout entropy over training 0.200 against GRPO's 0.050" in cited
+    refuted = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.2, "CW-GRPO": 0.05})
+    assert "keeps more entropy" not in refuted
 
 
 def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_paper_says():
@@ -288,3 +313,26 @@ def test_kernel_table_shows_the_gradient_share_the_kernel_removes(paper, monkeyp
     raw = paper.kernel_weights()
     assert raw["kernel_removes"].tolist() == pytest.approx([0.75, 0.75])
     assert raw["kernel_cosine"].tolist() == pytest.approx([0.6, 0.6])
+
+
+def test_sensitivity_table_keeps_a_row_whose_decoding_evaluation_is_under_way(paper, monkeypatch):
+    """A sensitivity run evaluated at the shared decoding but not yet at t_0_7 keeps its row: its t_0_7 cells say
+    'not run', its shared cells carry the numbers (before: the whole table was dropped)."""
+    p = paper
+    late = p.runs.sensitivity[0]
+    summary, results = p.results.eval_summary, p.results
+
+    def planted(run, metric, *args, **kwargs):
+        if run == late and results.decoding is not None:
+            raise NotRun(f"run '{late}' has no results.json at the decoding yet", 3)
+        return summary(run, metric, *args, **kwargs)
+
+    monkeypatch.setattr(results, "eval_summary", planted)
+    monkeypatch.setattr(p, "compare", lambda *a, **k: cw_grpo.estimate_of(np.array([0.1, 0.2, 0.3])))
+    p._done.pop("sensitivity", None)
+    shown = p.sensitivity()
+    p._done.pop("sensitivity", None)
+    row = shown[shown["run"].str.contains(late)].iloc[0]
+    assert row["mean@n, `t_0_7` (the verdicts')"].startswith("not run")
+    assert not row["mean@n, shared"].startswith("not run")
+    assert len(shown) == 1 + len(p.runs.sensitivity)

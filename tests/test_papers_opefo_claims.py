@@ -179,16 +179,25 @@ def test_between_batch_confound_is_negative_for_independent_batches():
 
 
 # ----------------------------------------------------------------------------- the claims
-def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need():
+def unlogged_histories(monkeypatch):
+    """Planted: runs trained before the logging switches, whose histories have no realised change and no cosine."""
+    results = paper().results
+    entropy = lambda s: np.linspace(1.0, 0.2, 40) + 0.01 * np.sin(np.arange(40) + s)  # noqa: E731
+    monkeypatch.setattr(results, "seed_histories", lambda run, seeds=None: [history(entropy(s)) for s in range(3)])
+
+
+def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need(monkeypatch):
     """R3-O5 / R3-O2: the between-batch correlation is not a test; while the runs predate the logging switch the
     same-batch design is not run, naming the switch and the runs to train again, with its cost."""
+    unlogged_histories(monkeypatch)
     for key in ("flow_tracks_grpo_onpolicy", "same_batch_tracking", "same_batch_tracking_expectation"):
         with pytest.raises(NotRun, match="log_realised_entropy_change") as raised:
             computes(key)()
         assert raised.value.cost == opefo.SEEDS
 
 
-def test_gradient_direction_is_not_run_without_its_log():
+def test_gradient_direction_is_not_run_without_its_log(monkeypatch):
+    unlogged_histories(monkeypatch)
     with pytest.raises(NotRun, match="log_gradient_cosine"):  # R3-O13
         computes("preserves_direction")()
 
@@ -295,3 +304,65 @@ def test_the_intro_and_captions_do_not_call_the_forms_an_estimand_and_its_estima
     # R3-O2: the Discussion's untested step-size explanation is gone; its notes are computed from the runs
     assert "a first-order cancellation does not bound the realised change" not in source
     assert {"_stability_note", "_premise_note", "_lambda_note", "_hinging_parts_note"} <= set(vars(opefo.Paper))
+
+
+def test_divergence_note_reads_the_logs_and_states_only_what_they_show(monkeypatch):
+    """Issue 33 item 6: the Discussion's explanation of the sampled form's divergence cites the realised change per
+    update, lambda*, the S+ share and the gradient cosine; a reading the planted numbers do not show is not made."""
+    results = paper().results
+
+    def planted(run, seeds=None, explode=True):
+        inflates = run == paper().runs.opefo
+        end = 8.0 if (inflates and explode) else 0.3
+        extra = {
+            opefo.LAMBDA: np.full(40, 0.27 if inflates else 0.05),
+            "opefo/frac_pos": np.full(40, 0.16 if inflates else 0.38),
+            opefo.COSINE: np.full(40, 0.67 if inflates else 0.99),
+        }
+        out = []
+        for s in range(3):
+            h = same_batch_history(seed=s, noise=5.0, **extra)
+            h[opefo.REALISED] = h[opefo.REALISED] + (0.5 if inflates and explode else -0.5)
+            h["entropy/mean"] = np.geomspace(1.0, end, 40)
+            out.append(h)
+        return out
+
+    monkeypatch.setattr(results, "seed_histories", planted)
+    note = paper()._divergence_note()[0]
+    assert "mean lambda* 0.270, 16.0% of tokens in S+, gradient cosine with lambda* = 0 0.670" in note
+    assert "whose updates raise the entropy of their own batch on average (`opefo`)" in note
+    assert "cosine 0.670 against 0.990" in note
+    assert "does not track the realised change" in note  # noise 5.0: r near 0 in both forms
+    # no form explodes: the reading that ties the explosion to each update's change is not made
+    monkeypatch.setattr(results, "seed_histories", lambda run, seeds=None: planted(run, seeds, explode=False))
+    quiet = paper()._divergence_note()[0]
+    assert "Read together: the form" not in quiet and "turns the gradient further" not in quiet
+
+
+def test_static_machine_note_names_the_retrained_run_and_its_numbers():
+    """The run retrained on another machine is named with its per-seed mean@n at both decodings (committed runs)."""
+    note = paper()._static_machine_note()
+    if not note:  # the report reads another run for table 2's static lambda
+        return
+    assert opefo.RETRAINED_ON_HOST in note[0] and "2-core machine" in note[0]
+    assert "seed 0: " in note[0] and "shared)" in note[0]
+
+
+def test_decoding_note_gives_each_runs_gain_and_the_verdicts_kept(monkeypatch):
+    """The decoding paragraph is computed: planted evaluations 0.1 apart give a gain of +0.100 for every run, and the
+    verdicts kept / changed at the shared decoding are counted from the robustness column."""
+    from types import SimpleNamespace
+
+    p = paper()
+    monkeypatch.setattr(
+        p, "_accuracy_at", lambda run, decoding, seeds=None: np.full(3, 0.5 if decoding is None else 0.6)
+    )
+    planted = {
+        "a": SimpleNamespace(robustness="robust (the shared decoding)"),
+        "b": SimpleNamespace(robustness="hinges on the shared decoding: inconclusive; holds at the paper's"),
+        "c": SimpleNamespace(robustness="robust (delta_h:expectation)"),
+    }
+    monkeypatch.setattr(p, "_results_by_key", lambda: planted)
+    note = p._decoding_note()[0]
+    assert f"`{p.runs.grpo_onpolicy}` +0.100 (from 0.500)" in note
+    assert "1 keep their verdict at the shared decoding and 1 change" in note

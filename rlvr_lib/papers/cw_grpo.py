@@ -18,7 +18,7 @@ from scipy import stats
 from .. import plots
 from ..analysis.covariance import SHARE_TOP_PERCENT, share_key
 from . import external, measures
-from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
+from .base import MISSING, PaperBase, _decoding_words, experiment, fmt, fmt_ci
 from .claims import Estimate, NotRun, NotTestable, estimate_of, not_run, seed_values, unavailable
 from .guard import METHOD, settings_difference
 from .results import ACCURACY
@@ -272,7 +272,7 @@ class Paper(PaperBase):
             source="sec. 3.2, table 2",
             paper_value="Avg. 55.3 vs 52.6 (1.5B), 46.7 vs 44.1 (7B); its own table has CW-GRPO below GRPO on 1.5B "
             "AIME24 (30.0 vs 33.3) and 7B Minerva (32.0 vs 33.1)",
-            ours=f"mean@n (pass@1, temperature 1.0) of {c90} minus {g90} (table 2 = the step-100 checkpoint; one "
+            ours=f"mean@n (pass@1) of {c90} minus {g90} (table 2 = the step-100 checkpoint; one "
             "scale, one evaluation set)",
             direction="greater",
             margin=0.01,
@@ -287,7 +287,7 @@ class Paper(PaperBase):
             quote=clip_quote,
             source="table 2",
             paper_value="Avg. 55.3 vs 53.6 (1.5B: +1.7), 46.7 vs 44.7 (7B: +2.0)",
-            ours=f"mean@n (temperature 1.0) of {c90} minus {r.clip_cov_table2} (table 2's checkpoint, 90 of 180 steps)",
+            ours=f"mean@n of {c90} minus {r.clip_cov_table2} (table 2's checkpoint, 90 of 180 steps)",
             direction="greater",
             margin=0.01,
             compute=lambda: self.compare(c90, r.clip_cov_table2, ACCURACY),
@@ -515,6 +515,15 @@ class Paper(PaperBase):
                 continue
         return notes
 
+    def decoding_words(self, shared: bool = False) -> str:
+        """'temperature T, top-p P, n = N' of the verdicts' evaluation (``shared``: of the shared one)."""
+        return _decoding_words(self.params.eval.for_benchmark("", None if shared else self.results.decoding))
+
+    def _mean_accuracy(self, run: str, seeds, decoding: str | None) -> np.ndarray:
+        """Per seed mean@n of ``run`` over ``seeds`` at ``decoding`` (None: the shared one)."""
+        with self.results.at_decoding(decoding):
+            return seed_values(self.results.eval_table(run, ACCURACY, seeds))
+
     @staticmethod
     def _span(values) -> str:
         values = np.asarray(list(values), dtype=float)
@@ -587,8 +596,9 @@ class Paper(PaperBase):
             "What the kernel does here, from its logs (table 'The kernel's weights and the gradient'): "
             + "; ".join(parts)
             + ". So the kernel zeroes a few tokens and leaves the rest near weight 1 (the renormalisation "
-            "lifts them by a few percent, not enough to enlarge the step), yet CW-GRPO's gradient is several times "
-            f"smaller than GRPO's. On the first rollout batch, the same in both runs ({same}), the gradient norm is "
+            f"lifts them to at most w̃ {self._span(w['w_tilde_max_median'])} on a median batch, not enough to enlarge "
+            "the step), yet CW-GRPO's gradient is several times smaller than GRPO's. On the first rollout batch, "
+            f"the same in both runs ({same}), the gradient norm is "
             f"x{self._span(first['grad_norm_step1_ratio'])} smaller with the kernel: reweighting the "
             f"{first['w_below_half'].mean():.1%} of tokens it puts below w 0.5 (mean over training) removes most of "
             "the gradient, so the few extreme-covariance tokens carry most of GRPO's gradient "
@@ -597,46 +607,57 @@ class Paper(PaperBase):
             f"{acc.mean():.3f} (first 20% of rollout batches) to {end.mean():.3f} ({measures.TAIL_LABEL}), mean "
             "over seeds: with most of its gradient gone, CW-GRPO barely learns, and "
             f"in {peaked} seeds its rollout entropy peaks past x2 of the start (the `healthy` gate), which the KL term "
-            "does not prevent."
+            f"(beta {self.hparam(self.runs.cw_grpo, 'beta'):g}) does not prevent."
         )
 
     def _temperature_note(self) -> str:
+        """The evaluation decoding (R3-C3): CW-GRPO minus GRPO at the paper's decoding (the verdicts') and at the
+        shared one, what each run gains from the cooler sampler, the rollouts' accuracy at the training temperature
+        and the end entropy that explains the gains, all from the runs."""
         r = self.runs
-        out, shrink, same_sign = [], [], []
+        own, base = self.results.decoding, r.base
+        out, narrower, same_sign, gains_more = [], [], [], []
         for cw, grpo in ((r.cw_grpo_checkpoints[0], r.grpo_checkpoints[0]), (r.cw_grpo, r.grpo)):
             seeds = self.results.common_seeds(cw, grpo)
 
             def end(h):
                 return measures.end_mean(h, "accuracy")
 
-            def early(h):
-                return float(measures.window(h, "accuracy", "early").mean())
-
+            acc = {(run, at): self._mean_accuracy(run, seeds, at) for run in (cw, grpo) for at in (own, None)}
+            d_own, d_shared = acc[cw, own] - acc[grpo, own], acc[cw, None] - acc[grpo, None]
             d_roll = self.results.per_seed(cw, end, seeds) - self.results.per_seed(grpo, end, seeds)
-            d_eval = seed_values(self.results.eval_table(cw, ACCURACY, seeds)) - seed_values(
-                self.results.eval_table(grpo, ACCURACY, seeds)
-            )
-            gains = {
-                run: float((self.results.per_seed(run, end, seeds) - self.results.per_seed(run, early, seeds)).mean())
+            entropy = {
+                run: float(self.results.per_seed(run, lambda h: measures.end_mean(h, ENTROPY), seeds).mean())
                 for run in (cw, grpo)
             }
-            shrink.append(abs(d_roll.mean()) < abs(d_eval.mean()))
-            same_sign.append(bool(np.sign(d_roll.mean()) == np.sign(d_eval.mean())))
+            narrower.append(abs(d_own.mean()) < abs(d_shared.mean()))
+            gains_more.append(bool(entropy[cw] > entropy[grpo] and d_own.mean() > d_shared.mean()))
+            same_sign.append(bool(np.sign(d_own.mean()) == np.sign(d_shared.mean())))
             out.append(
-                f"`{cw}` minus `{grpo}` ({len(seeds)} paired seeds): {d_roll.mean():+.3f} in rollout accuracy at T 0.7 "
-                f"({measures.TAIL_LABEL}), {d_eval.mean():+.3f} in mean@n at T 1.0; rollout accuracy gained "
-                f"{gains[cw]:+.3f} (CW-GRPO) and {gains[grpo]:+.3f} (GRPO) from the first 20% of batches"
+                f"`{cw}` minus `{grpo}` ({len(seeds)} paired seeds): mean@n {d_own.mean():+.3f} at `{own}`, "
+                f"{d_shared.mean():+.3f} at the shared decoding (negative in {int((d_own < 0).sum())} and "
+                f"{int((d_shared < 0).sum())} of {len(seeds)} seeds), {d_roll.mean():+.3f} in rollout accuracy at "
+                f"the training temperature ({measures.TAIL_LABEL}, training problems); the cooler sampler adds "
+                f"{(acc[cw, own] - acc[cw, None]).mean():+.3f} to CW-GRPO and "
+                f"{(acc[grpo, own] - acc[grpo, None]).mean():+.3f} "
+                f"to GRPO, whose rollout entropy ends at {entropy[grpo]:.3f} against CW-GRPO's {entropy[cw]:.3f} "
+                f"({measures.TAIL_LABEL})"
             )
+        base_seeds = self.results.seeds_of(base)
+        base_gain = (self._mean_accuracy(base, base_seeds, own) - self._mean_accuracy(base, base_seeds, None)).mean()
         return (
-            "The evaluation temperature (R3-C3): the shared evaluation samples at 1.0, the paper trains at 0.7 and "
-            "gives no evaluation temperature. A second evaluation at 0.7 has not been made (the `_t0_7` claims are "
-            "NOT RUN); the training rollouts, sampled at 0.7 on training problems, show what it would likely find: "
-            + "; ".join(out)
-            + f". The rollout gap at 0.7 is {'smaller' if all(shrink) else 'not always smaller'} than the evaluation "
-            f"gap at 1.0 and {'of the same sign' if all(same_sign) else 'not always of the same sign'} (the two "
-            "differ in problems too: training vs held-out). A collapsed GRPO policy loses little to a hotter sampler "
-            "and CW-GRPO's higher entropy loses more, so T 1.0 can widen the gap: the accuracy verdicts' size may "
-            "change at 0.7, their sign is what these rollouts bear on."
+            f"The evaluation decoding (R3-C3): the paper trains at temperature 0.7 and gives no evaluation "
+            f"temperature; the verdicts read a second evaluation of the same models at `{own}` "
+            f"({self.decoding_words()}), the shared one ({self.decoding_words(shared=True)}) is their robustness "
+            "column. " + "; ".join(out) + f". The base policy gains {base_gain:+.3f}. The gap is "
+            f"{'narrower' if all(narrower) else 'not always narrower'} at `{own}` and "
+            f"{'of the same sign' if all(same_sign) else 'not always of the same sign'} at both decodings"
+            + (
+                ": the higher-entropy CW-GRPO policy gains more from the cooler sampler than GRPO's lower-entropy one"
+                + (", not enough to change the gap's sign." if all(same_sign) else ".")
+                if all(gains_more)
+                else "."
+            )
         )
 
     def _correlation_note(self) -> str:
@@ -735,9 +756,10 @@ class Paper(PaperBase):
             )
         text = (
             "Table 2 is the paper's step-100 checkpoint of 200 steps: here the runs stopped at 90 of 180 steps (the "
-            "verdicts' runs); the 180-step runs (the paper's step 200, fig. 1's) below them. mean@n at the shared "
-            "evaluation temperature 1.0; `seeds`: the seeds each row averages (a comparison pairs the seeds both "
-            "runs have). " + " ".join([*missing, *notes])
+            "verdicts' runs); the 180-step runs (the paper's step 200, fig. 1's) below them. mean@n at "
+            f"{self.decoding_words()} (the verdicts' decoding; the shared one is in 'Evaluation at both decodings'); "
+            "`seeds`: the seeds each row averages (a comparison pairs the seeds both runs have). "
+            + " ".join([*missing, *notes])
         )
         self.report.section(heading, text)
         self.report.add_table(
@@ -827,7 +849,13 @@ class Paper(PaperBase):
             "rollout batch, averaged over training steps and seeds (`rlvr_lib.analysis.covariance`). The paper's "
             "come from 50 steps of GRPO on DeepSeek-R1-Distill-Qwen-1.5B; magnitudes depend on the model and length."
         )
-        self.report.section(heading, " ".join([text, *notes, self.table1_direction(means)]))
+        entropy = {}
+        for label, run in (("GRPO", r.grpo), ("CW-GRPO", r.cw_grpo)):
+            try:
+                entropy[label] = float(self.results.per_seed(run, lambda h: measures.whole_mean(h, ENTROPY)).mean())
+            except (NotTestable, KeyError):
+                continue
+        self.report.section(heading, " ".join([text, *notes, self.table1_direction(means, entropy)]))
         self.report.add_table(
             heading,
             "table1_covariance_percentiles",
@@ -873,9 +901,10 @@ class Paper(PaperBase):
         return pd.DataFrame(shown_rows)
 
     @staticmethod
-    def table1_direction(means: dict[str, pd.DataFrame]) -> str:
+    def table1_direction(means: dict[str, pd.DataFrame], entropy: dict[str, float] | None = None) -> str:
         """Which run's covariance thresholds are larger, column by column (R3-C10): the kernel damps extreme
-        covariances of each batch, so table 1's direction is not the mechanism's aim read off directly."""
+        covariances of each batch, so table 1's direction is not the mechanism's aim read off directly. ``entropy``:
+        each run's mean rollout entropy over training, cited as the reason where given."""
         if not {"GRPO", "CW-GRPO"} <= set(means):
             return ""
         g, c = means["GRPO"], means["CW-GRPO"]
@@ -887,8 +916,13 @@ class Paper(PaperBase):
             f"positive top {TAIL_TOP:g}% {fmt(c.loc['positive', pos1], 3)} vs GRPO's {fmt(g.loc['positive', pos1], 3)}"
             f", x{abs(c.loc['positive', pos1] / g.loc['positive', pos1]):.1f}). The kernel does not shrink the "
             "covariances it sees: it down-weights the extreme ones in the loss of their batch, and CW-GRPO's policy "
-            "keeps more entropy, hence larger |logp - mean logp| and larger c; GRPO's collapsed policy gives c near 0 "
-            "for most tokens. Table 1 thus compares two policies' spread, not the kernel's effect within a batch "
+            + (
+                f"keeps more entropy (mean rollout entropy over training {entropy['CW-GRPO']:.3f} against GRPO's "
+                f"{entropy['GRPO']:.3f}, mean over seeds), hence larger |logp - mean logp| and larger c. "
+                if entropy and {"GRPO", "CW-GRPO"} <= set(entropy) and entropy["CW-GRPO"] > entropy["GRPO"]
+                else "is another policy (its entropy not logged higher than GRPO's): the thresholds compare spreads. "
+            )
+            + "Table 1 thus compares two policies' spread, not the kernel's effect within a batch "
             "(that is the `kernel_filters` claim, from the weights it logs)."
         )
 
@@ -994,7 +1028,8 @@ class Paper(PaperBase):
             "Per run: the mean over seeds (each seed's value in brackets). The declared fluctuation divides the mean "
             "|change of rollout entropy between batches| by the run's own mean entropy; the round-3 reading divided "
             "it by the first batch's entropy and so tracked the entropy level. The rollouts' accuracy is sampled at "
-            "the training temperature 0.7 on training problems (the evaluation samples held-out problems at 1.0).",
+            "the training temperature 0.7 on training problems (the evaluations sample held-out problems at "
+            f"{self.decoding_words()}, the verdicts', and at {self.decoding_words(shared=True)}).",
         )
         self.report.add_table(
             heading,
@@ -1067,9 +1102,10 @@ class Paper(PaperBase):
             "The paper evaluates checkpoints at steps 100, 150 and 200; here each checkpoint is a run stopped at that "
             "share of the budget (`train.max_steps` of the run). With the same seed, data order and a constant "
             "learning rate it is the longer run's checkpoint exactly; the last column checks that from the logged "
-            "rewards and losses. The 90-step runs have 5 seeds, the others 3: the column over the seeds every "
-            "checkpoint has compares like with like, as the claims do (paired by seed). "
-            + self.table3_premise([row["entropy_end"] for row in raw_rows if row["method"] == "GRPO"])
+            "rewards and losses. The runs' seeds differ ("
+            + "; ".join(f"`{run}` {len(self.results.seeds_of(run))}" for run in every)
+            + "): the column over the seeds every checkpoint has compares like with like, as the claims do (paired "
+            "by seed). " + self.table3_premise([row["entropy_end"] for row in raw_rows if row["method"] == "GRPO"])
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "table3_checkpoints", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
@@ -1114,9 +1150,16 @@ class Paper(PaperBase):
         raw_rows, shown_rows = [], []
         for run in [r.cw_grpo, *r.sensitivity]:
             changes = {} if run == r.cw_grpo else settings_difference(self.params, run, r.cw_grpo)
-            acc, low, high = self.results.eval_summary(run, ACCURACY)
             retained = self.results.per_seed(run, measures.log_entropy_retained)
-            d = self.compare(run, r.grpo, ACCURACY, (METHOD, *changes))
+            cells = {}
+            for label, at in ((f"`{self.results.decoding}` (the verdicts')", self.results.decoding), ("shared", None)):
+                with self.results.at_decoding(at):
+                    try:  # a run's evaluation at a decoding may still be under way: its cells say so
+                        acc, low, high = self.results.eval_summary(run, ACCURACY)
+                        d = self.compare(run, r.grpo, ACCURACY, (METHOD, *changes))
+                        cells[label] = (acc, low, high, d.value, d.ci_low, d.ci_high)
+                    except NotRun as reason:
+                        cells[label] = f"not run ({reason})"
             changed = ", ".join(f"{k.split('.', 1)[-1]} {vb!r} -> {va!r}" for k, (va, vb) in changes.items())
             kind = self.change_kind(changes)
             raw_rows.append(
@@ -1124,11 +1167,16 @@ class Paper(PaperBase):
                     "run": run,
                     "changes": changed,
                     "kind": kind,
-                    ACCURACY: acc,
+                    **{
+                        f"{name}{suffix}": value
+                        for suffix, cell in zip(("", "_shared"), cells.values(), strict=True)
+                        for name, value in zip(
+                            (ACCURACY, "ci_low", "ci_high", "d", "d_low", "d_high"),
+                            (math.nan,) * 6 if isinstance(cell, str) else cell,
+                            strict=True,
+                        )
+                    },
                     "log_entropy_retained": float(retained.mean()),
-                    "d": d.value,
-                    "d_low": d.ci_low,
-                    "d_high": d.ci_high,
                 }
             )
             shown_rows.append(
@@ -1137,15 +1185,20 @@ class Paper(PaperBase):
                     "changed from the verdicts' run": changed or "—",
                     "kind of change": kind,
                     "seeds": self.seeds_text(run),
-                    "mean@n": fmt_ci(acc, low, high),
                     "log entropy retained": fmt(float(retained.mean())),
-                    f"d vs `{r.grpo}`": fmt_ci(d.value, d.ci_low, d.ci_high),
+                    **{
+                        f"{column}, {label}": cell if isinstance(cell, str) else fmt_ci(*cell[i : i + 3])
+                        for label, cell in cells.items()
+                        for column, i in (("mean@n", 0), (f"d vs `{r.grpo}`", 3))
+                    },
                 }
             )
         self.report.section(
             heading,
             f"Each row changes settings of `{r.cw_grpo}`; the verdicts stay with its pre-declared settings. d: mean@n "
-            f"minus `{r.grpo}`'s, paired by seed, with a 95% t interval. The β and update-count rows change settings "
+            f"minus `{r.grpo}`'s, paired by seed, with a 95% t interval, at the verdicts' decoding "
+            f"({self.decoding_words()}) and the shared one ({self.decoding_words(shared=True)}). The β and update-count"
+            " rows change settings "
             "the GRPO baseline shares (β 0.04, one update per rollout batch): their d mixes the method with that "
             "change, so they show what the change does to CW-GRPO, not whether a verdict hinges on an open choice; "
             "for that reason the paper declares no alternative (params.yaml `papers.cw_grpo.alternatives`). A run "

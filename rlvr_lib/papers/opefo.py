@@ -14,8 +14,17 @@ import pandas as pd
 
 from .. import plots
 from . import measures
-from .base import MISSING, PaperBase, experiment, fmt
-from .claims import IMMOVABLE, Estimate, NotTestable, estimate_of, not_run, paired_difference, unavailable
+from .base import MISSING, PaperBase, _decoding_words, experiment, fmt
+from .claims import (
+    IMMOVABLE,
+    Estimate,
+    NotTestable,
+    estimate_of,
+    not_run,
+    paired_difference,
+    seed_values,
+    unavailable,
+)
 from .guard import METHOD
 from .measures import column, entropy_retained, log_entropy_retained, log_peak_entropy_ratio
 from .results import ACCURACY, step_time
@@ -67,6 +76,12 @@ SECOND_MODEL = (
     "scale: the testbed trains one model, which stands in for Qwen2.5-Math-7B; Qwen3-Base-4B's half is not run"
 )
 SEEDS = 5  # the seeds a new run of this report takes (its headline runs have 5)
+# Where the runs were trained (the Discussion says it where a comparison spans machines): every OPEFO run on the lent
+# hosts' CPUs; `opefo_static_lambda_testbed` was first trained on the 2-core machine (commit e7349168) and retrained
+# on a host in round 4 with the same settings; its earlier report read seed 0's mean@n at the shared decoding as
+# EARLIER_STATIC_SEED0 (a record of that report, not a number any claim reads).
+RETRAINED_ON_HOST = "opefo_static_lambda_testbed"
+EARLIER_STATIC_SEED0 = 0.449
 # The runs this report would need and the project has not made (NotRun: each names its params.yaml entry).
 # The runs the same-batch diagnostics are logged in (params.yaml: their `log_realised_entropy_change` and OPEFO's
 # `log_gradient_cosine` switches); a run trained before the switch has no such column: NOT RUN, to be trained again.
@@ -278,11 +293,14 @@ class Paper(PaperBase):
         to the choice, what the runs show of the first-order premise, and lambda*'s size against the paper's."""
         notes = []
         notes_in_order = (
+            self._decoding_note,
             self._delta_h_notes,
             self._hinging_parts_note,
             self._stability_note,
             self._premise_note,
+            self._divergence_note,
             self._lambda_note,
+            self._static_machine_note,
         )
         for note in notes_in_order:
             try:
@@ -385,6 +403,130 @@ class Paper(PaperBase):
             "in batch composition (the `flow_tracks` parts give that confound per seed). " + self._same_batch_sentence()
         ]
 
+    def _decoding_sentence(self) -> str:
+        """The sentence naming the decoding a table's mean@n is read at (the verdicts')."""
+        own = self.results.decoding
+        return (
+            f"mean@n at `{own}` ({_decoding_words(self.params.eval.for_benchmark('', own))}), the verdicts' decoding;"
+            " both decodings side by side in 'Evaluation at both decodings'."
+            if own
+            else "mean@n at the shared decoding."
+        )
+
+    def _accuracy_at(self, run: str, decoding: str | None, seeds=None) -> np.ndarray:
+        """Per seed mean@n of ``run`` at ``decoding`` (None: the shared one)."""
+        with self.results.at_decoding(decoding):
+            return seed_values(self.results.eval_table(run, ACCURACY, seeds))
+
+    def _decoding_note(self) -> list[str]:
+        """Sec. 6.1's top-p 0.7 against the shared decoding: what the truncated sampler adds to each table-1 run
+        and to each OPEFO form, and how many accuracy verdicts (claims and parts) keep their verdict at the shared
+        decoding (the engine's robustness column)."""
+        r, own = self.runs, self.results.decoding
+        if own is None:
+            return []
+        gains = []
+        for run in (r.base, r.grpo, r.grpo_onpolicy, *self._form_runs()):
+            seeds = self.results.seeds_of(run)
+            gain = self._accuracy_at(run, own, seeds) - self._accuracy_at(run, None, seeds)
+            gains.append(f"`{run}` {gain.mean():+.3f} (from {self._accuracy_at(run, None, seeds).mean():.3f})")
+        robust = hinging = 0
+        for result in self._results_by_key().values():
+            robust += "robust (the shared decoding" in result.robustness
+            hinging += "hinges on the shared decoding" in result.robustness
+        return [
+            f"The evaluation decoding: the accuracy verdicts read sec. 6.1's `{own}` "
+            f"({_decoding_words(self.params.eval.for_benchmark('', own))}), a second evaluation of the same models "
+            f"beside the shared {_decoding_words(self.params.eval.for_benchmark('', None))}. The truncated sampler "
+            f"adds to mean@n (mean over seeds): {'; '.join(gains)}. Of the accuracy verdicts (claims and their "
+            f"parts), {robust} keep their verdict at the shared decoding and {hinging} change (the robustness column)."
+        ]
+
+    def _divergence_note(self) -> list[str]:
+        """Why the sampled form's entropy explodes, from its logs: each update's realised entropy change on its own
+        batch, lambda*, the share of tokens in S+ and the cosine of the reweighted gradient with the unweighted one,
+        beside the expectation form's and strict on-policy GRPO's. Each reading is stated only where the numbers
+        show it."""
+        stats = {}
+        for run in self._form_runs():
+            stats[run] = {
+                "change": self.results.per_seed(run, lambda h: float(logged(h, REALISED).mean())).mean(),
+                "lambda": self.results.per_seed(run, lambda h: lambda_stats(h)["mean"]).mean(),
+                "pos": self.results.per_seed(run, lambda h: float(column(h, "opefo/frac_pos").mean())).mean(),
+                "cosine": self.results.per_seed(run, mean_cosine).mean(),
+                "factor": self._geo_factor(run),
+            }
+        rows = [
+            f"`{run}` (`delta_h: {self.hparam(run, 'delta_h')}`): realised change per update {v['change']:+.2e} over "
+            f"{int(self.results.max_steps(run))} updates, entropy x{v['factor']:.2f} of its first batch at the end "
+            "(geometric mean), "
+            f"mean lambda* {v['lambda']:.3f}, {v['pos']:.1%} of tokens in S+, gradient cosine with lambda* = 0 "
+            f"{v['cosine']:.3f}"
+            for run, v in stats.items()
+        ]
+        grpo = self.results.per_seed(self.runs.grpo_onpolicy, lambda h: float(logged(h, REALISED).mean())).mean()
+        raising = {run for run, v in stats.items() if v["change"] > 0}
+        inflated = {run for run, v in stats.items() if v["factor"] > measures.ENTROPY_FACTOR}
+        readings = []
+        if raising and raising == inflated:
+            readings.append(
+                f"the form{'s' if len(raising) > 1 else ''} whose updates raise the entropy of their own batch on "
+                f"average ({', '.join(f'`{x}`' for x in sorted(raising))}) is the one whose entropy ends past "
+                f"x{measures.ENTROPY_FACTOR:g}: the explosion is each update's own, not a between-batch drift"
+            )
+        if raising and inflated and len(stats) > 1:
+            worst, rest = max(stats, key=lambda x: stats[x]["factor"]), min(stats, key=lambda x: stats[x]["factor"])
+            if stats[worst]["cosine"] < stats[rest]["cosine"] and stats[worst]["lambda"] > stats[rest]["lambda"]:
+                readings.append(
+                    f"its larger lambda* turns the gradient further from the unweighted one (cosine "
+                    f"{stats[worst]['cosine']:.3f} against {stats[rest]['cosine']:.3f}), against sec. 5.2's "
+                    "'preserves the original optimization direction' (`preserves_direction`)"
+                )
+        tracking = {  # the unweighted dH of each form against the realised change, where GRPO logs both
+            form: self.results.per_seed(self.runs.grpo_onpolicy, lambda h, k=key: tracking_correlation(h, k)).mean()
+            for form, key in FLOW_FORMS.items()
+        }
+        if all(abs(v) < CLOSELY_TRACKS for v in tracking.values()):
+            readings.append(
+                "the first-order dH that OPEFO cancels does not track the realised change on the same batch (strict "
+                "on-policy GRPO's r "
+                + ", ".join(f"{v:+.2f} ({form} form)" for form, v in tracking.items())
+                + f", short of the {CLOSELY_TRACKS:g} of 'closely'), so cancelling it does not cancel the change"
+            )
+        return [
+            "What the logs show of the two forms' entropy (mean over seeds): "
+            + "; ".join(rows)
+            + f"; strict on-policy GRPO's realised change per update {grpo:+.2e}."
+            + (" Read together: " + "; ".join(readings) + "." if readings else "")
+        ]
+
+    def _static_machine_note(self) -> list[str]:
+        """Where `opefo_static_lambda_testbed` was trained, its per-seed numbers now, and its gate."""
+        run = RETRAINED_ON_HOST
+        if self.runs.static_lambda != run:
+            return []
+        seeds = self.results.seeds_of(run)
+        own = self.results.decoding
+        shared = self._accuracy_at(run, None, seeds)
+        at_own = self._accuracy_at(run, own, seeds)
+        per_seed = ", ".join(
+            f"seed {s}: {a:.3f} ({b:.3f} shared)" for s, a, b in zip(seeds, at_own, shared, strict=True)
+        )
+        failed = self.results.gates.run_failures(run)
+        gate = f"; it fails the `healthy` gate on {'; '.join(failed)}" if failed else ""
+        first = (
+            f" (seed 0's shared mean@n was {EARLIER_STATIC_SEED0:.3f} there, {shared[list(seeds).index(0)]:.3f} now)"
+            if 0 in seeds
+            else ""
+        )
+        return [
+            f"Machines: every OPEFO run was trained on the lent hosts' CPUs; `{run}` was first trained on the 2-core "
+            f"machine and retrained on a host this round with the same settings, so its numbers differ from the "
+            f"earlier report's{first}: a seed's trajectory depends on the machine's floating-point rounding, which "
+            f"the t interval over seeds carries as it carries the seed. Its mean@n per seed at `{own}`: {per_seed}"
+            f"{gate}."
+        ]
+
     def _same_batch_sentence(self) -> str:
         """The premise note's last sentence: the same-batch measurement's numbers (mean over seeds of the per-update
         correlation of the realised change with dH, both eq. 6 forms, each run that logs it), or that it is not run."""
@@ -435,7 +577,8 @@ class Paper(PaperBase):
             f"lambda* is a dimensionless ratio of the batch's own flows, so its size compares across models: mean "
             f"lambda* {means} against the paper's {paper:g}, {ratio:.0f}x it for the default form. At the paper's "
             f"{paper:g} OPEFO weights each token by 1 +- {paper:g}, i.e. it is strict on-policy GRPO to 0.1% per token;"
-            f" the testbed's `{r.static_lambda_paper}` (static lambda {paper:g}) minus `{r.grpo_onpolicy}`: mean@n "
+            f" the testbed's `{r.static_lambda_paper}` (static lambda {paper:g}) minus `{r.grpo_onpolicy}`: mean@n at "
+            "the verdicts' decoding "
             f"{static.value:+.3f} [{static.ci_low:+.3f}, {static.ci_high:+.3f}]. With the testbed's lambda* the "
             f"reweighting is large from the first steps, when `{r.opefo}`'s training reward goes from "
             f"{reward_first:.3f} at the first batch to {reward_early:.3f} by the end of the first {FIRST_50:.0%} "
@@ -453,8 +596,8 @@ class Paper(PaperBase):
             except NotTestable:
                 continue
             lines.append(
-                f"- `{run}` (`delta_h: {self.hparam(run, 'delta_h')}`): mean@n {accuracy:.3f}, rollout entropy x"
-                f"{retained:.2f} of its first step (geometric mean over seeds)"
+                f"- `{run}` (`delta_h: {self.hparam(run, 'delta_h')}`): mean@n {accuracy:.3f} (at the verdicts' "
+                f"decoding), rollout entropy x{retained:.2f} of its first step (geometric mean over seeds)"
             )
         if len(lines) < 2:
             return []
@@ -1439,7 +1582,8 @@ class Paper(PaperBase):
             heading,
             "The paper trains every baseline with 8 updates per rollout batch (lr 1e-6) and GRPO strict on-policy and "
             "OPEFO with 1 (lr 2.83e-6, scaled by sqrt(8)); here every run shares the learning rate, and the "
-            "'updates / rollout' column gives each run's structure (8 for every baseline, Entropy-Reg included).",
+            "'updates / rollout' column gives each run's structure (8 for every baseline, Entropy-Reg included). "
+            + self._decoding_sentence(),
         )
         self.report.add_table(heading, "table1", raw, shown)
         return shown
@@ -1460,6 +1604,16 @@ class Paper(PaperBase):
         paper |= dict.fromkeys(static, paper["Static Scaling"])  # the paper's one static row (lambda 0.001)
         raw, shown = self.eval_table(rows, [ACCURACY], paper, "paper (Avg. %, 7B)")
         shown = shown.rename(columns={ACCURACY: "mean@n"})
+        self.report.section(
+            heading,
+            self._decoding_sentence()
+            + (
+                f" `{r.static_lambda}` was retrained on a lent host this round (before: the 2-core machine; the "
+                "Discussion's 'Machines' note gives its numbers)."
+                if r.static_lambda == RETRAINED_ON_HOST
+                else ""
+            ),
+        )
         self.report.add_table(heading, "table2_lambda", raw, shown)
         return shown
 
