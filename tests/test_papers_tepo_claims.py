@@ -271,3 +271,20 @@ def test_sensitivity_runs_and_alternatives_are_declared(paper):
     assert runs["tepo_lr_1_25e_5"].train.learning_rate == pytest.approx(runs["tepo_tepo_data"].train.learning_rate / 8)
     for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"):
         assert runs[run].seeds == [0, 1, 2, 3, 4], run
+
+
+def test_first_update_quantities_read_the_first_update_of_each_rollout_batch():
+    """The Discussion's rounding at the first update: |tepo/kl| and |dH| averaged over the first update of each
+    rollout batch only (steps 1 and 9 of 16 at 8 updates per batch)."""
+    steps = np.arange(1, 17)
+    first = (steps - 1) % 8 == 0
+    history = pd.DataFrame(
+        {
+            "step": steps,
+            "tepo/kl": np.where(first, [-1e-8 if s == 1 else 3e-8 for s in steps], 0.5),
+            "tepo/entropy_change_mean": np.where(first, -4e-8, -0.01),
+        }
+    )
+    history.attrs[measures.UPDATES_ATTR] = 8
+    assert tepo._first_update_abs_kl(history) == pytest.approx(2e-8)
+    assert tepo._first_update_abs_dh(history) == pytest.approx(4e-8)

@@ -148,3 +148,36 @@ def test_claims_on_new_runs_are_judged_once_their_runs_exist(paper):
     for key, runs in arms.items():
         assert results[key].verdict != NOT_RUN, (key, results[key].note)
         assert set(results[key].arms) == runs, key
+
+
+def test_discussion_notes_measure_the_sensitivity_runs_and_both_decodings(tmp_path_factory):
+    """Issue 33 item 6: the trust-region, sensitivity, structure and decoding paragraphs are computed from the runs
+    (planted: every TEPO history logs tepo/kl, w_i's range and dH, every seed recorded at 4 x 2; the synthetic
+    workspace has every run and both decodings), not replaced by a 'Not available' line."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_notes"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, 4, 2)
+        for run, spec in params.runs.items():
+            if spec.method != "tepo":
+                continue
+            for seed in spec.seeds:
+                path = root / "reports/training" / run / f"seed{seed}" / "history.json"
+                rows = json.loads(path.read_text())
+                for row in rows:
+                    first = (row["step"] - 1) % 8 == 0
+                    row["tepo/kl"] = 1e-8 if first else 0.1 * row["step"]
+                    row["tepo/entropy_change_mean"] = 3e-8 if first else -0.01
+                    row["tepo/w_min"], row["tepo/w_max"] = 0.5, 1.2
+                path.write_text(json.dumps(rows))
+        paper = papers.open_paper("tepo", params)
+        notes = paper.discussion_notes()
+    assert not [n for n in notes if "Not available" in n], notes
+    sensitivity = next(n for n in notes if n.startswith("The trust region changed"))
+    for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5"):
+        assert f"`{run}`" in sensitivity, run
+    structure = next(n for n in notes if n.startswith("The paper's 8 updates"))
+    assert "1.0e-08-1.0e-08 in absolute value" in structure and "3.0e-08-3.0e-08" in structure
+    decodings = next(n for n in notes if n.startswith("The two decodings"))
+    assert "`greedy`" in decodings and "temperature 1, top-p 1, n = " in decodings
