@@ -404,7 +404,8 @@ class Paper(PaperBase):
             f"batch, geometric means), but it also learned less: its mean training reward is {reward_t.mean():.3f} "
             f"against {reward_d.mean():.3f}. Entropy kept by a policy that moved less is partly entropy not spent, so "
             "TEPO's larger entropy retained (`exploration`) is weak evidence for the mechanism even where the "
-            f"`learned` gate passes (it asks only for a quarter of GRPO/DAPO's gain). Held-out mean@n, TEPO minus GRPO/DAPO per seed: {signs}: TEPO is below in "
+            "`learned` gate passes (it asks only for a quarter of GRPO/DAPO's gain). Held-out mean@n, TEPO minus "
+            f"GRPO/DAPO per seed: {signs}: TEPO is below in "
             f"{sum(v < 0 for v in d.per_seed)} of {len(d.per_seed)} seeds, so the paper's 'consistent trend' "
             "(`seed_consistency`) runs the other way here."
         )
