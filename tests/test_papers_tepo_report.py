@@ -178,6 +178,6 @@ def test_discussion_notes_measure_the_sensitivity_runs_and_both_decodings(tmp_pa
     for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5"):
         assert f"`{run}`" in sensitivity, run
     structure = next(n for n in notes if n.startswith("The paper's 8 updates"))
-    assert "1.0e-08-1.0e-08 in absolute value" in structure and "3.0e-08-3.0e-08" in structure
+    assert "1.0e-08-1.0e-08 in absolute value" in structure and "3.0e-08-3.0e-08 in absolute value" in structure
     decodings = next(n for n in notes if n.startswith("The two decodings"))
     assert "`greedy`" in decodings and "temperature 1, top-p 1, n = " in decodings
