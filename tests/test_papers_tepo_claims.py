@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO, declared_claims
+from paper_workspace import build_workspace
 
 from rlvr_lib import papers
 from rlvr_lib.config import load_params
@@ -130,14 +131,59 @@ def test_seed_consistency_is_judged_per_seed(claims):
     assert c.universal and c.direction == "greater" and c.reference == 0.0
 
 
-def test_claims_on_runs_not_made_are_not_run_with_their_cost(paper):
-    """R3-T6, T4, T9: GPG, panels B and C, the A-sign split, the eps / lr sensitivity runs and the paper's decoding
-    are work not done (NOT RUN, with a cost in (run, seed) pairs), not something the testbed cannot measure."""
-    computes = {c.key: fn for c, fn in paper._claims if fn is not None}
-    for key, name in NOT_MADE.items():
-        with pytest.raises(NotRun) as raised:
-            computes[key]()
-        assert raised.value.cost == tepo.NOT_MADE[name][1] > 0, key
+# The runs each NOT_MADE entry names (its cost: every seed of them; entropy_sign: a rerun of TEPO's seeds)
+NOT_MADE_RUNS = {
+    "gpg": ("gpg_tepo_data",),
+    "max_entropy": ("tepo_no_kl_max_entropy",),
+    "min_entropy": ("tepo_no_kl_min_entropy",),
+    "cispo": ("tepo_cispo",),
+    "prefix_is": ("tepo_prefix_is",),
+    "entropy_sign": ("tepo_tepo_data",),
+    "eps_gspo": ("tepo_eps_gspo",),
+    "unclipped": ("tepo_unclipped",),
+    "lr_8": ("tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"),
+}
+
+
+def test_not_made_costs_are_the_seeds_params_yaml_gives_their_runs(paper):
+    """NOT_MADE's cost of each entry is the (run, seed) pairs params.yaml makes of the runs it names."""
+    assert set(NOT_MADE_RUNS) == set(tepo.NOT_MADE)
+    for name, runs in NOT_MADE_RUNS.items():
+        assert tepo.NOT_MADE[name][1] == sum(len(paper.params.runs[run].seeds) for run in runs), name
+
+
+def test_claims_on_runs_not_made_are_not_run_with_their_cost(tmp_path):
+    """R3-T6, T4, T9: GPG, panels B and C, the A-sign split and the eps / lr sensitivity runs are work not done
+    while their runs are absent (NOT RUN, with a cost in (run, seed) pairs), not something the testbed cannot
+    measure. Planted: a synthetic workspace, every seed recorded at the paper's 4 x 2, without these runs'
+    evaluations (the committed reports have most of them since round 4) and without the A-sign split in TEPO's
+    histories."""
+    import shutil
+
+    root = build_workspace(tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        for folder in (root / "reports/training").glob("*/seed*"):  # as the training stage records them
+            (folder / "params.yaml").write_text(
+                "gradient_accumulation_steps: 1\nsteps_per_generation: 4\nnum_iterations: 2\n"
+            )
+        for name, runs in NOT_MADE_RUNS.items():
+            if name != "entropy_sign":
+                for run in runs:
+                    shutil.rmtree(root / "reports/eval" / run)
+        paper = papers.open_paper("tepo", params)
+        computes = {c.key: fn for c, fn in paper._claims if fn is not None}
+        for key, name in NOT_MADE.items():
+            with pytest.raises(NotRun) as raised:
+                computes[key]()
+            expected = (
+                tepo.NOT_MADE[name][1]
+                if name == "entropy_sign"
+                else sum(len(params.runs[run].seeds) for run in NOT_MADE_RUNS[name])
+            )
+            assert raised.value.cost == expected > 0, key
+            assert tepo.NOT_MADE[name][0].split(":")[0] in str(raised.value), key
     assert {k for k, *_ in tepo.UNTESTABLE} == {"qwen3_14b", "non_qwen", "sub_benchmarks"}  # beyond the testbed
 
 
@@ -225,3 +271,20 @@ def test_sensitivity_runs_and_alternatives_are_declared(paper):
     assert runs["tepo_lr_1_25e_5"].train.learning_rate == pytest.approx(runs["tepo_tepo_data"].train.learning_rate / 8)
     for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5"):
         assert runs[run].seeds == [0, 1, 2, 3, 4], run
+
+
+def test_first_update_quantities_read_the_first_update_of_each_rollout_batch():
+    """The Discussion's rounding at the first update: |tepo/kl| and |dH| averaged over the first update of each
+    rollout batch only (steps 1 and 9 of 16 at 8 updates per batch)."""
+    steps = np.arange(1, 17)
+    first = (steps - 1) % 8 == 0
+    history = pd.DataFrame(
+        {
+            "step": steps,
+            "tepo/kl": np.where(first, [-1e-8 if s == 1 else 3e-8 for s in steps], 0.5),
+            "tepo/entropy_change_mean": np.where(first, -4e-8, -0.01),
+        }
+    )
+    history.attrs[measures.UPDATES_ATTR] = 8
+    assert tepo._first_update_abs_kl(history) == pytest.approx(2e-8)
+    assert tepo._first_update_abs_dh(history) == pytest.approx(4e-8)

@@ -71,13 +71,32 @@ def _record_structure(root, params, steps_per_generation: int, num_iterations: i
 MASK_KEYS = ("panel_e_vs_none", "panel_e_vs_either", "panel_e_drop", "mask_entropy")
 
 
-@pytest.mark.parametrize(("spg", "passes", "judged"), [(8, 1, False), (4, 2, True)])
-def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(tmp_path_factory, spg, passes, judged):
-    """The committed histories were made at 8 x 1 and must stay NOT RUN; once the seeds record 4 x 2 (params.yaml
-    sets it and entropy_change_tol 1e-6), the mask claims are judged."""
+@pytest.mark.parametrize(
+    ("spg", "passes", "params_at", "judged", "named"),
+    [
+        # params.yaml at 4 x 2, seeds recorded at 8 x 1: the framework's stale-settings check refuses them first
+        (8, 1, None, False, "steps_per_generation 8 (params.yaml: 4)"),
+        # params.yaml itself at 8 x 1 (recorded alike, so not stale): TEPO's own structure check refuses them
+        (8, 1, (8, 1), False, "8 mini-batches x 1 pass"),
+        (4, 2, None, True, None),
+    ],
+)
+def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(
+    tmp_path_factory, spg, passes, params_at, judged, named
+):
+    """Histories made at 8 x 1 are never judged as the mask's selection, whether params.yaml has moved to 4 x 2 since
+    (the seeds are stale: the framework's NOT RUN) or itself says 8 x 1 (the claim needs the paper's structure:
+    TEPO's NOT RUN); once the seeds record 4 x 2 (params.yaml sets it and entropy_change_tol 1e-6), the mask claims
+    are judged."""
     root = build_workspace(tmp_path_factory.mktemp("tepo_structure"))
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
+        if params_at is not None:
+            text = (root / "params.yaml").read_text()
+            old = "steps_per_generation: 4\n      num_iterations: 2\n"
+            assert old in text  # the workspace's params.yaml (yaml.safe_dump of the repository's)
+            new = f"steps_per_generation: {params_at[0]}\n      num_iterations: {params_at[1]}\n"
+            (root / "params.yaml").write_text(text.replace(old, new))
         params = load_params("params.yaml", check_methods=False)
         _record_structure(root, params, spg, passes)
         paper = papers.open_paper("tepo", params)
@@ -85,10 +104,11 @@ def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(tmp_path_factory
         for key in MASK_KEYS:
             assert (results[key].verdict != NOT_RUN) == judged, (key, results[key].note)
             if not judged:
-                assert "8 mini-batches x 1 pass" in results[key].note, key
+                assert named in results[key].note and "cost:" in results[key].note, (key, results[key].note)
         # the synthetic histories do not log dH by the sign of A: entropy_sign is NOT RUN at any structure
         assert results["entropy_sign"].verdict == NOT_RUN
-        assert "entropy_change_pos_adv" in results["entropy_sign"].note
+        if judged:
+            assert "entropy_change_pos_adv" in results["entropy_sign"].note
 
 
 def test_entropy_sign_reads_the_split_of_dh_by_the_sign_of_a(tmp_path_factory):
@@ -128,3 +148,36 @@ def test_claims_on_new_runs_are_judged_once_their_runs_exist(paper):
     for key, runs in arms.items():
         assert results[key].verdict != NOT_RUN, (key, results[key].note)
         assert set(results[key].arms) == runs, key
+
+
+def test_discussion_notes_measure_the_sensitivity_runs_and_both_decodings(tmp_path_factory):
+    """Issue 33 item 6: the trust-region, sensitivity, structure and decoding paragraphs are computed from the runs
+    (planted: every TEPO history logs tepo/kl, w_i's range and dH, every seed recorded at 4 x 2; the synthetic
+    workspace has every run and both decodings), not replaced by a 'Not available' line."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_notes"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, 4, 2)
+        for run, spec in params.runs.items():
+            if spec.method != "tepo":
+                continue
+            for seed in spec.seeds:
+                path = root / "reports/training" / run / f"seed{seed}" / "history.json"
+                rows = json.loads(path.read_text())
+                for row in rows:
+                    first = (row["step"] - 1) % 8 == 0
+                    row["tepo/kl"] = 1e-8 if first else 0.1 * row["step"]
+                    row["tepo/entropy_change_mean"] = 3e-8 if first else -0.01
+                    row["tepo/w_min"], row["tepo/w_max"] = 0.5, 1.2
+                path.write_text(json.dumps(rows))
+        paper = papers.open_paper("tepo", params)
+        notes = paper.discussion_notes()
+    assert not [n for n in notes if "Not available" in n], notes
+    sensitivity = next(n for n in notes if n.startswith("The trust region changed"))
+    for run in ("tepo_eps_gspo", "tepo_unclipped", "tepo_lr_1_25e_5"):
+        assert f"`{run}`" in sensitivity, run
+    structure = next(n for n in notes if n.startswith("The paper's 8 updates"))
+    assert "1.0e-08-1.0e-08 in absolute value" in structure and "3.0e-08-3.0e-08 in absolute value" in structure
+    decodings = next(n for n in notes if n.startswith("The two decodings"))
+    assert "`greedy`" in decodings and "temperature 1, top-p 1, n = " in decodings

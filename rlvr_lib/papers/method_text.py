@@ -47,11 +47,12 @@ $$w_i = \exp\Big(\frac1{|o_i|}\sum_t \log\frac{\pi_\theta(o_{i,t})}{\pi_{\theta_
 $$\mathcal{J}_{\text{TEPO}} = \frac{1}{\sum_i |o_i|}\sum_{i}\sum_{t}\Big[\min\big(w_i A_{i,t},\ \mathrm{clip}(w_i, 1-\epsilon, 1+\epsilon)\,A_{i,t}\big) - \beta\,\mathrm{KL}(\pi_\theta\,\|\,\pi_{\theta_{\text{old}}})_{i,t}\,M_{i,t}\Big] \qquad (4)$$
 
 with $M_{i,t} = \mathbb{1}[A_{i,t} > 0 \wedge \Delta\mathcal{H}_{i,t} < 0]$. Both $w_i \neq 1$ and $\Delta\mathcal{H} \neq 0$ need several
-updates per rollout batch: the paper makes 8, as 4 mini-batches x 2 passes; TEPO's runs here make 8 as 8 disjoint
-mini-batches x 1 pass (the setup table marks the difference).
+updates per rollout batch: the paper makes 8, as 4 mini-batches x 2 passes, and so do TEPO's runs here and its
+baselines (the setup table reads the structure from the runs' settings).
 
-Regenerated here: table 1 (GRPO/DAPO, Clip-Cov, KL-Cov, the entropy-based advantage term, GSPO; GPG not run); table 3
-panels A, D and E; table 4 (accuracy at matched steps); figs. 2-3.""",
+Regenerated here: table 1 (GRPO/DAPO, Clip-Cov, KL-Cov, the entropy-based advantage term, GSPO; GPG in `acc_vs_gpg`);
+table 3 panels A-E; table 4 (accuracy at matched steps); figs. 2-3; TEPO's trust region (KL to the rollout policy,
+w_i, the clip, the mask by update).""",
     "opefo": r"""Strictly on-policy (one update per rollout batch), the first-order entropy change of a policy-gradient
 step decomposes over tokens (eq. 6):
 

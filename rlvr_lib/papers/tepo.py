@@ -21,7 +21,7 @@ import yaml
 
 from .. import pipeline
 from . import measures
-from .base import MISSING, PaperBase, experiment, fmt, fmt_ci
+from .base import MISSING, PaperBase, _decoding_words, experiment, fmt, fmt_ci
 from .claims import (
     Estimate,
     NotRun,
@@ -152,6 +152,15 @@ NOT_MADE = {
 }
 
 
+# Where the runs were trained (the histories do not record the machine; the lead's round-4 notes): the lr/8 pair is
+# compared only with itself, so its verdict does not mix machines.
+LR_PAIR_MACHINE = (
+    "Both lr/8 arms were trained on the project's 2-core machine, the rest of TEPO's family and its baselines on lent "
+    "hosts' CPUs: `lr_sensitivity` compares the two arms of one machine, and the lr/8 rows are not compared with the "
+    "default-lr rows by any verdict."
+)
+
+
 def accuracy_at(history: pd.DataFrame, fraction: float) -> float:
     """One seed's rollout accuracy at ``fraction`` of its training: the mean over the rollout batches in the last
     ``MATCHED_WINDOW`` batches' share of training up to it (``measures.share``, rounded outward)."""
@@ -235,7 +244,13 @@ class Paper(PaperBase):
             "sampling). That changes the task as well as the method: a comparison against a run on the full set "
             "differs in both, which is why TEPO's baselines train on the same set."
         ]
-        for note in (self._note_trust_region, self._note_structure, self._note_learning, self._note_panel_a):
+        for note in (
+            self._note_trust_region,
+            self._note_sensitivity,
+            self._note_structure,
+            self._note_learning,
+            self._note_panel_a,
+        ):
             try:
                 notes.append(note())
             except NotTestable as reason:
@@ -247,14 +262,10 @@ class Paper(PaperBase):
             "TEPO-w/o. KL, reward volatility), so at most one of `kl_remark_stability` and `kl_degrades_stability` "
             "can hold."
         )
-        e = self.params.eval
-        notes.append(
-            f"Evaluation decoding: the testbed samples n = {e.n} answers per problem at temperature {e.temperature:g}, "
-            f"top-p {e.top_p:g} (mean@{e.n}); the paper evaluates greedily (T 0.6 with 32 samples on AIME/AMC). "
-            "Sampling at T 1 turns the entropy a run keeps into errors, and TEPO keeps more than GRPO/DAPO "
-            "(`exploration`), so the decoding works against TEPO by an amount the runs cannot size; the greedy "
-            "evaluation is NOT RUN (`table1_greedy_eval`, evaluation only)."
-        )
+        try:
+            notes.append(self._note_decoding())
+        except NotTestable as reason:
+            notes.append(f"(The two decodings. Not available: {reason}.)")
         return notes
 
     def _seed_values(self, run: str, fn) -> np.ndarray:
@@ -287,14 +298,61 @@ class Paper(PaperBase):
             f"{_range(wmin_b1)} and the rollout accuracy over {measures.TAIL_LABEL} is {_list(acc_b1)} per seed, "
             f"against TEPO's {_list(acc_tepo)}: a tighter trust region trains better here, though on the held-out "
             f"problems the gain is not resolved yet ({held_out.detail}, paired over seeds "
-            f"{_seeds(held_out.seeds)}: {fmt_ci(held_out.value, held_out.ci_low, held_out.ci_high)}). The same drift "
-            f"plausibly carries `grad_norm`, the one claim that holds: TEPO's mean gradient norm is "
-            f"x{_geo(np.exp(grad.per_seed)):.2f} GRPO/DAPO's. The table \"TEPO's trust region\" gives every TEPO "
-            "run; the runs that size the effect (GSPO's clip bounds, Algorithm 1 without the clip, lr/8 on both arms: "
-            "papers.tepo.runs.sensitivity) are judged in `eps_sensitivity`, `unclipped_sensitivity` and "
-            "`lr_sensitivity`, and the first two are declared alternatives of every claim reading TEPO (robust / "
-            "hinges on)."
+            f"{_seeds(held_out.seeds)}: {fmt_ci(held_out.value, held_out.ci_low, held_out.ci_high)}). TEPO's mean "
+            f"gradient norm is x{_geo(np.exp(grad.per_seed)):.2f} GRPO/DAPO's (`grad_norm`); "
+            "whether the loose clip carries it is read from the sensitivity runs in the next paragraph. The table "
+            '"TEPO\'s trust region" gives every TEPO run.'
         )
+
+    def _note_sensitivity(self) -> str:
+        """The sensitivity runs: the trust region changed, everything else TEPO's."""
+        r = self.runs
+        grad = lambda h: mean_over_training(h, "grad_norm")  # noqa: E731
+        base_grad = self._seed_values(r.grpo_dapo, grad)
+        parts, missing = [], []
+        for key, what in (
+            ("eps_gspo", "with GSPO's clip bounds on w_i"),
+            ("unclipped", "without the clip (Algorithm 1)"),
+            ("lr_8", "at lr/8 on both arms"),
+        ):
+            try:
+                run, other = self._sensitivity_runs(key)
+                self._made_or_not_run(key, run, other)
+                d = self._sensitivity(key)
+                share = self._seed_values(run, excursion_share)
+                peak = self._seed_values(run, kl_max)
+                ratio = _geo(self._seed_values(run, grad) / self._seed_values(other, grad))
+            except NotTestable as reason:
+                cost = f", {reason.cost} (run, seed) pairs" if isinstance(reason, NotRun) else ""
+                missing.append(f"{what} (`{key}`{cost})")
+                continue
+            failed = "; ".join(
+                f"seed {seed}: {why}"
+                for seed in self.results.seeds_of(run)
+                if (why := self.results.gates.healthy(run, seed))
+            )
+            parts.append(
+                f"{what} (`{run}` against `{other}`): held-out mean@n {fmt_ci(d.value, d.ci_low, d.ci_high)}, "
+                f"above in {sum(v > 0 for v in d.per_seed)} of {len(d.per_seed)} seeds; `tepo/kl` past "
+                f"{KL_EXCURSION:g} nat in {_range(share, pct=True)} of the steps (maxima {_list(peak, 1)} nats); mean "
+                f"gradient norm x{ratio:.2f} the other arm's" + (f" (failed seeds: {failed})" if failed else "")
+            )
+        shares = self._seed_values(r.tepo, excursion_share)
+        d = self._versus_baseline(r.grpo_dapo)
+        text = (
+            "The trust region changed and nothing else (papers.tepo.runs.sensitivity; the first two are declared "
+            "alternatives of every claim reading TEPO, robust / hinges on in the claims table). At its default (clip "
+            f"1 +- 0.2 on w_i) TEPO minus GRPO/DAPO is {fmt_ci(d.value, d.ci_low, d.ci_high)}, `tepo/kl` passes "
+            f"{KL_EXCURSION:g} nat in {_range(shares, pct=True)} of the steps and the mean gradient norm is "
+            f"x{_geo(self._seed_values(r.tepo, grad) / base_grad):.2f} GRPO/DAPO's; "
+        )
+        text += "; ".join(parts) if parts else "no sensitivity run is made yet"
+        text += "."
+        if missing:
+            text += " Not made yet: " + "; ".join(missing) + "."
+        if not any("`lr_8`" in m for m in missing):
+            text += f" {LR_PAIR_MACHINE}"
+        return text
 
     def _structure_of(self, run: str) -> str:
         """The update structure ``run``'s seeds recorded, e.g. '4 mini-batches x 2 passes (seeds 0-4)'."""
@@ -304,7 +362,7 @@ class Paper(PaperBase):
         return "; ".join(f"{label} (seeds {_seeds(seeds)})" for label, seeds in by_label.items())
 
     def _note_structure(self) -> str:
-        """The update structure and the mask on float noise."""
+        """The update structure and the mask at the first update of each rollout batch."""
         r = self.runs
         first, rest = [], []
         for run in (r.tepo, *r.kl_scope):
@@ -314,18 +372,23 @@ class Paper(PaperBase):
         compared = "; ".join(f"{a} at the first update vs {b} at the others" for a, b in zip(first, rest, strict=True))
         made = "; ".join(f"`{run}`: {self._structure_of(run)}" for run in (r.tepo, *r.kl_scope))
         tol = self.hparam(r.tepo, "entropy_change_tol")
+        first_dh = self._seed_values(r.tepo, _first_update_abs_dh)
+        first_kl = self._seed_values(r.tepo, _first_update_abs_kl)
         return (
             f"The paper's 8 updates per rollout batch are {PAPER_STRUCTURE}, and so are params.yaml's; the runs' "
-            f"histories were made with (as each seed's training recorded) {made}. With 8 mini-batches x 1 pass a "
-            "token is never revisited, so its dH and its KL to the rollout policy reflect only the updates made on "
-            "other mini-batches: the mask never sees the token's own update; with 2 passes it does. On the first "
-            "mini-batch of each rollout batch the policy is the rollout policy, so dH is the sampler's rounding "
-            f"(|dH| 3-4.5e-8), which the strict sign of eq. 4 selects on; `entropy_change_tol` is {tol:g} in "
-            f"`{r.tepo}`. The mask fraction (`tepo/mask_frac`, per seed) is {compared}. The claims about which "
-            "tokens the mask selects (panel E, `panel_e_drop`, `mask_entropy`) are judged only on seeds made at "
-            f"{PAPER_STRUCTURE} with a tolerance above the rounding, NOT RUN otherwise ({RERUN_SETTINGS}). "
-            "`abrupt_updates` is judged whatever the structure: it asks whether the KL term keeps the policy nearer "
-            "the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
+            f"histories were made with (as each seed's training recorded) {made}. With 2 passes the mask sees a "
+            "token's own update from the second pass on. At the first update of each rollout batch the policy is the "
+            f"rollout policy: there `tepo/kl` averages {_sci_range(first_kl)} in absolute value and the "
+            f"micro-batch's signed mean of dH (`tepo/entropy_change_mean`) {_sci_range(first_dh)} in absolute value "
+            f"per seed of `{r.tepo}` (dH there is the sampler's entropy against the training forward pass's), "
+            f"against the tolerance `entropy_change_tol` {tol:g}. Yet the mask fraction (`tepo/mask_frac`, per seed) "
+            f"is {compared}: at the first update the mask still selects tokens, so single tokens' |dH| passes the "
+            "tolerance though the signed means do not (the history logs no per-token |dH| to size it; a mean of "
+            "signed differences can cancel). The claims about which tokens the mask selects "
+            "(panel E, `panel_e_drop`, `mask_entropy`) are judged on seeds made at "
+            f"{PAPER_STRUCTURE} with a tolerance above zero, NOT RUN otherwise. `abrupt_updates` is judged whatever "
+            "the structure: it asks whether the KL term keeps the policy nearer the rollout policy (the clip's share "
+            "of tokens), whichever tokens the mask selects."
         )
 
     def _note_learning(self) -> str:
@@ -341,8 +404,9 @@ class Paper(PaperBase):
             f"TEPO keeps more rollout entropy than GRPO/DAPO (x{_geo(kept_t):.3f} vs x{_geo(kept_d):.3f} of the first "
             f"batch, geometric means), but it also learned less: its mean training reward is {reward_t.mean():.3f} "
             f"against {reward_d.mean():.3f}. Entropy kept by a policy that moved less is partly entropy not spent, so "
-            "`exploration` holding is weak evidence for the mechanism (its `learned` gate only asks for a quarter of "
-            f"GRPO/DAPO's gain). Held-out mean@n, TEPO minus GRPO/DAPO per seed: {signs}: TEPO is below in "
+            "TEPO's larger entropy retained (`exploration`) is weak evidence for the mechanism even where the "
+            "`learned` gate passes (it asks only for a quarter of GRPO/DAPO's gain). Held-out mean@n, TEPO minus "
+            f"GRPO/DAPO per seed: {signs}: TEPO is below in "
             f"{sum(v < 0 for v in d.per_seed)} of {len(d.per_seed)} seeds, so the paper's 'consistent trend' "
             "(`seed_consistency`) runs the other way here."
         )
@@ -350,20 +414,66 @@ class Paper(PaperBase):
     def _note_panel_a(self) -> str:
         """Panel A per seed."""
         r = self.runs
-        parts = []
+        parts, majority = [], []
         for run in r.global_kl:
             d = self._versus_no_kl(run, "method.beta")
             above = sum(v > 0 for v in d.per_seed)
+            beta = self.hparam(run, "beta")
+            if above * 2 > len(d.per_seed):
+                majority.append(f"{beta:g}")
             parts.append(
-                f"beta {self.hparam(run, 'beta'):g}: {above} of {len(d.per_seed)} "
-                f"({', '.join(format_number(v) for v in d.per_seed)})"
+                f"beta {beta:g}: {above} of {len(d.per_seed)} ({', '.join(format_number(v) for v in d.per_seed)})"
             )
+        n = len(r.global_kl)
         return (
             "Panel A per seed (mean@n of the global-KL run minus TEPO-w/o. KL; seeds above / seeds, then each seed): "
             + "; ".join(parts)
-            + ". With 3 seeds every panel-A verdict is underpowered, but the pattern runs against the paper: a KL on "
-            "every token beats no KL in most seeds at every beta, most clearly at 0.1 and 0.01, where the paper "
-            "reports drops."
+            + f". A KL on every token beats no KL in most seeds at {len(majority)} of the {n} betas"
+            + (f" ({', '.join(majority)})" if majority else "")
+            + "; the paper reports a drop at every beta (and 0% at beta 1)."
+        )
+
+    def _note_decoding(self) -> str:
+        """The two decodings."""
+        r = self.runs
+        decoding = self.results.decoding
+        if decoding is None:
+            raise NotTestable("TEPO is evaluated at the shared decoding only")
+        rows = [r.grpo_dapo, *r.baselines, r.tepo]
+        own = {run: self.results.eval_summary(run, ACCURACY)[0] for run in [r.base, *rows]}
+        d_own = self._versus_baseline(r.grpo_dapo)
+        with self.results.at_decoding(None):
+            shared = {run: self.results.eval_summary(run, ACCURACY)[0] for run in [r.base, *rows]}
+            d_shared = self._versus_baseline(r.grpo_dapo)
+        below = [run for run in rows if own[run] < own[r.base]]
+        below_shared = [run for run in rows if shared[run] < shared[r.base]]
+        words = _decoding_words(self.params.eval.for_benchmark("", decoding))
+        shared_words = _decoding_words(self.params.eval.for_benchmark(""))
+        gap = estimate_of(np.asarray(d_own.per_seed) - np.asarray(d_shared.per_seed), seeds=d_own.seeds)
+        if gap.ci_low <= 0 <= gap.ci_high:
+            verdict = (
+                "no difference between the decodings is detected, so the entropy TEPO keeps does not measurably cost "
+                "it more accuracy under sampling than GRPO/DAPO's, and the decoding does not explain TEPO's deficit"
+            )
+        else:
+            side = "smaller" if gap.value > 0 else "larger"
+            verdict = f"TEPO's deficit is {side} at `{decoding}` than under sampling"
+        return (
+            f"The two decodings. The verdicts read the paper's decoding `{decoding}` ({words}; the paper: greedy on "
+            "MATH-500, Minerva and OlympiadBench, T 0.6 with 32 samples on AIME/AMC, which the testbed's one "
+            f"held-out set does not have); the shared one is {shared_words}. TEPO minus GRPO/DAPO is "
+            f"{fmt_ci(d_own.value, d_own.ci_low, d_own.ci_high)} at `{decoding}` and "
+            f"{fmt_ci(d_shared.value, d_shared.ci_low, d_shared.ci_high)} at the shared decoding (per seed, the "
+            f"`{decoding}` difference minus the shared one: {', '.join(format_number(v) for v in gap.per_seed)}; "
+            f"mean {fmt_ci(gap.value, gap.ci_low, gap.ci_high)}): {verdict}. "
+            f"The base policy's mean@n is {own[r.base]:.3f} at `{decoding}` against "
+            f"{shared[r.base]:.3f} at the shared decoding; GRPO/DAPO's {own[r.grpo_dapo]:.3f} against "
+            f"{shared[r.grpo_dapo]:.3f}: training moved GRPO/DAPO's accuracy by "
+            f"{shared[r.grpo_dapo] - shared[r.base]:+.3f} at the shared decoding and by "
+            f"{own[r.grpo_dapo] - own[r.base]:+.3f} at `{decoding}`, "
+            f"and {len(below)} of the {len(rows)} table-1 runs end below the base policy at `{decoding}`"
+            + (f" ({', '.join(f'`{run}`' for run in below)})" if below else "")
+            + f" (the health gates read the shared decoding, where {len(below_shared)} do)."
         )
 
     # ------------------------------------------------------------------ claims
@@ -1183,6 +1293,16 @@ class Paper(PaperBase):
         a, b = self.results.per_seed(r.tepo, fn, seeds), self.results.per_seed(r.grpo_dapo, fn, seeds)
         return estimate_of(measures.log_ratio(a, b), detail=f"{a.mean():.4f} vs {b.mean():.4f}", seeds=seeds)
 
+    def _decoding_text(self) -> str:
+        """The decoding the accuracy columns read, in words: the paper's own where params.yaml sets one."""
+        decoding = self.results.decoding
+        shared = _decoding_words(self.params.eval.for_benchmark(""))
+        if decoding is None:
+            return f"at the shared decoding ({shared})"
+        own = _decoding_words(self.params.eval.for_benchmark("", decoding))
+        both = '"Evaluation at both decodings"'
+        return f"at the paper's decoding `{decoding}` ({own}); at the shared one ({shared}) in {both}"
+
     def _paper_total(self) -> int:
         """The paper's training length in optimizer steps, as its profile reads it (configs/tepo.yaml)."""
         return paper_profile(self.name).train.max_steps
@@ -1218,14 +1338,11 @@ class Paper(PaperBase):
         rows = [("base", r.base), *[(self.label(b), b) for b in [r.grpo_dapo, *r.baselines]], ("TEPO", r.tepo)]
         raw, shown = self.eval_table(rows, [ACCURACY], PAPER_TABLE1, "paper (Qwen2.5-7B, Avg. %)")
         shown = shown.rename(columns={ACCURACY: "mean@n"})
-        e = self.params.eval
         text = (
             f"GPG (the paper's row 'w. GPG', 31.91) is judged in `acc_vs_gpg` (`{r.gpg}`). 'updates / rollout': "
             "optimizer steps "
             f"per rollout batch, here (as TEPO's seeds recorded) {self._structure_of(r.tepo)} (the paper: 8 for every "
-            f"method, {PAPER_STRUCTURE}). "
-            f"mean@n: {e.n} samples per problem at temperature {e.temperature:g}, top-p {e.top_p:g} (the paper "
-            "evaluates greedily)."
+            f"method, {PAPER_STRUCTURE}). mean@n: {self._decoding_text()}."
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "table1", raw, shown)
@@ -1403,8 +1520,9 @@ class Paper(PaperBase):
             "trust_region",
             raw,
             shown,
-            caption="Compare how far each TEPO run's policy moved from its rollout policy: a KL on every token "
-            "(panel A, beta 1) keeps w_i near 1 and tepo/kl under 1 nat, TEPO's masked KL at beta 0.001 does not.",
+            caption="Compare how far each TEPO run's policy moved from its rollout policy (the steps past 1 nat, "
+            "the largest tepo/kl, w_i's range): panel A's KL on every token at each beta against TEPO's masked KL "
+            "and TEPO-w/o. KL.",
         )
         return shown
 
@@ -1443,6 +1561,28 @@ def _or_nan(fn) -> np.ndarray:
         return np.asarray(fn(), dtype=float)
     except NotTestable:
         return np.array([np.nan])
+
+
+def _first_update_abs_dh(history: pd.DataFrame) -> float:
+    """Mean over rollout batches of |tepo/entropy_change_mean| at the first update of each (where the policy is the
+    rollout policy)."""
+    return _at_first_update(history, "tepo/entropy_change_mean")
+
+
+def _first_update_abs_kl(history: pd.DataFrame) -> float:
+    """Mean over rollout batches of |tepo/kl| at the first update of each."""
+    return _at_first_update(history, "tepo/kl")
+
+
+def _at_first_update(history: pd.DataFrame, name: str) -> float:
+    series = measures.column(history, name)
+    updates = int(history.attrs.get(measures.UPDATES_ATTR) or 1)
+    first = (series.index.to_numpy() - 1) % updates == 0
+    return float(series[first].abs().mean())
+
+
+def _sci_range(values) -> str:
+    return f"{float(np.min(values)):.1e}-{float(np.max(values)):.1e}"
 
 
 def _range(values, pct: bool = False, digits: int = 2) -> str:
