@@ -29,8 +29,10 @@ from .claims import (
     estimate_of,
     exact,
     paired_difference,
+    seed_values,
     unavailable,
 )
+from .engine import SHARED_DECODING
 from .guard import METHOD
 from .results import ACCURACY, step_time, total_time
 
@@ -130,7 +132,14 @@ class Paper(PaperBase):
         open sigma_target decides, the perturbation study's baselines, the pass@k reading and the step-1 noise,
         each with the numbers from the runs."""
         notes = []
-        for fn in (self._note_sigma, self._note_why, self._note_perturbation, self._note_pass_growth, self._note_psi):
+        for fn in (
+            self._note_decoding,
+            self._note_sigma,
+            self._note_why,
+            self._note_perturbation,
+            self._note_pass_growth,
+            self._note_psi,
+        ):
             try:
                 notes.append(fn())
             except NotTestable as reason:
@@ -210,8 +219,28 @@ class Paper(PaperBase):
             "without the term); it spreads the advantages within each response (their within-response std "
             f"{spread[r.erpo]:.3f} against {spread[no_progress]:.3f} without the term, means over training), "
             "tied to each token's own log-ratio to the reference. The sigma_target paragraph shows the same through "
-            "the term's scale. Without the outcome anchor the term is unsigned and rewards any departure from the "
-            "reference: that run reward-hacks (the outcome_anchor claim)."
+            "the term's scale. " + self._no_anchor_text()
+        )
+
+    def _no_anchor_text(self) -> str:
+        """What the no-anchor ablation did, per seed: its accuracy, format rate, length against the cap and its
+        late KL to the reference (the unsigned term rewards departing from the reference)."""
+        try:
+            run = self._ablation_run("use_outcome_anchor")
+            seeds = self.results.seeds_of(run)
+            acc = seed_values(self.results.eval_table(run, ACCURACY, seeds))
+            with self.results.at_decoding(None):
+                fmt_rate = seed_values(self.results.eval_table(run, "format_rate", seeds))
+                length = seed_values(self.results.eval_table(run, "response_length", seeds))
+            kl = self.results.per_seed(run, lambda h: measures.end_mean(h, "kl_to_reference"), seeds)
+        except NotTestable as reason:  # NotRun included
+            return f"(The no-anchor ablation: {reason}.)"
+        return (
+            f"Without the outcome anchor the term is unsigned and rewards any departure from the reference: `{run}` "
+            f"per seed ends at mean@n {np.round(acc, 3).tolist()}, format rate {np.round(fmt_rate, 3).tolist()}, "
+            f"response length {np.round(length, 1).tolist()} tokens (cap {self.params.eval.max_new_tokens}) and late "
+            f"KL to the reference {np.round(kl, 2).tolist()}: it optimises the token signal into unterminated, "
+            "wrong answers (the outcome_anchor claim)."
         )
 
     def _note_perturbation(self) -> str:
@@ -234,11 +263,44 @@ class Paper(PaperBase):
                 self.results.eval_table(run, f"pass@{k}"), self.results.eval_table(r.base, f"pass@{k}")
             )
             out.append(f"{run} {interval(d)}")
+        gains = []
+        for run in (r.grpo, r.erpo):
+            gains.append(
+                f"{run} mean@n {interval(paired_difference(self.results.eval_table(run, ACCURACY), self.results.eval_table(r.base, ACCURACY)))}"  # noqa: E501
+            )
         return (
             "rl_pass_growth reads 'improvement' as the growth of pass@k with k; the testbed was built to show real "
-            "RLVR's sharpening (mean@k up, pass@k at large k down; docs/testbed.md), so GRPO's part fails by "
-            "design, and the paper's own table 2 grows less for RL than for Base at 7B and 3B AMC23. The other "
-            f"reading, RL's pass@{k} above the base policy's: " + "; ".join(out) + "."
+            "RLVR's sharpening (mean@k up, pass@k at large k flat or down; docs/testbed.md), and the runs show it: "
+            "gain over the base policy " + "; ".join(gains) + f", against pass@{k}: " + "; ".join(out) + ". So GRPO's "
+            "part fails by design, and the paper's own table 2 grows less for RL than for Base at 7B and 3B AMC23."
+        )
+
+    def _note_decoding(self) -> str:
+        """The paper's decoding (top-p) against the shared one: each run's mean@n at both, and the verdicts that
+        change when judged at the shared decoding."""
+        own = self.results.decoding
+        if own is None:
+            raise NotTestable("the paper is evaluated at the shared decoding")
+        r, rows = self.runs, []
+        for run in (r.base, r.grpo, r.erpo):
+            seeds = self.results.seeds_of(run)
+            at = {}
+            for d in (own, None):
+                with self.results.at_decoding(d):
+                    at[d] = seed_values(self.results.eval_table(run, ACCURACY, seeds))
+            rows.append(f"{run} {at[own].mean():.3f} against {at[None].mean():.3f} ({len(seeds)} seeds)")
+        changed = []
+        for result in self.evaluate_claims():
+            for item in [result, *result.parts]:
+                other = item.by_alternative.get(SHARED_DECODING)
+                if other is not None and other != item.verdict:
+                    changed.append(f"`{item.claim.key}` ({item.verdict} here, {other} at the shared decoding)")
+        return (
+            f"Decoding: the verdicts read the paper's `{own}` (App. A.3); mean@n there against the shared decoding: "
+            + "; ".join(rows)
+            + ". Of the verdicts judged at both, "
+            + (f"{len(changed)} change: " + "; ".join(changed) if changed else "none changes")
+            + " (the claims table's robustness column)."
         )
 
     def _note_psi(self) -> str:
