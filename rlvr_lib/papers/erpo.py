@@ -67,6 +67,10 @@ LEARNED = ("healthy", "active", "learned")  # a claim that needs ERPO to have le
 HEALTHY_BAND = 0.6931471805599453
 PAPER_ENTROPY_LOG_RATIO = 1.3862943611198906  # fig. 4(b): log(0.2 / 0.05), ERPO's lowest late entropy over GRPO's
 MAP_CONTRAST = 10.0  # fig. 1(a) "stark contrast" to "near-zero": an order of magnitude between p90 and p10
+# Where a run was trained when it was not on the lent hosts' CPUs like the rest of ERPO's runs (issue 33's round-4
+# runs): a comparison across machines is valid (the t interval over seeds carries a machine's rounding
+# noise as it does a seed's), and the Discussion names the machine beside the arm.
+MACHINES = {"erpo_no_group_norm": "trained on the project's 2-core machine, the other ERPO arms on lent hosts' CPUs"}
 ZERO_SUM_TOLERANCE = 1e-6  # eq. 16 checked in float64: a sum this small is zero
 DROP_BOUNDS = (-1.0, 1.0)  # an accuracy drop (its interval on the logit scale: it stays in range)
 GAP_BOUNDS = (-2.0, 2.0)  # the difference of two drops
@@ -194,7 +198,8 @@ class Paper(PaperBase):
             except NotRun:  # an ablation not trained yet
                 parts.append(f"{switch} off: not run")
                 continue
-            parts.append(f"{switch} off {interval(d)} ({len(seeds)} seeds)")
+            where = f"; {MACHINES[run]}" if run in MACHINES else ""
+            parts.append(f"{switch} off {interval(d)} ({len(seeds)} seeds{where})")
         kl = {
             run: self.results.per_seed(run, lambda h: measures.end_mean(h, "kl_to_reference")).mean()
             for run in (r.erpo, r.grpo)
@@ -210,7 +215,9 @@ class Paper(PaperBase):
         return (
             "Why ERPO fails here (mean@n of each one-switch ablation minus full ERPO): "
             + "; ".join(parts)
-            + ". Switching the implicit progress term off recovers GRPO-level accuracy, while the gate and the "
+            + ". Switching the implicit progress term off recovers GRPO-level accuracy ("
+            + self._vs_grpo_text(no_progress)
+            + "), while the gate and the "
             "bucket normalisation change nothing the seeds can detect: the progress term s = beta (log pi - "
             "log pi_ref) (eq. 7), rescaled to sigma_target and weighted by eta, is what stops ERPO learning at the "
             f"default, and the policy stays near its reference (late KL {kl[r.erpo]:.4f} against GRPO's "
@@ -221,6 +228,14 @@ class Paper(PaperBase):
             "tied to each token's own log-ratio to the reference. The sigma_target paragraph shows the same through "
             "the term's scale. " + self._no_anchor_text()
         )
+
+    def _vs_grpo_text(self, run: str) -> str:
+        """``run``'s mean@n minus GRPO's, paired by seed, as text (what is missing while a run is not trained)."""
+        try:
+            d, seeds = self._accuracy_vs(run, self.runs.grpo)
+        except NotTestable as reason:
+            return f"against {self.runs.grpo}: {reason}"
+        return f"{run} minus {self.runs.grpo} {interval(d)}, {len(seeds)} seeds"
 
     def _no_anchor_text(self) -> str:
         """What the no-anchor ablation did, per seed: its accuracy, format rate, length against the cap and its
