@@ -176,6 +176,10 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
         assert claims[key].null is None and "active" not in claims[key].requires  # coefficient 0 has no alpha
     big = [c.key for c in claims.values() if c.parent == "fig2_large_coefficient"]
     assert {"fig2_large_accuracy_easy", "fig2_large_accuracy_hard"} <= set(big)
+    for name in ("easy", "hard"):  # the length half of the sentence on each level too; the explosion is the evidence
+        length = claims[f"fig2_large_length_{name}"]
+        assert length.parent == "fig2_large_coefficient" and length.measure == "response_length"
+        assert length.requires == () and length.direction == "greater"
     uids = ["L1-a", "L3-b", "L3-c", "L2-d"]
     tables = {  # (seeds, problems) mean@n: the 0.01 run gains 0.2 on level 3 and loses on levels 1-2 (not read)
         r.fig2_hard[0]: [[0.9, 0.2, 0.4, 0.5], [0.8, 0.3, 0.3, 0.5], [0.9, 0.1, 0.5, 0.5]],

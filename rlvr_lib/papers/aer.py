@@ -167,11 +167,7 @@ class Paper(PaperBase):
 
     def _level_accuracy(self, run: str) -> np.ndarray:
         """Per seed: ``run``'s mean@n on the evaluation problems of the level(s) it trained on."""
-        levels = self._levels(run)
-        on = np.asarray([problem_level(uid) in levels for uid in self.results.uids(run)])
-        if not on.any():
-            raise NotTestable(f"no evaluation problem at level(s) {levels} (testbed uids 'L<level>-...')")
-        return self.results.eval_table(run, ACCURACY)[:, on].mean(axis=1)
+        return self._level_values(run, ACCURACY)
 
     def _fig2_notes(self) -> list[str]:
         """Fig. 2(a, b)'s level-set runs: each coefficient's accuracy on its level per seed, and what the `healthy`
@@ -522,6 +518,22 @@ class Paper(PaperBase):
                 compute=lambda top=top, mid=mid: self._on_level(top, mid, ACCURACY),
                 null=None,
                 requires=(),  # the collapse is the evidence
+                part_of=big,
+            )
+            self.claim(
+                key=f"fig2_large_length_{name}",
+                quote="accompanied by a sharp increase in the average token length",
+                source="sec. 3, fig. 2(a, b)",
+                paper_value="increase (no numbers)",
+                ours=f"eval response length (tokens) on level {self._level_of(top)} of {top} minus {mid} (fixed "
+                f"coefficient {self.hparam_text(top, 'alpha_init')} vs {self.hparam_text(mid, 'alpha_init')}, "
+                "trained on that level only), per seed",
+                direction="greater",
+                margin=LENGTH_MARGIN,
+                compute=lambda top=top, mid=mid: self._on_level(top, mid, "response_length"),
+                measure="response_length",
+                null=None,
+                requires=(),  # the explosion is the evidence
                 part_of=big,
             )
         self.claim(
@@ -1685,6 +1697,72 @@ class Paper(PaperBase):
         return dataclasses.replace(estimate, detail=f"{estimate.detail} (log2 k50 at pass@k >= {at:.3f})")
 
     # ------------------------------------------------------------------ experiments
+    @experiment("Fig. 2(a, b): a fixed coefficient trained on one level")
+    def figure2(self, heading: str) -> pd.DataFrame:
+        """Fig. 2(a, b)'s runs: the fixed coefficient 0 / 0.01 / 0.1 trained on the easiest and on the hardest level,
+        each evaluated on the problems of its level (mean@n and response length, 95% t interval over seeds), with
+        its entropy peak and the `healthy` gate's mark."""
+        r = self.runs
+        raw_rows, shown_rows = [], []
+        for runs in (r.fig2_easy, r.fig2_hard):
+            for run in runs:
+                row = {"run": run, "level": self._level_of(run), "coefficient": self.hparam(run, "alpha_init")}
+                try:
+                    acc = self._level_accuracy(run)
+                    length = self._level_values(run, "response_length")
+                    peak = self.results.per_seed(run, peak_entropy_ratio)
+                    # the `healthy` gate only: a fixed coefficient has no controller to be idle (coefficient 0 is
+                    # GRPO by design, which the `active` gate would mark 'idle')
+                    mark = "diverged" if self.results.divergence(run) else ""
+                except NotTestable as reason:  # NotRun included: a run not trained yet
+                    raw_rows.append({**row, "accuracy": math.nan, "mark": "not run"})
+                    shown_rows.append({**row, "run": f"`{run}` (not run)", "mean@n on its level": str(reason)})
+                    continue
+                a, lo, hi, _ = bounded_t_interval(acc, (0.0, 1.0))
+                ln, llo, lhi, _ = t_interval(length)
+                raw_rows.append(
+                    {
+                        **row,
+                        "accuracy": a,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "response_length": ln,
+                        "peak_entropy_ratio": float(peak.max()),
+                        "seeds": len(acc),
+                        "mark": mark,
+                    }
+                )
+                shown_rows.append(
+                    {
+                        "level": row["level"],
+                        "coefficient": f"{row['coefficient']:g}",
+                        "run": f"`{run}`" + (f" ({mark})" if mark else ""),
+                        "mean@n on its level": fmt_ci(a, lo, hi),
+                        "response length on its level": f"{ln:.1f} [{llo:.1f}, {lhi:.1f}]",
+                        "entropy peak / first batch (largest seed)": f"x{float(peak.max()):.2f}",
+                        "seeds": len(acc),
+                    }
+                )
+        raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
+        self.report.add_table(
+            heading,
+            "figure2_level_sets",
+            raw,
+            shown,
+            "Each run trains on one testbed level only and is evaluated on the evaluation problems of that level "
+            "(fig. 2's two datasets: the easiest and the hardest level). diverged: the `healthy` gate (whole-set "
+            "mean@n below the seed's base policy, or the rollout entropy past x2 of its first batch).",
+        )
+        return shown
+
+    def _level_values(self, run: str, metric: str) -> np.ndarray:
+        """Per seed: ``metric`` of ``run`` on the evaluation problems of the level(s) it trained on."""
+        levels = self._levels(run)
+        on = np.asarray([problem_level(uid) in levels for uid in self.results.uids(run)])
+        if not on.any():
+            raise NotTestable(f"no evaluation problem at level(s) {levels} (testbed uids 'L<level>-...')")
+        return self.results.eval_table(run, metric)[:, on].mean(axis=1)
+
     @experiment("Table 1: pass@1 and pass@K")
     def table1(self, heading: str) -> pd.DataFrame:
         k = self.largest_k()
