@@ -298,3 +298,17 @@ def test_the_no_anchor_text_gives_the_ablations_numbers_per_seed(paper, monkeypa
     text = paper._no_anchor_text()
     assert "mean@n [0.0, 0.0, 0.0], format rate [0.0, 0.0, 0.0], response length [64.0, 64.0, 64.0] tokens" in text
     assert "late KL to the reference [5.0, 4.0, 2.0]" in text
+
+
+def test_the_component_claims_are_judged_on_accuracy_not_on_the_length_their_detail_reads(by_key):
+    """Each one-switch ablation claim reads the ablation's format rate and length for its detail; the verdict is on
+    mean@n alone, so the length the task fixes must not make it 'metric cannot move' (planted: every read measure,
+    healthy arms)."""
+    from types import SimpleNamespace
+
+    from rlvr_lib.papers.engine import immovable
+
+    healthy = SimpleNamespace(gates=SimpleNamespace(failures=lambda arms, gates: []))
+    read = ["accuracy", "format_rate", "response_length"]
+    for key in ("outcome_anchor", "gating_component", "bucket_component", "zero_sum_prevents_hacking"):
+        assert immovable(by_key[key], read, ["erpo_erpo_data", "erpo_no_group_norm"], healthy) == "", key

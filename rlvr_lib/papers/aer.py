@@ -214,7 +214,7 @@ class Paper(PaperBase):
                 f"Fig. 2 on the {name} testbed level ({level}), trained and evaluated there, mean@n on the level per "
                 "seed: "
                 + "; ".join(rows)
-                + f". Of the gate on runs trained on one level: {gate}"
+                + f". On these runs, each trained on one level, {gate}"
                 + (f"; {fails}, an explosion its claims take as the evidence (they declare no gate)" if fails else "")
                 + "."
             )

@@ -998,6 +998,7 @@ class Paper(PaperBase):
             part_of="zero_sum",
             null=None,
             requires=(),
+            measure=ACCURACY,  # the detail reads the ablation's length too: the verdict is on accuracy alone
         )
         self.claim(
             key="causality",
