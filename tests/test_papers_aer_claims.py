@@ -176,6 +176,10 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
         assert claims[key].null is None and "active" not in claims[key].requires  # coefficient 0 has no alpha
     big = [c.key for c in claims.values() if c.parent == "fig2_large_coefficient"]
     assert {"fig2_large_accuracy_easy", "fig2_large_accuracy_hard"} <= set(big)
+    for name in ("easy", "hard"):  # the length half of the sentence on each level too; the explosion is the evidence
+        length = claims[f"fig2_large_length_{name}"]
+        assert length.parent == "fig2_large_coefficient" and length.measure == "response_length"
+        assert length.requires == () and length.direction == "greater"
     uids = ["L1-a", "L3-b", "L3-c", "L2-d"]
     tables = {  # (seeds, problems) mean@n: the 0.01 run gains 0.2 on level 3 and loses on levels 1-2 (not read)
         r.fig2_hard[0]: [[0.9, 0.2, 0.4, 0.5], [0.8, 0.3, 0.3, 0.5], [0.9, 0.1, 0.5, 0.5]],
@@ -347,3 +351,58 @@ def test_the_tuned_fixed_coefficient_is_not_read_as_the_claims_runs(paper):
     except NotTestable:
         pytest.skip("no training histories here")
     assert tuned in paper.runs.fixed_coeff_grid and reads.runs == []
+
+
+def test_the_fig2_note_gives_the_healthy_gates_inputs_on_level_set_runs(paper, monkeypatch):
+    """Issue 33 item 6: the healthy gate reads the whole evaluation set and the run's own first batch; on a run
+    trained on one level the Discussion gives those numbers per run, so a misfire shows. Planted: coefficient 0 and
+    0.01 healthy (whole-set mean@n above the base's, entropy flat), 0.1 exploding (x20)."""
+    r = paper.runs
+    uids = ["L1-a", "L1-b", "L3-c", "L2-d"]
+    tables = {
+        "base": [[0.2] * 4] * 3,
+        r.fig2_easy[0]: [[0.9, 0.7, 0.1, 0.1]] * 3,
+        r.fig2_easy[1]: [[0.8, 0.8, 0.2, 0.2]] * 3,
+        r.fig2_easy[2]: [[0.4, 0.4, 0.1, 0.1]] * 3,
+    }
+    flat, exploding = history([1.0, 0.9, 0.8]), history([1.0, 5.0, 20.0])
+    monkeypatch.setattr(paper.runs, "fig2_hard", [])
+    monkeypatch.setattr(paper.results, "uids", lambda run: uids)
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: [0, 1, 2])
+    monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds=None: np.asarray(tables[run]))
+    monkeypatch.setattr(
+        paper.results,
+        "seed_histories",
+        lambda run, seeds=None: [exploding if run == r.fig2_easy[2] else flat] * 3,
+    )
+    monkeypatch.setattr(paper.results.gates, "_cache", {})
+    notes = paper._fig2_notes()
+    assert notes[0].startswith("Fig. 2 on the easiest testbed level (1)")
+    assert "coefficient 0 [0.8, 0.8, 0.8]" in notes[0] and "coefficient 0.1 [0.4, 0.4, 0.4]" in notes[0]
+    assert (
+        f"`{r.fig2_easy[0]}` (whole-set mean@n 0.450-0.450 against the base's 0.200-0.200, entropy peak x1.00)"
+        in (notes[0])
+    )
+    assert f"it fails `{r.fig2_easy[2]}` in 3 of 3 seeds (entropy peak x20.00-x20.00" in notes[0]
+
+
+def test_the_explosion_note_gives_alpha_t_when_the_entropy_passed_the_limit(paper, monkeypatch):
+    """Issue 33 item 6: a C3 run whose entropy passed x2 is explained by alpha_t's numbers, per seed."""
+    h = history([1.0, 0.5, 0.9, 2.5, 4.0])
+    h["aer/alpha"] = [0.0, 0.02, 0.03, 0.025, 0.02]
+    run = paper.runs.tau_sweep[-1]
+    monkeypatch.setattr(paper, "_c3_runs", lambda: [run])
+    monkeypatch.setattr(paper.results, "seeds_of", lambda r: [0])
+    monkeypatch.setattr(paper.results, "seed_histories", lambda r, seeds=None: [h])
+    (note,) = paper._explosion_notes()
+    eta = paper.hparam(run, "eta")
+    assert "alpha_t peaked at 0.030 at step 3 (H_t 0.90 H_0 then) and was still 0.025 when H_t passed x2" in note
+    assert f"at step 4 ({0.025 / eta:.0f} steps of eta {eta:g} from 0); peak H_t x4.0 H_0" in note
+
+
+def test_the_machine_note_names_the_claims_that_pair_runs_of_two_machines(paper, monkeypatch):
+    """Issue 33: runs of the 2-core machine beside runs of earlier sessions; planted: every run trained."""
+    monkeypatch.setattr(paper.results, "seed_histories", lambda run, seeds=None: [])
+    (note,) = paper._machine_notes()
+    assert "`aer_easy_fixed_coeff_0`" in note and "`aer_tau_1_2`" in note and "`aer_tau_0_8`" not in note
+    assert "across machines: `tau_aer_tau_0_3` (aer against aer_tau_0_3)" in note

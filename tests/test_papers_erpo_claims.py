@@ -256,3 +256,59 @@ def test_no_caption_or_label_says_steps_for_rollout_batches_or_a_bootstrap_for_t
     source = (REPO / "rlvr_lib" / "papers" / "erpo.py").read_text()
     assert "two-way bootstrap" not in source  # R3-E12: the intervals are Student t over seeds
     assert "last {TAIL} steps" not in source and "Rewards are in [0, 2]" not in source
+
+
+def test_the_decoding_note_names_each_verdict_the_shared_decoding_changes(paper, monkeypatch):
+    """Issue 33 item 6: the Discussion's decoding paragraph gives mean@n at both decodings and names the verdicts
+    that change at the shared one (planted: one part that holds at top-p 0.95 and is inconclusive at top-p 1)."""
+    from rlvr_lib.papers.claims import ClaimResult
+    from rlvr_lib.papers.engine import SHARED_DECODING
+
+    tables = {"top_p_0_95": 0.3, None: 0.2}
+    monkeypatch.setattr(
+        paper.results, "eval_table", lambda run, metric, seeds=None: np.full((3, 4), tables[paper.results.decoding])
+    )
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: [0, 1, 2])
+    declared = {c.key: c for c, _ in paper._claims}
+    part = ClaimResult(claim=declared["average_acc"], verdict="holds", by_alternative={SHARED_DECODING: "inconclusive"})
+    whole = ClaimResult(claim=declared["average_metrics"], verdict="holds", parts=[part])
+    monkeypatch.setattr(paper, "evaluate_claims", lambda: [whole])
+    note = paper._note_decoding()
+    assert f"{paper.runs.erpo} 0.300 against 0.200 (3 seeds)" in note
+    assert "1 change: `average_acc` (holds here, inconclusive at the shared decoding)" in note
+    part.by_alternative[SHARED_DECODING] = "holds"
+    assert "none changes" in paper._note_decoding()
+
+
+def test_the_perturbation_note_measures_why_no_problem_is_selected(paper, monkeypatch):
+    """Issue 33 item 6: with no problem solved in min_correct of samples tries, the note counts, per seed, the
+    evaluation problems the studied policy solves that often (planted: one problem in seed 1)."""
+    table = np.full((2, 4), 0.2)
+    table[1, 2] = 0.8
+    monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds=None: table)
+    note = paper._no_reliable_problems(NotTestable("seed 0: none"))
+    assert "solves at least 75% of its samples on [0, 1] of 4 problems per seed" in note
+
+
+def test_the_no_anchor_text_gives_the_ablations_numbers_per_seed(paper, monkeypatch):
+    values = {"accuracy": 0.0, "format_rate": 0.0, "response_length": 64.0}
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: [0, 1, 2])
+    monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds=None: np.full((3, 4), values[metric]))
+    monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None: np.array([5.0, 4.0, 2.0]))
+    text = paper._no_anchor_text()
+    assert "mean@n [0.0, 0.0, 0.0], format rate [0.0, 0.0, 0.0], response length [64.0, 64.0, 64.0] tokens" in text
+    assert "late KL to the reference [5.0, 4.0, 2.0]" in text
+
+
+def test_the_component_claims_are_judged_on_accuracy_not_on_the_length_their_detail_reads(by_key):
+    """Each one-switch ablation claim reads the ablation's format rate and length for its detail; the verdict is on
+    mean@n alone, so the length the task fixes must not make it 'metric cannot move' (planted: every read measure,
+    healthy arms)."""
+    from types import SimpleNamespace
+
+    from rlvr_lib.papers.engine import immovable
+
+    healthy = SimpleNamespace(gates=SimpleNamespace(failures=lambda arms, gates: []))
+    read = ["accuracy", "format_rate", "response_length"]
+    for key in ("outcome_anchor", "gating_component", "bucket_component", "zero_sum_prevents_hacking"):
+        assert immovable(by_key[key], read, ["erpo_erpo_data", "erpo_no_group_norm"], healthy) == "", key

@@ -48,6 +48,13 @@ FRAC_HARD_MARGIN = 0.1  # sec. 5.3 "many questions 'hard'": a tenth of the promp
 # 50% lies this far from the base's pass@1 (11.5) to its pass@256 (64.3) on AIME24; the testbed's threshold lies as
 # far from the base's pass@1 to its pass@n on the sampled problems.
 PAPER_K50_POSITION = (50.0 - 11.5) / (64.3 - 11.5)
+# issue 33's round-4 runs trained on the project's 2-core machine (the others: earlier sessions, other hosts)
+TWO_CORE_RUNS = frozenset(
+    [
+        *(f"aer_{level}_fixed_coeff_{c}" for level in ("easy", "hard") for c in ("0", "0_01", "0_1")),
+        *(f"aer_tau_{t}" for t in ("0_3", "0_5", "0_6", "1_0", "1_2")),
+    ]
+)
 FIG2_NONE = "(no fig. 2 run)"  # a fig. 2 role with fewer than 3 runs (a reduced protocol): its claims are NOT RUN
 METHOD_CLIP = {  # a baseline whose method is its clip range (aer.txt App. A.2) may differ from AER in it
     "dapo": (METHOD, "method.eps_high"),
@@ -116,7 +123,136 @@ class Paper(PaperBase):
     def discussion_notes(self) -> list[str]:
         """The Discussion's paper-specific paragraphs (after the generated lists): each explanation with the numbers
         from the runs that support it."""
-        return [*self._idle_notes(), *self._controller_notes(), *self._protocol_notes()]
+        return [
+            *self._fig2_notes(),
+            *self._machine_notes(),
+            *self._idle_notes(),
+            *self._controller_notes(),
+            *self._explosion_notes(),
+            *self._protocol_notes(),
+        ]
+
+    def _explosion_notes(self) -> list[str]:
+        """The C3 runs whose entropy passed the divergence limit: per seed, how far alpha_t had climbed when it did
+        (eq. 11 raises alpha_t by eta per step while H_t < H*, and the bonus then carries the entropy past x2)."""
+        rows = []
+        for run in self._c3_runs():
+            try:
+                histories = self.results.seed_histories(run)
+            except NotTestable:  # not trained yet
+                continue
+            for seed, h in zip(self.results.seeds_of(run), histories, strict=True):
+                ratio = rollouts(h, "entropy/mean") / initial_entropy(h)
+                past = ratio[ratio > measures.ENTROPY_FACTOR]
+                if past.empty:
+                    continue
+                alpha = rollouts(h, "aer/alpha")
+                step, top = past.index[0], alpha.idxmax()
+                eta = self.hparam(run, "eta")
+                rows.append(
+                    f"`{run}` (tau {self.hparam(run, 'tau'):g}) seed {seed}: alpha_t peaked at "
+                    f"{float(alpha.max()):.3f} at step {int(top)} (H_t {float(ratio.loc[top]):.2f} H_0 then) and was "
+                    f"still {float(alpha.loc[step]):.3f} when H_t passed x{measures.ENTROPY_FACTOR:g} H_0 at step "
+                    f"{int(step)} ({float(alpha.loc[step]) / eta:.0f} steps of eta {eta:g} from 0); peak H_t "
+                    f"x{float(ratio.max()):.1f} H_0"
+                )
+        if not rows:
+            return []
+        return [
+            "C3 runs whose entropy exploded (the `no_explosion_*` claims): "
+            + "; ".join(rows)
+            + ". eq. 11 lowers alpha_t by only eta per step once H_t is above H*, so the coefficient built up below "
+            "the target keeps the bonus on for that many more steps while the entropy climbs."
+        ]
+
+    def _level_accuracy(self, run: str) -> np.ndarray:
+        """Per seed: ``run``'s mean@n on the evaluation problems of the level(s) it trained on."""
+        return self._level_values(run, ACCURACY)
+
+    def _fig2_notes(self) -> list[str]:
+        """Fig. 2(a, b)'s level-set runs: each coefficient's accuracy on its level per seed, and what the `healthy`
+        gate (which reads the whole evaluation set and the run's own first batch) says of a run trained on one
+        level: its numbers, so a misfire would show."""
+        r = self.runs
+        out = []
+        for name, runs in (("easiest", r.fig2_easy), ("hardest", r.fig2_hard)):
+            if len(runs) < 3:
+                continue
+            try:
+                rows = [
+                    f"coefficient {self.hparam_text(run, 'alpha_init')} "
+                    f"{np.round(self._level_accuracy(run), 3).tolist()}"
+                    for run in runs
+                ]
+                checks = {run: self._health_numbers(run) for run in runs}
+            except NotTestable as reason:  # NotRun included: the runs are not trained yet
+                out.append(f"Fig. 2 on the {name} level ({', '.join(runs)}): {reason}.")
+                continue
+            level = self._level_of(runs[0])
+            passing = [run for run in runs if not checks[run]["failed"]]
+            failing = [run for run in runs if checks[run]["failed"]]
+            gate = (
+                "the `healthy` gate (mean@n on the whole evaluation set not below the seed's base policy, rollout "
+                "entropy never past x"
+                f"{measures.ENTROPY_FACTOR:g} its first batch) passes every seed of "
+                + ", ".join(
+                    f"`{run}` (whole-set mean@n {checks[run]['acc'].min():.3f}-{checks[run]['acc'].max():.3f} against "
+                    f"the base's {checks[run]['base'].min():.3f}-{checks[run]['base'].max():.3f}, entropy peak "
+                    f"x{checks[run]['peak'].max():.2f})"
+                    for run in passing
+                )
+                if passing
+                else "the `healthy` gate passes no run"
+            )
+            fails = "; ".join(
+                f"it fails `{run}` in {len(checks[run]['failed'])} of {len(checks[run]['acc'])} seeds (entropy peak "
+                f"x{checks[run]['peak'].min():.2f}-x{checks[run]['peak'].max():.2f}, whole-set mean@n "
+                f"{checks[run]['acc'].min():.3f}-{checks[run]['acc'].max():.3f})"
+                for run in failing
+            )
+            out.append(
+                f"Fig. 2 on the {name} testbed level ({level}), trained and evaluated there, mean@n on the level per "
+                "seed: "
+                + "; ".join(rows)
+                + f". On these runs, each trained on one level, {gate}"
+                + (f"; {fails}, an explosion its claims take as the evidence (they declare no gate)" if fails else "")
+                + "."
+            )
+        return out
+
+    def _machine_notes(self) -> list[str]:
+        """Which trained runs came from the project's 2-core machine (issue 33's round-4 runs: fig. 2's level-set
+        runs and the tau sweep's new values) and which claims pair them with runs trained elsewhere: a comparison
+        across machines is valid (the t interval over seeds carries a machine's rounding noise as it does a
+        seed's), and the Discussion says where it happens."""
+        r = self.runs
+        here = [run for run in [*r.fig2_easy, *r.fig2_hard, *r.tau_sweep] if run in TWO_CORE_RUNS]
+        trained = []
+        for run in here:
+            try:
+                self.results.seed_histories(run)
+            except NotTestable:  # not trained yet
+                continue
+            trained.append(run)
+        if not trained:
+            return []
+        mixed = [f"`tau_{run}` ({r.aer} against {run})" for run in trained if run in r.tau_sweep]
+        return [
+            f"Trained on the project's 2-core machine: {', '.join(f'`{run}`' for run in trained)}; every other run was "
+            "trained in an earlier session. Fig. 2(a, b)'s claims pair level-set runs with each other only (one "
+            "machine)" + (f"; across machines: {', '.join(mixed)}" if mixed else "") + "."
+        ]
+
+    def _health_numbers(self, run: str) -> dict:
+        """Per seed of ``run``: the `healthy` gate's inputs (whole-set mean@n at the shared decoding, the base's,
+        the entropy peak over the first batch) and the seeds it fails."""
+        seeds = self.results.seeds_of(run)
+        with self.results.at_decoding(None):
+            acc = seed_values(self.results.eval_table(run, ACCURACY, seeds))
+            base = seed_values(self.results.eval_table(BASE_RUN, ACCURACY, seeds))
+        peak = self.results.per_seed(run, peak_entropy_ratio, seeds)
+        failed = [s for s in seeds if self.results.gates.check("healthy", run, s)]
+        return {"acc": acc, "base": base, "peak": peak, "failed": failed}
 
     def _idle_notes(self) -> list[str]:
         """Which AER runs never switched the bonus on (their ``active`` gate fails on a seed): those seeds are GRPO."""
@@ -190,10 +326,15 @@ class Paper(PaperBase):
             + "; ".join(rows)
             + f". {under} of {len(rows)} seeds undershoot the target by more than {ENTROPY_MARGIN:g} H_0 before "
             "alpha_t turns the entropy back: the post-crossing mean of `entropy_at_target` averages over the "
-            "undershoot, whose lowest values are shown beside it. The testbed's budget (2 layers, 180 steps, lr "
-            "1e-4; docs/testbed.md) was chosen so that GRPO's entropy ends at or below 0.35 H_0 in every seed, so "
-            "that AER's target binds at all: under the earlier budget it never did."
+            "undershoot, whose lowest values are shown beside it. The target binds at all because GRPO's entropy "
+            f"falls below it within the budget (2 layers, {self.params.runs[self.runs.grpo].train.max_steps} steps; "
+            f"docs/testbed.md): {self.runs.grpo}'s entropy over {TAIL_LABEL} is "
+            f"{np.round(self._grpo_end(), 2).tolist()} H_0 per seed, against the target {tau:g} H_0."
         ]
+
+    def _grpo_end(self) -> np.ndarray:
+        """GRPO's rollout entropy over the last rollout batches / its first batch, per seed."""
+        return self.results.per_seed(self.runs.grpo, lambda h: end_mean(h, "entropy/mean") / initial_entropy(h))
 
     def _protocol_notes(self) -> list[str]:
         return [
@@ -377,6 +518,22 @@ class Paper(PaperBase):
                 compute=lambda top=top, mid=mid: self._on_level(top, mid, ACCURACY),
                 null=None,
                 requires=(),  # the collapse is the evidence
+                part_of=big,
+            )
+            self.claim(
+                key=f"fig2_large_length_{name}",
+                quote="accompanied by a sharp increase in the average token length",
+                source="sec. 3, fig. 2(a, b)",
+                paper_value="increase (no numbers)",
+                ours=f"eval response length (tokens) on level {self._level_of(top)} of {top} minus {mid} (fixed "
+                f"coefficient {self.hparam_text(top, 'alpha_init')} vs {self.hparam_text(mid, 'alpha_init')}, "
+                "trained on that level only), per seed",
+                direction="greater",
+                margin=LENGTH_MARGIN,
+                compute=lambda top=top, mid=mid: self._on_level(top, mid, "response_length"),
+                measure="response_length",
+                null=None,
+                requires=(),  # the explosion is the evidence
                 part_of=big,
             )
         self.claim(
@@ -1540,6 +1697,72 @@ class Paper(PaperBase):
         return dataclasses.replace(estimate, detail=f"{estimate.detail} (log2 k50 at pass@k >= {at:.3f})")
 
     # ------------------------------------------------------------------ experiments
+    @experiment("Fig. 2(a, b): a fixed coefficient trained on one level")
+    def figure2(self, heading: str) -> pd.DataFrame:
+        """Fig. 2(a, b)'s runs: the fixed coefficient 0 / 0.01 / 0.1 trained on the easiest and on the hardest level,
+        each evaluated on the problems of its level (mean@n and response length, 95% t interval over seeds), with
+        its entropy peak and the `healthy` gate's mark."""
+        r = self.runs
+        raw_rows, shown_rows = [], []
+        for runs in (r.fig2_easy, r.fig2_hard):
+            for run in runs:
+                row = {"run": run, "level": self._level_of(run), "coefficient": self.hparam(run, "alpha_init")}
+                try:
+                    acc = self._level_accuracy(run)
+                    length = self._level_values(run, "response_length")
+                    peak = self.results.per_seed(run, peak_entropy_ratio)
+                    # the `healthy` gate only: a fixed coefficient has no controller to be idle (coefficient 0 is
+                    # GRPO by design, which the `active` gate would mark 'idle')
+                    mark = "diverged" if self.results.divergence(run) else ""
+                except NotTestable as reason:  # NotRun included: a run not trained yet
+                    raw_rows.append({**row, "accuracy": math.nan, "mark": "not run"})
+                    shown_rows.append({**row, "run": f"`{run}` (not run)", "mean@n on its level": str(reason)})
+                    continue
+                a, lo, hi, _ = bounded_t_interval(acc, (0.0, 1.0))
+                ln, llo, lhi, _ = t_interval(length)
+                raw_rows.append(
+                    {
+                        **row,
+                        "accuracy": a,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "response_length": ln,
+                        "peak_entropy_ratio": float(peak.max()),
+                        "seeds": len(acc),
+                        "mark": mark,
+                    }
+                )
+                shown_rows.append(
+                    {
+                        "level": row["level"],
+                        "coefficient": f"{row['coefficient']:g}",
+                        "run": f"`{run}`" + (f" ({mark})" if mark else ""),
+                        "mean@n on its level": fmt_ci(a, lo, hi),
+                        "response length on its level": f"{ln:.1f} [{llo:.1f}, {lhi:.1f}]",
+                        "entropy peak / first batch (largest seed)": f"x{float(peak.max()):.2f}",
+                        "seeds": len(acc),
+                    }
+                )
+        raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
+        self.report.add_table(
+            heading,
+            "figure2_level_sets",
+            raw,
+            shown,
+            "Each run trains on one testbed level only and is evaluated on the evaluation problems of that level "
+            "(fig. 2's two datasets: the easiest and the hardest level). diverged: the `healthy` gate (whole-set "
+            "mean@n below the seed's base policy, or the rollout entropy past x2 of its first batch).",
+        )
+        return shown
+
+    def _level_values(self, run: str, metric: str) -> np.ndarray:
+        """Per seed: ``metric`` of ``run`` on the evaluation problems of the level(s) it trained on."""
+        levels = self._levels(run)
+        on = np.asarray([problem_level(uid) in levels for uid in self.results.uids(run)])
+        if not on.any():
+            raise NotTestable(f"no evaluation problem at level(s) {levels} (testbed uids 'L<level>-...')")
+        return self.results.eval_table(run, metric)[:, on].mean(axis=1)
+
     @experiment("Table 1: pass@1 and pass@K")
     def table1(self, heading: str) -> pd.DataFrame:
         k = self.largest_k()

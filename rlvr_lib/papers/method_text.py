@@ -88,9 +88,9 @@ with $g(q)$ the group's accuracy (eq. 8): C1 (eq. 9) gives the bonus only to pro
 $\tau = 0.4$, $\rho = 0.2$, $\eta = 0.005$ (table 3); $\alpha_0$ is not given. While $\hat{\mathcal{H}}_t > H^*$ eq. 11
 drives $\alpha_t$ down to 0: from $\alpha_0 = 0$ the bonus is then never on and the run is GRPO.
 
-Regenerated here: table 1 (pass@1 and pass@K against GRPO, Clip-Higher, Ent-Adv, KL-Cov, Clip-Cov); tables 6-7
-(pass@k up to k = n, k50); fig. 3 (training dynamics); table 2 (components); tables 8-9 (tau and rho sweeps); the
-entropy against its target with alpha_t.""",
+Regenerated here: fig. 2(a, b) (a fixed coefficient trained on one level); table 1 (pass@1 and pass@K against
+GRPO, Clip-Higher, Ent-Adv, KL-Cov, Clip-Cov); tables 6-7 (pass@k up to k = n, k50); fig. 3 (training dynamics);
+table 2 (components); tables 8-9 (tau and rho sweeps); the entropy against its target with alpha_t.""",
     "summary": r"""No method of its own: every method of the workspace (GRPO, its strict on-policy variant, DAPO
 clip-higher, entropy regularisation, Clip-Cov, KL-Cov, GSPO, Ent-Adv, ERPO, CW-GRPO, TEPO, OPEFO, AER): seed s of
 every run trains from the seed-s base policy with the same budget and is evaluated on the same problems with the same
