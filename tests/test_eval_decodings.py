@@ -182,6 +182,7 @@ def test_a_verdict_that_changes_with_the_decoding_hinges_on_it(two_runs):
     got = evaluate(_Paper(results, a), claim, lambda: results.compare(a, b))
     assert got.verdict == HOLDS and got.decoding == decoding
     assert got.robustness.startswith(f"hinges on {SHARED_DECODING}: does not hold")
+    assert got.robustness.endswith("holds at the paper's decoding")
 
 
 def test_a_missing_second_evaluation_is_not_run_with_its_seeds(two_runs, tmp_path):

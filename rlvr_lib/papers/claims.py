@@ -632,9 +632,13 @@ def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> C
     return whole
 
 
+SHARED_DECODING = "the shared decoding"  # robustness's name for a claim judged at params.yaml eval's own settings
+
+
 def robustness_text(primary: str, by_alternative: dict[str, str], details: dict[str, str] | None = None) -> str:
     """'robust (a, b)' when every alternative gives ``primary``, 'hinges on a: <verdict> ...; <primary> at the
-    default' naming each that does not, '' when no alternative applies."""
+    default' naming each that does not ('at the paper's decoding' when only ``SHARED_DECODING`` differs), '' when
+    no alternative applies."""
     if not by_alternative:
         return ""
     hinges = [
@@ -644,7 +648,12 @@ def robustness_text(primary: str, by_alternative: dict[str, str], details: dict[
     ]
     if not hinges:
         return f"robust ({', '.join(by_alternative)})"
-    return f"hinges on {'; '.join(hinges)}; {primary} at the default"
+    hinging = {name for name, v in by_alternative.items() if v != primary}
+    if hinging == {SHARED_DECODING}:
+        where = "at the paper's decoding"
+    else:
+        where = "at the default" + (" and the paper's decoding" if SHARED_DECODING in hinging else "")
+    return f"hinges on {'; '.join(hinges)}; {primary} {where}"
 
 
 def _join(*texts: str) -> str:

@@ -31,6 +31,7 @@ from .claims import (
     METHOD_FAILED,
     NOT_RUN,
     NOT_TESTABLE,
+    SHARED_DECODING,
     Claim,
     ClaimResult,
     Estimate,
@@ -44,7 +45,6 @@ from .config import BASE_RUN
 from .guard import ComparisonRefused, settings_difference
 
 Compute = Callable[[], Estimate | ClaimResult]
-SHARED_DECODING = "the shared decoding"  # robustness's name for the claim judged at params.yaml eval's own settings
 
 
 def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[str]]:
