@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, declared_claims
 
 from rlvr_lib.papers import cw_grpo
-from rlvr_lib.papers.claims import AUTO_NULL, NotRun
+from rlvr_lib.papers.claims import AUTO_NULL, NotRun, NotTestable
 
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
     "heavy_tail": {"heavy_tail_magnitude", "heavy_tail_share", "heavy_tail_entropy"},
@@ -207,10 +207,14 @@ def test_no_alternative_is_declared_for_a_shared_setting():
     assert not set(section["runs"]["sensitivity"]) & {r for s in section["alternatives"].values() for r in s.values()}
 
 
-def test_scope_and_extreme_runs_change_only_what_their_claims_are_about(paper):
+def test_scope_and_extreme_runs_change_only_what_their_claims_are_about(paper, tmp_path, monkeypatch):
     """hyperparameter_free compares the scope-batch run with the table-2 run (only method.scope differs);
     heavy_tail_entropy compares Clip-Cov detaching the extreme tokens with GRPO at the same settings (the method);
-    both NOT RUN until trained, with their cost."""
+    both NOT RUN until trained (planted: no run's reports exist), with their cost."""
+    from rlvr_lib import pipeline
+
+    monkeypatch.setattr(pipeline, "EVAL_DIR", tmp_path / "eval")
+    monkeypatch.setattr(pipeline, "TRAINING_LOGS_DIR", tmp_path / "training")
     runs = paper.runs
     paper.results.check(runs.scope_batch, runs.cw_grpo_checkpoints[0], ("method.scope",))
     paper.results.check(runs.clip_cov_extreme, runs.grpo)
@@ -336,3 +340,13 @@ def test_sensitivity_table_keeps_a_row_whose_decoding_evaluation_is_under_way(pa
     assert row["mean@n, `t_0_7` (the verdicts')"].startswith("not run")
     assert not row["mean@n, shared"].startswith("not run")
     assert len(shown) == 1 + len(p.runs.sensitivity)
+
+
+def test_the_discussion_names_the_runs_trained_on_the_two_core_machine(paper, monkeypatch):
+    """Issue 33: runs made on another machine than the arms they are compared with are named, with their numbers."""
+    monkeypatch.setattr(cw_grpo, "TWO_CORE_RUNS", (paper.runs.cw_grpo,))
+    note = paper._machines_note()
+    assert f"`{paper.runs.cw_grpo}`" in note and "2-core machine" in note and "mean@n" in note
+    monkeypatch.setattr(cw_grpo, "TWO_CORE_RUNS", ())
+    with pytest.raises(NotTestable):
+        paper._machines_note()
