@@ -139,6 +139,19 @@ def two_runs(tmp_path, monkeypatch):
     return params, a, b, decoding
 
 
+BETTER = Claim(  # "a is more accurate than b": no null, no gate (the planted runs have no histories)
+    key="better",
+    quote="q",
+    source="s",
+    paper_value="p",
+    ours="o",
+    direction="greater",
+    margin=0.0,
+    null=None,
+    requires=(),
+)
+
+
 class _Paper:
     def __init__(self, results, main):
         self.results, self._main = results, main
@@ -168,17 +181,7 @@ def test_accuracy_is_read_at_the_papers_decoding_and_length_at_the_shared_one(tw
 def test_a_verdict_that_changes_with_the_decoding_hinges_on_it(two_runs):
     params, a, b, decoding = two_runs
     results = RunResults(params, [a, b], decoding)
-    claim = Claim(
-        key="better",
-        quote="q",
-        source="s",
-        paper_value="p",
-        ours="o",
-        direction="greater",
-        margin=0.0,
-        null=None,
-        requires=(),
-    )
+    claim = BETTER
     got = evaluate(_Paper(results, a), claim, lambda: results.compare(a, b))
     assert got.verdict == HOLDS and got.decoding == decoding
     assert got.robustness.startswith(f"hinges on {SHARED_DECODING}: does not hold")
@@ -192,17 +195,7 @@ def test_a_missing_second_evaluation_is_not_run_with_its_seeds(two_runs, tmp_pat
     results = RunResults(params, [a, b], decoding)
     with pytest.raises(NotRun, match=f"at the decoding '{decoding}' for seed"):
         results.eval_table(a, "accuracy")
-    claim = Claim(
-        key="better",
-        quote="q",
-        source="s",
-        paper_value="p",
-        ours="o",
-        direction="greater",
-        margin=0.0,
-        null=None,
-        requires=(),
-    )
+    claim = BETTER
     assert evaluate(_Paper(results, a), claim, lambda: results.compare(a, b)).verdict == NOT_RUN
 
 
@@ -228,15 +221,5 @@ def test_a_run_trained_with_other_settings_than_params_is_not_read(two_runs, tmp
     results.eval_table(b, "accuracy")  # current: read
     with pytest.raises(NotRun, match=r"trained with other settings: steps_per_generation 8 \(params.yaml: 1\)"):
         results.eval_table(a, "accuracy")
-    claim = Claim(
-        key="better",
-        quote="q",
-        source="s",
-        paper_value="p",
-        ours="o",
-        direction="greater",
-        margin=0.0,
-        null=None,
-        requires=(),
-    )
+    claim = BETTER
     assert evaluate(_Paper(results, a), claim, lambda: results.compare(a, b)).verdict == NOT_RUN

@@ -94,6 +94,17 @@ def test_expectation_flow_hand_computed():
     assert "net_expectation" not in entropy_flow_by_clip_side(logps, entropies, adv, ratio, none, none, mask)
 
 
+def assert_cosine_is_trajectory_neutral(off_params, on_params, off_rows, on_rows) -> None:
+    """The run with the gradient-cosine switch on has the same parameters and losses bit for bit as the run without,
+    and logs a cosine in [-1, 1] and a positive norm ratio each step."""
+    for key in off_params:
+        assert torch.equal(off_params[key], on_params[key]), key
+    for off, on in zip(off_rows, on_rows, strict=True):
+        assert off["loss"] == on["loss"]
+        assert -1.0 - 1e-9 <= on["gradient_cosine/weighted_vs_unweighted"] <= 1.0 + 1e-9
+        assert on["gradient_cosine/norm_ratio"] > 0
+
+
 def test_gradient_cosine_is_trajectory_neutral(tmp_path, tiny_dir):
     """OPEFO's ``log_gradient_cosine``: the same parameters bit for bit; a cosine in [-1, 1] each step, the
     diagnostics' time logged and taken out of the step time the overhead claim reads."""
@@ -102,12 +113,8 @@ def test_gradient_cosine_is_trajectory_neutral(tmp_path, tiny_dir):
     off_params, off_rows = train(tmp_path, tiny_dir, "opefo", {})
     hparams = {"log_gradient_cosine": True, "log_realised_entropy_change": True}
     on_params, on_rows = train(tmp_path, tiny_dir, "opefo", hparams)
-    for key in off_params:
-        assert torch.equal(off_params[key], on_params[key]), key
-    for off, on in zip(off_rows, on_rows, strict=True):
-        assert off["loss"] == on["loss"]
-        assert -1.0 - 1e-9 <= on["gradient_cosine/weighted_vs_unweighted"] <= 1.0 + 1e-9
-        assert on["gradient_cosine/norm_ratio"] > 0
+    assert_cosine_is_trajectory_neutral(off_params, on_params, off_rows, on_rows)
+    for on in on_rows:
         assert 0 < on["timing/diagnostics_s"] < on["step_time"]
     import pandas as pd
 
@@ -131,12 +138,8 @@ def test_cw_grpo_gradient_cosine_is_trajectory_neutral(tmp_path, tiny_dir):
     and the covariance share of fig. 3 logged with the percentiles."""
     off_params, off_rows = train(tmp_path, tiny_dir, "cw_grpo", {})
     on_params, on_rows = train(tmp_path, tiny_dir, "cw_grpo", {"log_gradient_cosine": True})
-    for key in off_params:
-        assert torch.equal(off_params[key], on_params[key]), key
-    for off, on in zip(off_rows, on_rows, strict=True):
-        assert off["loss"] == on["loss"]
-        assert -1.0 - 1e-9 <= on["gradient_cosine/weighted_vs_unweighted"] <= 1.0 + 1e-9
-        assert on["gradient_cosine/norm_ratio"] > 0
+    assert_cosine_is_trajectory_neutral(off_params, on_params, off_rows, on_rows)
+    for off in off_rows:
         assert 0.01 <= off["cw_grpo/cov_abs_top1pct_share"] <= 1.0
 
 
