@@ -756,8 +756,9 @@ EVAL_SETTINGS_COMPARED = ("n", "temperature", "top_p", "max_new_tokens", "seed")
 
 def train_settings_difference(params: Params, run: str, seed: int) -> dict[str, tuple[Any, Any]]:
     """{setting: (recorded, params.yaml's)} where the settings ``reports/training/<run>/seed<N>/params.yaml`` records
-    (the run's method, training set and ``train`` settings when it was trained) differ from params.yaml's now; {} when
-    they agree or nothing was recorded. A key only one side has (a setting added since) is not compared."""
+    (the run's method, its hyperparameters set in params.yaml, training set and ``train`` settings when it was
+    trained) differ from params.yaml's now; {} when they agree or nothing was recorded. A key only one side has (a
+    setting added since) is not compared."""
     import yaml
 
     path = TRAINING_LOGS_DIR / run / seed_folder(seed) / "params.yaml"
@@ -765,8 +766,25 @@ def train_settings_difference(params: Params, run: str, seed: int) -> dict[str, 
         return {}
     recorded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     spec = run_spec(params, run)
-    wanted = {"method": spec.method, "train_data": spec.train_data, **asdict(params.train_config(run, seed))}
-    return {k: (recorded[k], v) for k, v in wanted.items() if k in recorded and recorded[k] != v}
+    wanted = {
+        "method": spec.method,
+        "train_data": spec.train_data,
+        **spec.hparams,
+        **asdict(params.train_config(run, seed)),
+    }
+    return {
+        k: (recorded[k], v) for k, v in wanted.items() if k in recorded and _as_number(recorded[k]) != _as_number(v)
+    }
+
+
+def _as_number(value: Any) -> Any:
+    """``value``, or the float it spells: PyYAML writes 1e-06 without a dot, which YAML 1.1 reads back as a string."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def eval_results_path(run: str, seed: int, decoding: str | None = None) -> Path:
