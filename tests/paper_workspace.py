@@ -57,8 +57,9 @@ def history(run: str, method: str, seed: int, rng: np.random.Generator) -> list[
                     "aer/alpha": 0.001 * step,
                 }
             )
-        if method == "tepo":
-            row["tepo/mask_frac"] = 0.1 * rng.random()
+        if method == "tepo":  # none at the first update of each 8-update rollout batch, where the policy is the rollout's
+            mask_frac = 0.1 * rng.random()
+            row["tepo/mask_frac"] = 0.0 if (step - 1) % 8 == 0 else mask_frac
         if method == "cw_grpo":
             for side, sign in (("pos", 1), ("neg", -1)):
                 for p, v in zip((0.01, 1, 20, 40, 100), (5, 2, 0.5, 0.3, 0.01), strict=True):

@@ -225,7 +225,7 @@ def test_the_module_docstring_states_the_update_structure():
 
 def test_every_tepo_run_is_made_at_the_papers_structure(paper):
     """R3-T5: every run of papers.tepo.runs but the base policy makes 4 mini-batches x 2 passes (the table-1
-    baselines too, so the comparisons stay method-only); the TEPO runs count dH above the sampler's rounding."""
+    baselines too, so the comparisons stay method-only); the TEPO runs count dH above the first update's rounding."""
     from rlvr_lib.papers.setup import _updates
 
     params = paper.params
@@ -234,7 +234,7 @@ def test_every_tepo_run_is_made_at_the_papers_structure(paper):
             continue
         assert _updates(params.runs[run]).endswith("(4 mini-batches x 2 passes)"), run
         if params.runs[run].method == "tepo":
-            assert params.runs[run].hparams["entropy_change_tol"] == 1.0e-6, run
+            assert params.runs[run].hparams["entropy_change_tol"] == 1.0e-5, run
 
 
 def test_the_structure_a_seed_was_made_with_is_read_from_its_recorded_settings(tmp_path, monkeypatch):

@@ -86,7 +86,7 @@ def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(
 ):
     """Histories made at 8 x 1 are never judged as the mask's selection, whether params.yaml has moved to 4 x 2 since
     (the seeds are stale: the framework's NOT RUN) or itself says 8 x 1 (the claim needs the paper's structure:
-    TEPO's NOT RUN); once the seeds record 4 x 2 (params.yaml sets it and entropy_change_tol 1e-6), the mask claims
+    TEPO's NOT RUN); once the seeds record 4 x 2 (params.yaml sets it and entropy_change_tol 1e-5), the mask claims
     are judged."""
     root = build_workspace(tmp_path_factory.mktemp("tepo_structure"))
     with pytest.MonkeyPatch.context() as patch:
@@ -109,6 +109,30 @@ def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(
         assert results["entropy_sign"].verdict == NOT_RUN
         if judged:
             assert "entropy_change_pos_adv" in results["entropy_sign"].note
+
+
+def test_mask_claims_are_not_judged_where_the_mask_fires_at_the_first_update(tmp_path_factory):
+    """Planted: seed 1 of `tepo_kl_either` selects 5% of the tokens at the first update of each rollout batch (where
+    the policy is the rollout policy, so every true dH is 0): the claims reading that run are NOT RUN, naming the
+    run, the seed and its share; the claims that do not read it stay judged."""
+    root = build_workspace(tmp_path_factory.mktemp("tepo_noise"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        params = load_params("params.yaml", check_methods=False)
+        _record_structure(root, params, 4, 2)
+        path = root / "reports/training/tepo_kl_either/seed1/history.json"
+        rows = json.loads(path.read_text())
+        for row in rows:
+            if (row["step"] - 1) % 8 == 0:
+                row["tepo/mask_frac"] = 0.05
+        path.write_text(json.dumps(rows))
+        paper = papers.open_paper("tepo", params)
+        results = {r.claim.key: r for r in flatten(paper.evaluate_claims())}
+        refused = results["panel_e_vs_either"]
+        assert refused.verdict == NOT_RUN, refused.note
+        assert "`tepo_kl_either`'s mask selects tokens at the first update" in refused.note
+        assert "seed 1: 5.0%" in refused.note and "cost:" in refused.note
+        assert results["panel_e_vs_none"].verdict != NOT_RUN, results["panel_e_vs_none"].note
 
 
 def test_entropy_sign_reads_the_split_of_dh_by_the_sign_of_a(tmp_path_factory):
