@@ -292,8 +292,8 @@ class Paper(PaperBase):
             f"Fig. 1(b) is not computed: {reason} (papers.erpo.perturbation.min_correct {p.min_correct} of "
             f"{p.samples}). On the evaluation set the same `{p.policy}` policy solves at least {share:.0%} of its "
             f"samples on {counts.astype(int).tolist()} of {table.shape[1]} problems per seed (mean@n "
-            f"{seed_values(table).mean():.3f}): the testbed's base policy has almost no problem it solves reliably, "
-            "so the study's selection leaves nothing to perturb."
+            f"{seed_values(table).mean():.3f}): the policy has almost no problem it solves reliably, so the "
+            "study's selection leaves nothing to perturb."
         )
 
     def _note_pass_growth(self) -> str:
