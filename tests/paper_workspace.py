@@ -57,7 +57,7 @@ def history(run: str, method: str, seed: int, rng: np.random.Generator) -> list[
                     "aer/alpha": 0.001 * step,
                 }
             )
-        if method == "tepo":  # none at the first update of each 8-update rollout batch, where the policy is the rollout's
+        if method == "tepo":  # none at each rollout batch's first update (of 8), where the policy is the rollout's
             mask_frac = 0.1 * rng.random()
             row["tepo/mask_frac"] = 0.0 if (step - 1) % 8 == 0 else mask_frac
         if method == "cw_grpo":

@@ -90,7 +90,11 @@ class ErpoRuns:
 class PerturbationSettings:
     """erpo.txt fig. 1(b): perturb the top / bottom 5% entropy tokens of correct responses and regenerate."""
 
-    policy: str = setting(BASE_RUN, "whose policy: base (the paper's, a pre-RL model) or a run (its first seed)")
+    policy: str = setting(
+        "grpo_erpo_data",
+        "whose policy: a run (each studied seed's final model; GRPO's, since the testbed's base policies solve no "
+        "problem reliably) or base (the paper's choice, a pre-RL model)",
+    )
     frac: float = setting(0.05, "share of a response's tokens perturbed per set (fig. 1(b): 5%)")
     replacement: Literal["uniform", "policy"] = setting(
         "uniform", "uniform: a random vocabulary token (the paper's 'random replacement'); policy: the policy's own"

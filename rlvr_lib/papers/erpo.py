@@ -269,12 +269,34 @@ class Paper(PaperBase):
             for which in ("top", "bottom")
         }
         return (
-            "Fig. 1(b)'s drops depend on the baseline they are measured against (selection: "
+            f"{self._studied_policy()} Fig. 1(b)'s drops depend on the baseline they are measured against (selection: "
             f"{self._selection()}): top-entropy drop {self._baselines_text('top')}; bottom-entropy drop "
             f"{self._baselines_text('bottom')}; top minus bottom {self._baselines_text(None)}. The controls (token "
             f"kept, rest regenerated) score {control['top']:.3f} at the top-{p.frac:.0%} positions and "
             f"{control['bottom']:.3f} at the bottom ones (means over seeds); the verdicts use the declared baseline "
             "(against the control)."
+        )
+
+    def _reliable_counts(self, run: str) -> list[int]:
+        """Per seed, how many evaluation problems ``run`` solves in at least ``min_correct`` of ``samples`` tries'
+        share at the shared decoding (the study's own sampling)."""
+        p = self.settings.perturbation
+        with self.results.at_decoding(None):
+            table = self.results.eval_table(run, ACCURACY)
+        return (table >= p.min_correct / p.samples).sum(axis=1).astype(int).tolist()
+
+    def _studied_policy(self) -> str:
+        """Which policy fig. 1(b) perturbs and why (the paper's is its pretrained model)."""
+        p, base = self.settings.perturbation, self.runs.base
+        if p.policy == base:
+            return "The study perturbs the base policies, as the paper perturbs its pretrained model."
+        n = len(self.results.seeds_of(base))
+        return (
+            f"The study perturbs `{p.policy}`'s final models, not the base policies the paper's pre-RL model "
+            f"corresponds to: on the {n} base policies the selection ({p.min_correct} of {p.samples}) finds "
+            f"{self._reliable_counts(base)} evaluation problems per seed, on `{p.policy}` "
+            f"{self._reliable_counts(p.policy)} (docs/assumptions.md, ERPO fig. 1(b)); its high-entropy tokens are "
+            "a trained policy's."
         )
 
     def _no_reliable_problems(self, reason: NotTestable) -> str:

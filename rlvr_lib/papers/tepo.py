@@ -203,7 +203,7 @@ def structure_label(structure: tuple[int, int] | None) -> str:
 
 def mask_by_update(history: pd.DataFrame) -> tuple[float, float]:
     """(mean tepo/mask_frac at the first update of each rollout batch, at the others): at the first update the
-    policy is the rollout policy, so dH is the sampler's rounding and the mask selects on noise."""
+    policy is the rollout policy, so every true dH is 0 and what the mask selects there it selects on rounding."""
     series = measures.column(history, "tepo/mask_frac")
     updates = int(history.attrs.get(measures.UPDATES_ATTR) or 1)
     first = (series.index.to_numpy() - 1) % updates == 0
@@ -371,8 +371,8 @@ class Paper(PaperBase):
         first, rest = [], []
         for run in (r.tepo, *r.kl_scope):
             pairs = np.array([mask_by_update(h) for h in self.results.seed_histories(run)])
-            first.append(f"`{run}` {_range(pairs[:, 0])}")
-            rest.append(_range(pairs[:, 1]))
+            first.append(f"`{run}` {_range(pairs[:, 0], pct=True, digits=3)}")
+            rest.append(_range(pairs[:, 1], pct=True, digits=1))
         compared = "; ".join(f"{a} at the first update vs {b} at the others" for a, b in zip(first, rest, strict=True))
         made = "; ".join(f"`{run}`: {self._structure_of(run)}" for run in (r.tepo, *r.kl_scope))
         tol = self.hparam(r.tepo, "entropy_change_tol")
@@ -1287,7 +1287,8 @@ class Paper(PaperBase):
         (where the policy is the rollout policy and every true dH is 0)."""
         if self.params.runs[run].method != "tepo" or self.hparam(run, "mask_scope") in ("none", "all"):
             return ""
-        first = {s: mask_by_update(h)[0] for s, h in zip(self.results.seeds_of(run), self.results.seed_histories(run))}
+        seeds, histories = self.results.seeds_of(run), self.results.seed_histories(run)
+        first = {s: mask_by_update(h)[0] for s, h in zip(seeds, histories, strict=True)}
         noisy = {s: v for s, v in first.items() if v > FIRST_UPDATE_MASK_MAX}
         if not noisy:
             return ""
@@ -1463,7 +1464,7 @@ class Paper(PaperBase):
             "over "
             f"{measures.TAIL_LABEL} over the first batch's (seeds' mean). 'Mask fraction': the share of completion "
             "tokens the mask selects (`tepo/mask_frac`), at the first update of each rollout batch (where dH is the "
-            "sampler's rounding: the mask selects on noise) and at the other seven."
+            "sampler's rounding: what the mask selects there it selects on noise) and at the other seven."
         )
         self.report.section(heading, text)
         self.report.add_table(heading, "table3_ablations", pd.DataFrame(raw_rows), pd.DataFrame(shown_rows))
