@@ -398,11 +398,3 @@ def test_the_explosion_note_gives_alpha_t_when_the_entropy_passed_the_limit(pape
     eta = paper.hparam(run, "eta")
     assert "alpha_t peaked at 0.030 at step 3 (H_t 0.90 H_0 then) and was still 0.025 when H_t passed x2" in note
     assert f"at step 4 ({0.025 / eta:.0f} steps of eta {eta:g} from 0); peak H_t x4.0 H_0" in note
-
-
-def test_the_machine_note_names_the_claims_that_pair_runs_of_two_machines(paper, monkeypatch):
-    """Issue 33: runs of the 2-core machine beside runs of earlier sessions; planted: every run trained."""
-    monkeypatch.setattr(paper.results, "seed_histories", lambda run, seeds=None: [])
-    (note,) = paper._machine_notes()
-    assert "`aer_easy_fixed_coeff_0`" in note and "`aer_tau_1_2`" in note and "`aer_tau_0_8`" not in note
-    assert "across machines: `tau_aer_tau_0_3` (aer against aer_tau_0_3)" in note

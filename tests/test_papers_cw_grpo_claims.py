@@ -230,8 +230,6 @@ def test_scope_and_extreme_runs_change_only_what_their_claims_are_about(paper, t
 def test_the_scope_claim_is_not_applicable_under_its_own_alternative(paper):
     """Under the scope alternative the table-2 run reads the scope-batch run: the claim would compare it with
     itself, so it is not testable there (the alternative decides nothing about it)."""
-    from rlvr_lib.papers.claims import NotTestable
-
     computes = {c.key: f for c, f in paper._claims}
     alias = {paper.runs.cw_grpo_checkpoints[0]: paper.runs.scope_batch}
     with paper.results.substituted(alias), pytest.raises(NotTestable, match="with itself"):
@@ -340,13 +338,3 @@ def test_sensitivity_table_keeps_a_row_whose_decoding_evaluation_is_under_way(pa
     assert row["mean@n, `t_0_7` (the verdicts')"].startswith("not run")
     assert not row["mean@n, shared"].startswith("not run")
     assert len(shown) == 1 + len(p.runs.sensitivity)
-
-
-def test_the_discussion_names_the_runs_trained_on_the_two_core_machine(paper, monkeypatch):
-    """Issue 33: runs made on another machine than the arms they are compared with are named, with their numbers."""
-    monkeypatch.setattr(cw_grpo, "TWO_CORE_RUNS", (paper.runs.cw_grpo,))
-    note = paper._machines_note()
-    assert f"`{paper.runs.cw_grpo}`" in note and "2-core machine" in note and "mean@n" in note
-    monkeypatch.setattr(cw_grpo, "TWO_CORE_RUNS", ())
-    with pytest.raises(NotTestable):
-        paper._machines_note()

@@ -48,13 +48,6 @@ FRAC_HARD_MARGIN = 0.1  # sec. 5.3 "many questions 'hard'": a tenth of the promp
 # 50% lies this far from the base's pass@1 (11.5) to its pass@256 (64.3) on AIME24; the testbed's threshold lies as
 # far from the base's pass@1 to its pass@n on the sampled problems.
 PAPER_K50_POSITION = (50.0 - 11.5) / (64.3 - 11.5)
-# issue 33's round-4 runs trained on the project's 2-core machine (the others: earlier sessions, other hosts)
-TWO_CORE_RUNS = frozenset(
-    [
-        *(f"aer_{level}_fixed_coeff_{c}" for level in ("easy", "hard") for c in ("0", "0_01", "0_1")),
-        *(f"aer_tau_{t}" for t in ("0_3", "0_5", "0_6", "1_0", "1_2")),
-    ]
-)
 FIG2_NONE = "(no fig. 2 run)"  # a fig. 2 role with fewer than 3 runs (a reduced protocol): its claims are NOT RUN
 METHOD_CLIP = {  # a baseline whose method is its clip range (aer.txt App. A.2) may differ from AER in it
     "dapo": (METHOD, "method.eps_high"),
@@ -125,7 +118,6 @@ class Paper(PaperBase):
         from the runs that support it."""
         return [
             *self._fig2_notes(),
-            *self._machine_notes(),
             *self._idle_notes(),
             *self._controller_notes(),
             *self._explosion_notes(),
@@ -219,29 +211,6 @@ class Paper(PaperBase):
                 + "."
             )
         return out
-
-    def _machine_notes(self) -> list[str]:
-        """Which trained runs came from the project's 2-core machine (issue 33's round-4 runs: fig. 2's level-set
-        runs and the tau sweep's new values) and which claims pair them with runs trained elsewhere: a comparison
-        across machines is valid (the t interval over seeds carries a machine's rounding noise as it does a
-        seed's), and the Discussion says where it happens."""
-        r = self.runs
-        here = [run for run in [*r.fig2_easy, *r.fig2_hard, *r.tau_sweep] if run in TWO_CORE_RUNS]
-        trained = []
-        for run in here:
-            try:
-                self.results.seed_histories(run)
-            except NotTestable:  # not trained yet
-                continue
-            trained.append(run)
-        if not trained:
-            return []
-        mixed = [f"`tau_{run}` ({r.aer} against {run})" for run in trained if run in r.tau_sweep]
-        return [
-            f"Trained on the project's 2-core machine: {', '.join(f'`{run}`' for run in trained)}; every other run was "
-            "trained in an earlier session. Fig. 2(a, b)'s claims pair level-set runs with each other only (one "
-            "machine)" + (f"; across machines: {', '.join(mixed)}" if mixed else "") + "."
-        ]
 
     def _health_numbers(self, run: str) -> dict:
         """Per seed of ``run``: the `healthy` gate's inputs (whole-set mean@n at the shared decoding, the base's,

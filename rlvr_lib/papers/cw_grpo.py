@@ -42,8 +42,6 @@ PAPER_TABLE3_OLYMPIAD = {  # its OlympiadBench column: no testbed counterpart
     "CW-GRPO": [52.0, 53.9, 53.5],
 }
 MAX_STEPS = "train.max_steps"  # what a checkpoint run differs in from the longer run of its method
-# Where runs were trained, where it is not the lent hosts' CPUs of the other CW-GRPO runs (device time ran out)
-TWO_CORE_RUNS = ("cw_grpo_1update_90steps_scope_batch", "clip_cov_cw_extreme")
 ENTROPY = "entropy/mean"
 # Table 1's tail, in decades: the threshold of the top TAIL_TOP% of a side's tokens over that of the top TAIL_BODY%
 # (a typical token: table 1's 40% column). The top 0.01% is the single largest token of a testbed batch, and the
@@ -510,28 +508,12 @@ class Paper(PaperBase):
         """The Discussion's paper-specific paragraphs (after the generated lists): each explanation with the numbers
         from the runs that support it, computed here (a quantity the runs do not give leaves its paragraph out)."""
         notes = []
-        for note in (self._mechanism_note, self._temperature_note, self._correlation_note, self._machines_note):
+        for note in (self._mechanism_note, self._temperature_note, self._correlation_note):
             try:
                 notes.append(note())
             except (NotTestable, KeyError, ValueError):
                 continue
         return notes
-
-    def _machines_note(self) -> str:
-        """Which of the claims' runs came from the project's 2-core machine, with each one's mean@n there."""
-        made = [run for run in TWO_CORE_RUNS if run in self.results.runs]
-        if not made:
-            raise NotTestable("no run of this paper was trained on the 2-core machine")
-        parts = []
-        for run in made:
-            values = self._mean_accuracy(run, self.results.seeds_of(run), self.results.decoding)
-            parts.append(f"`{run}` ({len(values)} seeds, mean@n {values.mean():.3f} at {self.decoding_words()})")
-        return (
-            "Machines: " + ", ".join(parts) + " were trained on the project's 2-core machine; the runs they are "
-            "compared with in `hyperparameter_free` and `heavy_tail_entropy` on lent hosts' CPUs. A run retrained on "
-            "the other machine drifts as another seed would, so the t interval over seeds carries that noise as it "
-            "carries the seeds'; the pairing by seed is weaker for these comparisons than for the others."
-        )
 
     def decoding_words(self, shared: bool = False) -> str:
         """'temperature T, top-p P, n = N' of the verdicts' evaluation (``shared``: of the shared one)."""

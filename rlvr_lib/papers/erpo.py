@@ -67,10 +67,6 @@ LEARNED = ("healthy", "active", "learned")  # a claim that needs ERPO to have le
 HEALTHY_BAND = 0.6931471805599453
 PAPER_ENTROPY_LOG_RATIO = 1.3862943611198906  # fig. 4(b): log(0.2 / 0.05), ERPO's lowest late entropy over GRPO's
 MAP_CONTRAST = 10.0  # fig. 1(a) "stark contrast" to "near-zero": an order of magnitude between p90 and p10
-# Where a run was trained when it was not on the lent hosts' CPUs like the rest of ERPO's runs (issue 33's round-4
-# runs): a comparison across machines is valid (the t interval over seeds carries a machine's rounding
-# noise as it does a seed's), and the Discussion names the machine beside the arm.
-MACHINES = {"erpo_no_group_norm": "trained on the project's 2-core machine, the other ERPO arms on lent hosts' CPUs"}
 ZERO_SUM_TOLERANCE = 1e-6  # eq. 16 checked in float64: a sum this small is zero
 DROP_BOUNDS = (-1.0, 1.0)  # an accuracy drop (its interval on the logit scale: it stays in range)
 GAP_BOUNDS = (-2.0, 2.0)  # the difference of two drops
@@ -198,8 +194,7 @@ class Paper(PaperBase):
             except NotRun:  # an ablation not trained yet
                 parts.append(f"{switch} off: not run")
                 continue
-            where = f"; {MACHINES[run]}" if run in MACHINES else ""
-            parts.append(f"{switch} off {interval(d)} ({len(seeds)} seeds{where})")
+            parts.append(f"{switch} off {interval(d)} ({len(seeds)} seeds)")
         kl = {
             run: self.results.per_seed(run, lambda h: measures.end_mean(h, "kl_to_reference")).mean()
             for run in (r.erpo, r.grpo)

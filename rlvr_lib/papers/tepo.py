@@ -156,15 +156,6 @@ NOT_MADE = {
 }
 
 
-# Where the runs were trained (the histories do not record the machine; the lead's round-4 notes): the lr/8 pair is
-# compared only with itself, so its verdict does not mix machines.
-LR_PAIR_MACHINE = (
-    "Both lr/8 arms were trained on the project's 2-core machine, the rest of TEPO's family and its baselines on lent "
-    "hosts' CPUs: `lr_sensitivity` compares the two arms of one machine, and the lr/8 rows are not compared with the "
-    "default-lr rows by any verdict."
-)
-
-
 def accuracy_at(history: pd.DataFrame, fraction: float) -> float:
     """One seed's rollout accuracy at ``fraction`` of its training: the mean over the rollout batches in the last
     ``MATCHED_WINDOW`` batches' share of training up to it (``measures.share``, rounded outward)."""
@@ -354,8 +345,6 @@ class Paper(PaperBase):
         text += "."
         if missing:
             text += " Not made yet: " + "; ".join(missing) + "."
-        if not any("`lr_8`" in m for m in missing):
-            text += f" {LR_PAIR_MACHINE}"
         return text
 
     def _structure_of(self, run: str) -> str:
