@@ -64,7 +64,7 @@ def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
     """``papers`` with every run replaced by its stand-in among ``kept`` (lists without repeats, but CW-GRPO's
     checkpoint lists keep their length: one run per checkpoint; a sensitivity run, a variant of its paper's method,
     stands only for a kept run of that method, else it is left out; a list's run on a training set no kept run
-    trains on is left out, so a list may end empty)."""
+    trains on is left out, so a list may end empty). AER's pass@k runs and ERPO's perturbed policy likewise."""
 
     def method(run: str) -> str:
         return (methods.get(run) or {}).get("method", run)
@@ -92,6 +92,9 @@ def reduced_papers(papers: dict, methods: dict, kept: tuple[str, ...]) -> dict:
             entry["alternatives"] = {}  # own; the reduced protocol keeps none (a stand-in would be the run itself)
     if "aer" in out and "pass_at_k" in out["aer"]:
         out["aer"]["pass_at_k"]["runs"] = fix(out["aer"]["pass_at_k"]["runs"], "pass_at_k")
+    perturbation = out.get("erpo", {}).get("perturbation") or {}
+    if "policy" in perturbation:  # the trained policy ERPO's fig. 1(b) perturbs
+        perturbation["policy"] = fix(perturbation["policy"], "perturbation")
     return out
 
 

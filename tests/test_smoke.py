@@ -30,6 +30,9 @@ def test_the_smoke_protocol_is_a_handful_of_runs_that_every_paper_reads():
     for paper in ALL_PAPERS:
         named = paper_runs(params.papers.paper(paper), trained_only=True)
         assert named and set(named) <= set(smoke.SMOKE_RUNS), paper
+    # the sampled studies read kept runs too: ERPO's fig. 1(b) perturbs a stand-in on GRPO's set (the ERPO set)
+    policy = params.papers.erpo.perturbation.policy
+    assert policy in smoke.SMOKE_RUNS and params.runs[policy].train_data == "erpo"
     # each paper's own method trains on its own set in the smoke protocol
     assert params.runs["erpo_erpo_data"].train_data == "erpo" and params.runs["tepo_tepo_data"].train_data == "tepo"
 
