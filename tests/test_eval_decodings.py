@@ -200,13 +200,12 @@ def test_a_missing_second_evaluation_is_not_run_with_its_seeds(two_runs, tmp_pat
 
 
 # ----------------------------------------------------------------------------- runs changed since they were trained
-def test_a_run_trained_with_other_settings_than_params_is_not_read(two_runs, tmp_path):
-    """Planted: the run's recorded training settings say 8 mini-batches x 1 pass while params.yaml now says
-    something else: its evaluation and history are stale, so a claim on it is NOT RUN, naming the setting."""
-    params, a, b, decoding = two_runs
-    for run in (a, b):
+def _record_training(params, runs, root, extra) -> None:
+    """Write each seed's recorded training settings (as the training stage does) with an empty history; ``extra(run)``
+    is text appended to the record (a setting as the stage spells it)."""
+    for run in runs:
         for seed in params.runs[run].seeds:
-            logs = tmp_path / "reports/training" / run / f"seed{seed}"
+            logs = root / "reports/training" / run / f"seed{seed}"
             logs.mkdir(parents=True)
             (logs / "history.json").write_text("[]")
             recorded = {
@@ -214,9 +213,15 @@ def test_a_run_trained_with_other_settings_than_params_is_not_read(two_runs, tmp
                 "method": params.runs[run].method,
                 **dataclasses.asdict(params.train_config(run, seed)),
             }
-            if run == a:
-                recorded["steps_per_generation"] = 8
-            (logs / "params.yaml").write_text(yaml.safe_dump(recorded))
+            (logs / "params.yaml").write_text(yaml.safe_dump(recorded) + extra(run))
+
+
+def test_a_run_trained_with_other_settings_than_params_is_not_read(two_runs, tmp_path):
+    """Planted: the run's recorded training settings say 8 mini-batches x 1 pass while params.yaml now says
+    something else: its evaluation and history are stale, so a claim on it is NOT RUN, naming the setting."""
+    params, a, b, decoding = two_runs
+    # a later key wins when the record is read back: the planted structure overrides the current one
+    _record_training(params, (a, b), tmp_path, lambda run: "steps_per_generation: 8\n" if run == a else "")
     results = RunResults(params, [b, a], decoding)  # (the first run names the evaluation sets)
     results.eval_table(b, "accuracy")  # current: read
     with pytest.raises(NotRun, match=r"trained with other settings: steps_per_generation 8 \(params.yaml: 1\)"):
@@ -230,19 +235,9 @@ def test_a_run_whose_method_hyperparameter_changed_since_training_is_not_read(tw
     writes it, 1e-06 read back as a string; the same value in that spelling is current): NOT RUN, naming it."""
     params, a, b, decoding = two_runs
     for run in (a, b):
-        for seed in params.runs[run].seeds:
-            logs = tmp_path / "reports/training" / run / f"seed{seed}"
-            logs.mkdir(parents=True)
-            (logs / "history.json").write_text("[]")
-            recorded = {
-                "run": run,
-                "method": params.runs[run].method,
-                **dataclasses.asdict(params.train_config(run, seed)),
-            }
-            # as the training stage's records spell it (reports/training/tepo_tepo_data/seed0/params.yaml)
-            tol = "1e-06" if run == a else "1e-05"
-            (logs / "params.yaml").write_text(yaml.safe_dump(recorded) + f"tol: {tol}\n")
-            params.runs[run].hparams["tol"] = 1.0e-5
+        params.runs[run].hparams["tol"] = 1.0e-5
+    # as the training stage's records spell it (reports/training/tepo_tepo_data/seed0/params.yaml)
+    _record_training(params, (a, b), tmp_path, lambda run: f"tol: {'1e-06' if run == a else '1e-05'}\n")
     results = RunResults(params, [b, a], decoding)
     results.eval_table(b, "accuracy")  # recorded 1e-05 (a string once read back): current
     with pytest.raises(NotRun, match=r"trained with other settings: tol '1e-06' \(params.yaml: 1e-05\)"):
