@@ -41,6 +41,7 @@ from .claims import (
     judge_whole,
 )
 from .config import BASE_RUN, paper_runs
+from .declare import Measure
 from .engine import check_alternative, evaluate
 from .guard import METHOD
 from .method_text import METHODS
@@ -133,6 +134,7 @@ class PaperBase:
         self.report = PaperReport(self.name, self.title, self.intro)
         self._done: dict[str, Any] = {}
         self._claims: list[tuple[Claim, Callable[[], Estimate | ClaimResult]]] = []
+        self.declared_measures: dict[str, Measure | Callable] = {}  # each claim's measure as declared
         self.declare_claims()
 
     # ------------------------------------------------------------------ claims
@@ -149,7 +151,7 @@ class PaperBase:
         ours: str,
         direction: Direction,
         margin: float,
-        compute: Callable[[], Estimate | ClaimResult],
+        compute: Measure | Callable[[], Estimate | ClaimResult],
         reference: float = 0.0,
         paper_effect: float | None = None,
         part_of: str | None = None,
@@ -159,8 +161,8 @@ class PaperBase:
         universal: bool = False,
     ) -> str:
         """Declare a claim (or, with ``part_of``, a part of the conjunctive claim of that key); returns its key.
-        Every field by name (``rlvr_lib.papers.claims.Claim`` says what each means); ``compute`` returns d's
-        estimate or raises ``NotTestable`` / ``NotRun``."""
+        Every field by name (``rlvr_lib.papers.claims.Claim`` says what each means); ``compute`` (declared with
+        ``rlvr_lib.papers.declare.measure``) returns d's estimate or raises ``NotTestable`` / ``NotRun``."""
         if part_of is not None and part_of not in {c.key for c, compute in self._claims if compute is None}:
             raise ValueError(f"claim {key}: part_of '{part_of}' is not a conjunctive claim declared before it")
         claim = Claim(
@@ -179,7 +181,8 @@ class PaperBase:
             measure=measure,
             universal=universal,
         )
-        self._claims.append((claim, compute))
+        self.declared_measures[claim.key] = compute
+        self._claims.append((claim, compute.bind(self) if isinstance(compute, Measure) else compute))
         return claim.key
 
     def conjunction(self, *, key: str, quote: str, source: str, paper_value: str, ours: str) -> str:
