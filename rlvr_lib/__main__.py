@@ -20,9 +20,9 @@ import sys
 import typing
 from pathlib import Path
 
-from .methods import REGISTRY
-from .papers.references import REFERENCES
-from .schema import choices
+from rlvr_lib.methods import REGISTRY
+from rlvr_lib.papers.references import REFERENCES
+from rlvr_lib.schema import choices
 
 
 def format_methods() -> str:
@@ -45,7 +45,7 @@ def format_methods() -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["memory-probe"]:
-        from .memory_probe import main as memory_probe
+        from rlvr_lib.memory_probe import main as memory_probe
 
         return memory_probe(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
@@ -82,13 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         print(format_methods())
         return 0
     if args.command == "qwen-tokenizer":
-        from .data import resolve_data_root
-        from .qwen_tokenizer import save_qwen_tokenizer
+        from rlvr_lib.data import resolve_data_root
+        from rlvr_lib.qwen_tokenizer import save_qwen_tokenizer
 
         source = args.tiktoken or resolve_data_root() / "tokenizers" / "qwen.tiktoken"
         print(save_qwen_tokenizer(source, args.out))
         return 0
-    from . import pipeline
+    from rlvr_lib import pipeline
 
     try:
         if args.command == "check-params":

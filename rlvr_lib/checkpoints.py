@@ -20,7 +20,7 @@ import re
 import shutil
 from pathlib import Path
 
-from .atomic import write_json_atomic
+from rlvr_lib.atomic import write_json_atomic
 
 SAVING_DIR = ".saving"
 SEAL_FILE = "checkpoint_complete.json"

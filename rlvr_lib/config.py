@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 
-from .schema import (
+from rlvr_lib.schema import (
     Bounds,
     SampleCount,
     Seed,
@@ -707,7 +707,7 @@ def parse_profile(raw: dict[str, Any], prefix: str, *, check_methods: bool) -> P
             )
     papers = None
     if top.papers is not None:
-        from .papers.config import PAPERS, parse_papers  # torch-free
+        from rlvr_lib.papers.config import PAPERS, parse_papers  # torch-free
 
         papers = parse_papers(top.papers, {name: spec.method for name, spec in runs.items()}, at("papers"))
         for paper in PAPERS:
@@ -785,7 +785,7 @@ def parse_run(
         )
     seeds = check_seeds(entry.get("seeds", default_seeds or [0]), f"{path}.seeds")
     if check_method:
-        from .methods import build_method
+        from rlvr_lib.methods import build_method
 
         build_method(method, hparams, path=path)
     return RunSpec(name=name, method=method, hparams=hparams, train=train, train_data=train_data, seeds=list(seeds))

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from .records import read_jsonl
-from .rewards import extract_boxed
+from rlvr_lib.records import read_jsonl
+from rlvr_lib.rewards import extract_boxed
 
 log = logging.getLogger(__name__)
 
@@ -378,7 +378,7 @@ def length_tokenizer(name: str | None, data_root=None):
         return AutoTokenizer.from_pretrained(name)
     from transformers import PreTrainedTokenizerFast
 
-    from .qwen_tokenizer import build_tokenizer
+    from rlvr_lib.qwen_tokenizer import build_tokenizer
 
     return PreTrainedTokenizerFast(
         tokenizer_object=build_tokenizer(resolve_data_root(data_root) / "tokenizers" / "qwen.tiktoken")

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import data
+from rlvr_lib import data
 
 Row = dict[str, Any]
 ERPO_PAPER_FRACTION = 0.1  # App. A.3: "10% of the maximum output length"
@@ -100,8 +100,8 @@ def sample_correctness(
 ) -> list[list[bool]]:
     """(len(rows), n): whether each of ``n`` responses sampled for a row's ``prompt`` is graded correct against
     its ``answer`` (``rlvr_lib.rewards.grade``, the training reward's grader)."""
-    from .eval.sampling import sample_completions
-    from .rewards import grade
+    from rlvr_lib.eval.sampling import sample_completions
+    from rlvr_lib.rewards import grade
 
     samples = sample_completions(
         model,

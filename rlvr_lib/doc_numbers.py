@@ -143,7 +143,7 @@ def plots(root: Path) -> str:
 
 def papers(root: Path) -> str:
     """README: the papers table (rlvr_lib.papers.references)."""
-    from .papers.references import REFERENCES
+    from rlvr_lib.papers.references import REFERENCES
 
     names = {"erpo": "ERPO", "cw_grpo": "CW-GRPO", "tepo": "TEPO", "opefo": "OPEFO", "aer": "AER"}
     lines = ["| name | paper |", "|---|---|"]

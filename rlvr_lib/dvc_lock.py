@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .atomic import write_atomic
+from rlvr_lib.atomic import write_atomic
 
 STAGES_KEY = "stages:"
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import yaml
 
-from .config import FULL_SET, LEVEL_SETS, Params, load_params, parse_params, read_yaml
-from .papers import dvc_stages as paper_stages
-from .papers.config import decoding_params
+from rlvr_lib.config import FULL_SET, LEVEL_SETS, Params, load_params, parse_params, read_yaml
+from rlvr_lib.papers import dvc_stages as paper_stages
+from rlvr_lib.papers.config import decoding_params
 
 PIPELINES_DIR = Path("pipelines")
 SEEDS_FILE = PIPELINES_DIR / "seeds.yaml"

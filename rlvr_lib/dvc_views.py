@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .atomic import publish, staging_dir, write_atomic
-from .plots import ema
+from rlvr_lib.atomic import publish, staging_dir, write_atomic
+from rlvr_lib.plots import ema
 
 METRICS_DIR = "run_metrics"
 PLOTS_DIR = "plots"

@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = list(args.runs)
     if args.paper:
-        from .config import load_params
-        from .papers.config import paper_runs
+        from rlvr_lib.config import load_params
+        from rlvr_lib.papers.config import paper_runs
 
         params = load_params(check_methods=False)
         if params.papers is None:

@@ -117,7 +117,7 @@ def token_stats_by_length(
     the fused head's log-probs and entropies up to float rounding (for a head that is a plain linear map divided
     by the temperature: no logit soft-capping or scaling, which the caller checks).
     """
-    from .methods.core import expected_entropy_change_factor
+    from rlvr_lib.methods.core import expected_entropy_change_factor
 
     batch, width = input_ids.shape
     prompt_width = width - logits_to_keep

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from .memory_estimate import GIB, TrainSetup, estimate_peak_memory, model_memory_from_config
+from rlvr_lib.memory_estimate import GIB, TrainSetup, estimate_peak_memory, model_memory_from_config
 
 # config.json of each model a profile names (architecture fields only; the probe's weights are random)
 SHAPES = {
@@ -86,8 +86,8 @@ def probe_plan(
     completion_tokens: int | None = None,
 ):
     """Everything the probe and its estimate need, from the profile (no model built)."""
-    from .config import load_params
-    from .methods import build_method
+    from rlvr_lib.config import load_params
+    from rlvr_lib.methods import build_method
 
     params = load_params(params_file, check_methods=False)
     if run is None:
@@ -137,8 +137,8 @@ def run_probe(plan: dict, *, foreach: bool = False, steps: int = 1) -> dict:
     from transformers import AutoModelForCausalLM
     from trl.trainer.utils import add_fused_lm_head
 
-    from .length_buckets import token_logps_by_length
-    from .trainer import RLVRTrainer
+    from rlvr_lib.length_buckets import token_logps_by_length
+    from rlvr_lib.trainer import RLVRTrainer
 
     cfg = plan["cfg"]
     accelerator = Accelerator(mixed_precision="bf16" if cfg.bf16 else "no")
@@ -174,7 +174,7 @@ def run_probe(plan: dict, *, foreach: bool = False, steps: int = 1) -> dict:
     if sharded:
         model, optimizer = accelerator.prepare(model, optimizer)
         if reference is not None:
-            from .sharding import shard_frozen
+            from rlvr_lib.sharding import shard_frozen
 
             reference = shard_frozen(reference, accelerator)
     build_s = time.perf_counter() - started

@@ -15,12 +15,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
-from .config import FILTERED_SETS, FULL_SET, LEVEL_SETS, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
-from .papers.config import decodings_for_run
-from .progress import in_dvc_stage, use_text_progress_bars
-from .readers import read_json
-from .records import RowCheck, check_problems, prompt_fits, read_problems
+from rlvr_lib.atomic import publish, staging_dir, write_atomic, write_json_atomic, write_jsonl_atomic
+from rlvr_lib.config import FILTERED_SETS, FULL_SET, LEVEL_SETS, TESTBED_BENCHMARK, DataConfig, Params, RunSpec, load_params
+from rlvr_lib.papers.config import decodings_for_run
+from rlvr_lib.progress import in_dvc_stage, use_text_progress_bars
+from rlvr_lib.readers import read_json
+from rlvr_lib.records import RowCheck, check_problems, prompt_fits, read_problems
 
 DATA_DIR = Path("data/generated")
 FILTERED_DIR = Path("data/filtered")  # the filter_data stage's training sets, seed<N>/<name>.jsonl
@@ -112,7 +112,7 @@ def stage_data(params: Params) -> dict[str, Any]:
 
     Every set is built and checked (non-empty) before ``data/generated`` is replaced as a whole.
     """
-    from .testbed import make_splits, to_records
+    from rlvr_lib.testbed import make_splits, to_records
 
     cfg = params.data
     report = None
@@ -141,7 +141,7 @@ def stage_data(params: Params) -> dict[str, Any]:
 def files_data(cfg: DataConfig) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """Training rows, evaluation sets and a report (row count after each filter; contamination of the training
     set against every benchmark present, exact and normalised-text matches) for ``data.source: files``."""
-    from . import data as real_data
+    from rlvr_lib import data as real_data
 
     template = cfg.prompt_template or real_data.DEFAULT_TEMPLATE
     needs_tokenizer = cfg.max_solution_tokens is not None or cfg.max_prompt_tokens is not None
@@ -232,7 +232,7 @@ def stage_filter_data(params: Params, seed: int | None = None) -> dict[str, Any]
     ``data/filtered/seed<N>/<name>.jsonl`` (the records unchanged, in file order), with ``index.json`` beside them
     (rows and sha256 per set) and a report, ``reports/data_filters/seed<N>/`` (README.md, filters.json: the rows
     left after each rule). Returns the report's summary."""
-    from .data_filters import report_markdown
+    from rlvr_lib.data_filters import report_markdown
 
     seed = training_seed(params, seed)
     cfg = params.data_filters
@@ -267,7 +267,7 @@ def stage_filter_data(params: Params, seed: int | None = None) -> dict[str, Any]
 
 
 def _by_level(rows: list[dict[str, Any]]) -> dict[str, int]:
-    from .data_filters import count_by
+    from rlvr_lib.data_filters import count_by
 
     return count_by(rows, lambda r: r.get("level"))
 
@@ -276,8 +276,8 @@ def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict
     """ERPO's set (testbed records get their generator's reference solution first) and its report entry."""
     from statistics import median
 
-    from . import data_filters as filters
-    from .data import token_lengths
+    from rlvr_lib import data_filters as filters
+    from rlvr_lib.data import token_lengths
 
     cfg = params.data_filters.erpo
     rows = records if params.data.source == "files" else filters.with_solutions(records, _testbed_solutions(params))
@@ -310,7 +310,7 @@ def _erpo_set(params: Params, records: list[dict], tokenizer) -> tuple[list[dict
 def _tepo_set(params: Params, records: list[dict], model, tokenizer, seed: int) -> tuple[list[dict], dict[str, Any]]:
     """TEPO's set (training seed ``seed``'s base policy's groups, sampled once with that seed) and its report entry,
     with kept rows per level and, on testbed task v3, per kind of problem (trap or plain sum)."""
-    from . import data_filters as filters
+    from rlvr_lib import data_filters as filters
 
     sampling = params.data_filters.tepo.sampling(params.train, seed)
     kept, counts = filters.group_outcome_filter(
@@ -318,7 +318,7 @@ def _tepo_set(params: Params, records: list[dict], model, tokenizer, seed: int) 
     )
     breakdowns = {"level": _by_level}
     if params.data.source == "testbed" and params.data.testbed.task == "v3":
-        from .testbed.task_v3 import is_trap
+        from rlvr_lib.testbed.task_v3 import is_trap
 
         breakdowns["v3 kind"] = lambda rows: filters.count_by(
             rows, lambda r: "trap" if is_trap(r["prompt"]) else "plain"
@@ -345,7 +345,7 @@ def _load_policy(path: str, *, with_model: bool):
 def _testbed_solutions(params: Params) -> dict[str, str]:
     """uid -> the reference solution the testbed generator wrote for each training problem (regenerated from
     params' data settings, as the data stage made them)."""
-    from .testbed import make_splits
+    from rlvr_lib.testbed import make_splits
 
     tb = params.data.testbed
     train, _ = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels), tb.task)
@@ -367,7 +367,7 @@ def stage_base_model(params: Params, seed: int | None = None) -> Path:
     """Build + SFT training seed ``seed``'s testbed base policy into models/base/seed<N> (model initialisation and
     SFT seeded by ``seed``; task, SFT solutions and tokenizer by the top-level ``seed``), or record the external
     model params name."""
-    from .testbed import build_base_policy
+    from rlvr_lib.testbed import build_base_policy
 
     seed = training_seed(params, seed)
     out = base_model_dir(seed)
@@ -385,7 +385,7 @@ def stage_base_model(params: Params, seed: int | None = None) -> Path:
 def base_model_path(params: Params, seed: int) -> str:
     """Where training seed ``seed``'s base policy lives: params' model.path (local folder or hub id, one for every
     seed) or the testbed model built for that seed."""
-    from .train import check_model_folder
+    from rlvr_lib.train import check_model_folder
 
     if params.model.path is not None:
         check_model_folder(params.model.path)
@@ -409,7 +409,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
     interrupted stage with the same settings resumes from the last checkpoint (other settings start afresh). Only
     a finished run replaces ``runs/<run>/seed<N>`` and ``reports/training/<run>/seed<N>``.
     """
-    from . import train as training
+    from rlvr_lib import train as training
 
     spec = run_spec(params, run)
     seed = training_seed(params, seed, run)
@@ -503,7 +503,7 @@ def folder_digest(path: str) -> str | None:
 # ----------------------------------------------------------------------------- stage: eval
 def model_for_run(params: Params, run: str, seed: int) -> str:
     """The model folder of ``run`` (``base``: the base policy) trained with ``seed``, checked complete."""
-    from .train import check_model_folder
+    from rlvr_lib.train import check_model_folder
 
     if run == "base":
         return base_model_path(params, seed)
@@ -527,7 +527,7 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from .eval import evaluate_benchmark, write_results
+    from rlvr_lib.eval import evaluate_benchmark, write_results
 
     seed = training_seed(params, seed, run)
     path = model_for_run(params, run, seed)
@@ -588,11 +588,11 @@ def stage_testbed_properties(params: Params) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from .analysis.perturbation import collect_correct_responses, perturbation_study
-    from .eval import combine_seeds
-    from .plots import plot_pass_at_k
-    from .report import _png
-    from .testbed import properties
+    from rlvr_lib.analysis.perturbation import collect_correct_responses, perturbation_study
+    from rlvr_lib.eval import combine_seeds
+    from rlvr_lib.plots import plot_pass_at_k
+    from rlvr_lib.report import _png
+    from rlvr_lib.testbed import properties
 
     if params.data.source != "testbed":  # nothing to measure: say so, so that the report stage can still run
         with staging_dir(".", "testbed_properties") as staged:
@@ -693,7 +693,7 @@ def stage_report(params: Params) -> Path:
 
     Refuses evaluations made with other settings than params.yaml's (e.g. left by a smoke run), naming the run.
     """
-    from .report import load_eval_results, load_histories, write_report
+    from rlvr_lib.report import load_eval_results, load_histories, write_report
 
     runs = list(params.runs)
     for run in ["base", *runs]:
@@ -736,7 +736,7 @@ def stage_report(params: Params) -> Path:
         ] = f"data_filters/{seed_folder(first)}/README.md"
     papers = []
     if params.papers is not None:
-        from .papers.config import PAPER_TITLES
+        from rlvr_lib.papers.config import PAPER_TITLES
 
         papers = list(PAPER_TITLES.items())
     write_report(

@@ -33,7 +33,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from .analysis import smoothing
+from rlvr_lib.analysis import smoothing
 
 BASE_RUN = "base"
 BASE_COLOR = "black"

@@ -26,7 +26,7 @@ def use_text_progress_bars() -> None:
     import tqdm.std
     import transformers.trainer_callback
 
-    from .eval import sampling
+    from rlvr_lib.eval import sampling
 
     transformers.trainer_callback.tqdm = tqdm.std.tqdm
     sampling.tqdm = tqdm.std.tqdm

@@ -57,7 +57,7 @@ def read_jsonl(
 
 def problem_error(row: dict[str, Any]) -> str | None:
     """What is wrong with a problem's ``prompt`` or ``answer`` (naming the field), or None."""
-    from .rewards import gold_answer_error  # math-verify: imported only where problems are read
+    from rlvr_lib.rewards import gold_answer_error  # math-verify: imported only where problems are read
 
     if not isinstance(row["prompt"], str):
         return f"field 'prompt' must be a string, got {type(row['prompt']).__name__}"

@@ -29,12 +29,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from . import plots
-from .atomic import publish, staging_dir, write_atomic
-from .eval.evaluate import problem_values
-from .papers import measures
-from .papers.claims import VERDICTS, bounded_t_interval, t_interval
-from .readers import read_json
+from rlvr_lib import plots
+from rlvr_lib.atomic import publish, staging_dir, write_atomic
+from rlvr_lib.eval.evaluate import problem_values
+from rlvr_lib.papers import measures
+from rlvr_lib.papers.claims import VERDICTS, bounded_t_interval, t_interval
+from rlvr_lib.readers import read_json
 
 HISTORY_FILE = "history.json"
 RESULTS_FILE = "results.json"

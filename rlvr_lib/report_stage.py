@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from . import dvc_views, plots
-from .config import FULL_SET, Params
-from .papers.config import PAPER_TITLES, PAPERS, paper_runs
-from .pipeline import (
+from rlvr_lib import dvc_views, plots
+from rlvr_lib.config import FULL_SET, Params
+from rlvr_lib.papers.config import PAPER_TITLES, PAPERS, paper_runs
+from rlvr_lib.pipeline import (
     EVAL_DIR,
     REPORTS_DIR,
     TESTBED_DIR,
@@ -24,7 +24,7 @@ from .pipeline import (
     run_seeds,
     seed_folder,
 )
-from .report import load_eval_results, load_histories, paper_verdicts, results_table, write_report
+from rlvr_lib.report import load_eval_results, load_histories, paper_verdicts, results_table, write_report
 
 CORE_GROUP = "core"  # reports/plots/core/: the summary's methods
 

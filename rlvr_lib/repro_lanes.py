@@ -37,8 +37,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import load_params
-from .dvc_stages import run_dvc_file
+from rlvr_lib.config import load_params
+from rlvr_lib.dvc_stages import run_dvc_file
 
 LOG_DIR = Path("runs/.repro_logs")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -69,7 +69,7 @@ def pair_units(runs: dict[str, list[int]]) -> list[Unit]:
 def sampling_units(with_papers: bool) -> list[Unit]:
     """The stages that sample trained models once the pairs are done, each its own unit: the testbed's properties
     and (with a ``papers`` section) each paper study of ``rlvr_lib.papers.sampling``."""
-    from .papers.sampling import STUDIES, stage_name
+    from rlvr_lib.papers.sampling import STUDIES, stage_name
 
     studies = [Unit(f"study {name}", (stage_name(name),)) for name in STUDIES] if with_papers else []
     return [Unit("testbed properties", ("testbed_properties",)), *studies]
@@ -78,7 +78,7 @@ def sampling_units(with_papers: bool) -> list[Unit]:
 def paper_units(with_papers: bool) -> list[Unit]:
     """The five paper stages, each its own unit (with a ``papers`` section); the summary, which reads their claims,
     is left to the final ``dvc repro``."""
-    from .papers.config import PAPERS
+    from rlvr_lib.papers.config import PAPERS
 
     return [Unit(f"paper {name}", (f"paper_{name}",)) for name in PAPERS] if with_papers else []
 
@@ -86,7 +86,7 @@ def paper_units(with_papers: bool) -> list[Unit]:
 def papers_upstream(paper: str, params) -> list[str]:
     """The paper stages ``paper_<paper>`` needs built first, itself included (the summary reads the claims of the
     papers it gathers), in order."""
-    from .papers.config import ALL_PAPERS
+    from rlvr_lib.papers.config import ALL_PAPERS
 
     if paper not in ALL_PAPERS:
         raise ValueError(f"--paper {paper!r}: not a paper; valid: {', '.join(ALL_PAPERS)}")
@@ -99,8 +99,8 @@ def papers_upstream(paper: str, params) -> list[str]:
 def paper_scope(paper: str, params) -> tuple[dict[str, list[int]], list[Unit], list[Unit]]:
     """One paper's share of the lanes: its runs and their seeds (run -> seeds), its sampling units and its paper
     units (the papers it reads first, the summary excepted: the final ``dvc repro paper_<name>`` runs it)."""
-    from .papers.config import paper_runs
-    from .papers.sampling import STUDIES, stage_name
+    from rlvr_lib.papers.config import paper_runs
+    from rlvr_lib.papers.sampling import STUDIES, stage_name
 
     names = papers_upstream(paper, params)
     runs: dict[str, list[int]] = {}

@@ -20,7 +20,7 @@ from typing import TypeVar
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from .eval.sampling import draw_by_uniform, sampling_warpers
+from rlvr_lib.eval.sampling import draw_by_uniform, sampling_warpers
 
 Chunk = TypeVar("Chunk")
 

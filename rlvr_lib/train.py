@@ -21,9 +21,9 @@ from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import GRPOConfig
 
-from .checkpoints import last_complete_checkpoint, naming_full_disk
-from .config import TrainConfig
-from .memory_estimate import (
+from rlvr_lib.checkpoints import last_complete_checkpoint, naming_full_disk
+from rlvr_lib.config import TrainConfig
+from rlvr_lib.memory_estimate import (
     TrainSetup,
     auto_generation_chunk,
     check_fits,
@@ -31,11 +31,11 @@ from .memory_estimate import (
     fitting_settings,
     model_memory_from_config,
 )
-from .methods import build_method
-from .progress import use_progress_bar
-from .readers import check_safetensors, read_json
-from .rewards import FORMAT_REWARDS, accuracy_reward
-from .trainer import RLVRTrainer
+from rlvr_lib.methods import build_method
+from rlvr_lib.progress import use_progress_bar
+from rlvr_lib.readers import check_safetensors, read_json
+from rlvr_lib.rewards import FORMAT_REWARDS, accuracy_reward
+from rlvr_lib.trainer import RLVRTrainer
 
 
 def resolved_rollout_generation(cfg: TrainConfig) -> str:
@@ -212,7 +212,7 @@ def plan_memory(model_path, method, cfg: TrainConfig, args: GRPOConfig, tokenize
     from accelerate import PartialState
     from transformers import AutoConfig
 
-    from .trainer import REFERENCE_COPY_MAX_PARAMS
+    from rlvr_lib.trainer import REFERENCE_COPY_MAX_PARAMS
 
     state = PartialState()
     processes = state.num_processes

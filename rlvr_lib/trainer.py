@@ -34,14 +34,14 @@ from trl import GRPOTrainer
 from trl.extras.profiling import profiling_context
 from trl.trainer.utils import pad, use_adapter
 
-from .atomic import write_json_atomic
-from .checkpoints import SAVING_DIR, naming_full_disk, seal_and_publish
-from .eval.sampling import sample_tokens
-from .length_buckets import token_logps_by_length, token_stats_by_length
-from .methods.base import LossBatch, Method, RolloutBatch
-from .methods.core import k3_kl, masked_mean, masked_quantiles
-from .readers import read_json
-from .rollout_chunks import PresetDraws, generate_in_chunks, generate_with_processor
+from rlvr_lib.atomic import write_json_atomic
+from rlvr_lib.checkpoints import SAVING_DIR, naming_full_disk, seal_and_publish
+from rlvr_lib.eval.sampling import sample_tokens
+from rlvr_lib.length_buckets import token_logps_by_length, token_stats_by_length
+from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch
+from rlvr_lib.methods.core import k3_kl, masked_mean, masked_quantiles
+from rlvr_lib.readers import read_json
+from rlvr_lib.rollout_chunks import PresetDraws, generate_in_chunks, generate_with_processor
 
 METHOD_STATE_FILE = "method_state.json"
 ROLLOUT_BUFFER_FILE = "rollout_buffer_{}.pt"  # per process
@@ -138,7 +138,7 @@ class RLVRTrainer(GRPOTrainer):
         if self._uses_reference and not is_peft_model(self.model):
             reference = copy.deepcopy(self.model).eval().requires_grad_(False)
             if self.is_fsdp_enabled:  # sharded layer by layer like the policy (configs/accelerate/fsdp2.yaml)
-                from .sharding import shard_frozen
+                from rlvr_lib.sharding import shard_frozen
 
                 self.ref_model = shard_frozen(reference, self.accelerator)
             else:

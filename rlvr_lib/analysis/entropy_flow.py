@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .smoothing import ema
+from rlvr_lib.analysis.smoothing import ema
 
 PREFIX = "entropy_flow/"
 QUANTITIES = ("net", "clipped_high", "clipped_low")  # fig. 2(b), then fig. 2(c)'s two sides

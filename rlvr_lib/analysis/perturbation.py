@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..eval.passk import bootstrap_ci
-from ..rewards import grade
+from rlvr_lib.eval.passk import bootstrap_ci
+from rlvr_lib.rewards import grade
 
 REPLACEMENTS = ("uniform", "policy")
 SETS = ("top", "bottom")
@@ -239,7 +239,7 @@ def collect_correct_responses(
 
     ``problems``: dicts with ``prompt`` and ``answer``. Returns dicts with ``prompt``, ``completion``, ``answer``.
     """
-    from ..eval.sampling import sample_completions
+    from rlvr_lib.eval.sampling import sample_completions
 
     samples = sample_completions(
         model,

@@ -1,8 +1,8 @@
 """Evaluation: seeded sampling with per-token entropy, unbiased pass@k with bootstrap intervals, result files."""
 
-from .evaluate import CSV_COLUMNS, combine_seeds, evaluate_benchmark, problem_values, write_results
-from .passk import bootstrap_ci, crossed_bootstrap_ci, k_values, pass_at_k
-from .sampling import Completion, sample_completions
+from rlvr_lib.eval.evaluate import CSV_COLUMNS, combine_seeds, evaluate_benchmark, problem_values, write_results
+from rlvr_lib.eval.passk import bootstrap_ci, crossed_bootstrap_ci, k_values, pass_at_k
+from rlvr_lib.eval.sampling import Completion, sample_completions
 
 __all__ = [
     "CSV_COLUMNS",

@@ -17,7 +17,7 @@ import torch
 from tqdm.auto import tqdm
 from transformers import DynamicCache, LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
-from ..methods.core import expected_entropy_change_factor
+from rlvr_lib.methods.core import expected_entropy_change_factor
 
 
 @dataclass(frozen=True)

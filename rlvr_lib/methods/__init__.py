@@ -3,8 +3,8 @@
 import importlib
 import pkgutil
 
-from .base import LossBatch, Method, RolloutBatch, RolloutResult
-from .registry import REGISTRY, available_methods, build_method, method_class
+from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch, RolloutResult
+from rlvr_lib.methods.registry import REGISTRY, available_methods, build_method, method_class
 
 _INFRASTRUCTURE = {"base", "core", "registry"}
 for _module in pkgutil.iter_modules(__path__):

@@ -26,11 +26,11 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from ..schema import require, require_at_least, require_between
-from .base import LossBatch, RolloutBatch, RolloutResult, hparam
-from .core import Aggregation, Aggregator, entropy_bonus_loss, group_index, group_sum, masked_mean, to_floats
-from .grpo import GRPO
-from .registry import register
+from rlvr_lib.schema import require, require_at_least, require_between
+from rlvr_lib.methods.base import LossBatch, RolloutBatch, RolloutResult, hparam
+from rlvr_lib.methods.core import Aggregation, Aggregator, entropy_bonus_loss, group_index, group_sum, masked_mean, to_floats
+from rlvr_lib.methods.grpo import GRPO
+from rlvr_lib.methods.registry import register
 
 EXTRA_WEIGHT = "aer_difficulty_weight"
 EntropyStat = Literal["token-mean", "seq-mean-token-mean"]

@@ -22,8 +22,8 @@ from typing import Any, ClassVar, Literal
 import torch
 from torch import Tensor
 
-from ..schema import build, require_at_least, setting
-from .core import Aggregation, StdKind, to_floats
+from rlvr_lib.schema import build, require_at_least, setting
+from rlvr_lib.methods.core import Aggregation, StdKind, to_floats
 
 
 @dataclass

@@ -26,10 +26,10 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from ..analysis.covariance import TOP_PERCENTS, percentile_metrics, share_metrics
-from ..analysis.covariance import covariance_percentiles as side_percentiles
-from .base import LossBatch, RolloutBatch, RolloutResult, hparam
-from .core import (
+from rlvr_lib.analysis.covariance import TOP_PERCENTS, percentile_metrics, share_metrics
+from rlvr_lib.analysis.covariance import covariance_percentiles as side_percentiles
+from rlvr_lib.methods.base import LossBatch, RolloutBatch, RolloutResult, hparam
+from rlvr_lib.methods.core import (
     AdvCentering,
     Aggregation,
     StdKind,
@@ -42,8 +42,8 @@ from .core import (
     to_floats,
     token_covariance,
 )
-from .grpo import GRPO
-from .registry import register
+from rlvr_lib.methods.grpo import GRPO
+from rlvr_lib.methods.registry import register
 
 Scope = Literal["group", "batch"]
 # Table 1 / fig. 3 of the paper: covariance magnitude at the top 0.01 %, 1 %, 20 %, 40 %, 100 % of tokens.

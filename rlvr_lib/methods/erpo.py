@@ -28,9 +28,9 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from ..schema import require_at_least
-from .base import RolloutBatch, RolloutResult, hparam
-from .core import (
+from rlvr_lib.schema import require_at_least
+from rlvr_lib.methods.base import RolloutBatch, RolloutResult, hparam
+from rlvr_lib.methods.core import (
     Aggregation,
     StdKind,
     bad_choice,
@@ -40,8 +40,8 @@ from .core import (
     std_from_moments,
     to_floats,
 )
-from .grpo import GRPO
-from .registry import register
+from rlvr_lib.methods.grpo import GRPO
+from rlvr_lib.methods.registry import register
 
 ActiveTokens = Literal["mask", "anchored"]
 

@@ -26,9 +26,9 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
-from .core import Aggregation, Aggregator, bad_choice, group_normalized_advantages
-from .registry import register
+from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
+from rlvr_lib.methods.core import Aggregation, Aggregator, bad_choice, group_normalized_advantages
+from rlvr_lib.methods.registry import register
 
 AlphaMode = Literal["nonzero_reward", "none"]
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from ..analysis.covariance import covariance_percentiles, percentile_metrics, share_metrics
-from ..schema import require_at_least
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
-from .core import (
+from rlvr_lib.analysis.covariance import covariance_percentiles, percentile_metrics, share_metrics
+from rlvr_lib.schema import require_at_least
+from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
+from rlvr_lib.methods.core import (
     Aggregation,
     Aggregator,
     clip_metrics,
@@ -34,7 +34,7 @@ from .core import (
     to_floats,
     token_covariance,
 )
-from .registry import register
+from rlvr_lib.methods.registry import register
 
 ENTROPY_FLOW_PREFIX = "entropy_flow/"  # one name for every method, so runs compare in one figure
 

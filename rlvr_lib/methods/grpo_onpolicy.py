@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .base import LossBatch, SharedConfig, hparam
-from .core import Aggregation
-from .grpo import GRPO, log_entropy_flow_field, log_percentiles_field, log_realised_entropy_change_field
-from .registry import register
+from rlvr_lib.methods.base import LossBatch, SharedConfig, hparam
+from rlvr_lib.methods.core import Aggregation
+from rlvr_lib.methods.grpo import GRPO, log_entropy_flow_field, log_percentiles_field, log_realised_entropy_change_field
+from rlvr_lib.methods.registry import register
 
 
 def reinforce_loss(logps: Tensor, advantages: Tensor) -> Tensor:

@@ -16,18 +16,18 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from ..schema import require_at_least, require_between
-from .base import LossBatch, hparam
-from .clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
-from .core import Aggregation, masked_mean
-from .grpo import (
+from rlvr_lib.schema import require_at_least, require_between
+from rlvr_lib.methods.base import LossBatch, hparam
+from rlvr_lib.methods.clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
+from rlvr_lib.methods.core import Aggregation, masked_mean
+from rlvr_lib.methods.grpo import (
     GRPO,
     ReferenceKLConfig,
     log_entropy_flow_field,
     log_percentiles_field,
     log_realised_entropy_change_field,
 )
-from .registry import register
+from rlvr_lib.methods.registry import register
 
 
 def top_covariance_tokens(cov: Tensor, mask: Tensor, k: int) -> Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Method
+from rlvr_lib.methods.base import Method
 
 REGISTRY: dict[str, type[Method]] = {}
 

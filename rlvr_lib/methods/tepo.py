@@ -35,9 +35,9 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from ..schema import require_at_least
-from .base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
-from .core import (
+from rlvr_lib.schema import require_at_least
+from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
+from rlvr_lib.methods.core import (
     Aggregation,
     Aggregator,
     KLEstimator,
@@ -50,7 +50,7 @@ from .core import (
     ppo_clip_loss,
     sequence_log_ratio,
 )
-from .registry import register
+from rlvr_lib.methods.registry import register
 
 MaskScope = Literal["pos_adv_entropy_down", "none", "neg_adv_entropy_up", "either", "all"]
 Surrogate = Literal["ppo", "eq4_literal", "unclipped", "cispo", "prefix_is"]

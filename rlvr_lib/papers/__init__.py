@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .config import ALL_PAPERS, PAPERS
+from rlvr_lib.papers.config import ALL_PAPERS, PAPERS
 
 __all__ = ["ALL_PAPERS", "PAPERS", "open_paper"]
 

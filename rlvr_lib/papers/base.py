@@ -22,10 +22,10 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .. import plots
-from ..config import FULL_SET
-from ..report import markdown_table
-from .claims import (
+from rlvr_lib import plots
+from rlvr_lib.config import FULL_SET
+from rlvr_lib.report import markdown_table
+from rlvr_lib.papers.claims import (
     AUTO_NULL,
     DEFAULT_GATES,
     VERDICT_RULE,
@@ -40,15 +40,15 @@ from .claims import (
     estimate_of,
     judge_whole,
 )
-from .config import BASE_RUN, paper_runs
-from .declare import Measure
-from .engine import check_alternative, evaluate
-from .guard import METHOD
-from .method_text import METHODS
-from .output import PaperReport, WriteUp
-from .results import ACCURACY, RunResults
-from .setup import hyperparameter_sentence, setup_table
-from .writeup import discussion, limitations, summary_lines
+from rlvr_lib.papers.config import BASE_RUN, paper_runs
+from rlvr_lib.papers.declare import Measure
+from rlvr_lib.papers.engine import check_alternative, evaluate
+from rlvr_lib.papers.guard import METHOD
+from rlvr_lib.papers.method_text import METHODS
+from rlvr_lib.papers.output import PaperReport, WriteUp
+from rlvr_lib.papers.results import ACCURACY, RunResults
+from rlvr_lib.papers.setup import hyperparameter_sentence, setup_table
+from rlvr_lib.papers.writeup import discussion, limitations, summary_lines
 
 MISSING = "—"
 SHARED_PROTOCOL = (
@@ -367,7 +367,7 @@ class PaperBase:
     def hparam(self, run: str, name: str) -> Any:
         """The value of method setting ``name`` that ``run`` trains with: its ``methods.<run>`` entry or the
         method's default."""
-        from ..methods import build_method
+        from rlvr_lib.methods import build_method
 
         spec = self.params.runs[run]
         return getattr(build_method(spec.method, spec.hparams).cfg, name)
@@ -428,8 +428,8 @@ class PaperBase:
         """Sensitivity beside the verdicts (which stay with ``method``'s pre-declared settings): each variant of
         ``method`` with an open choice changed, what changed, its mean@n and entropy retained, whether it diverged,
         and its difference to ``baseline`` (the comparison allowed to differ in the method and those changes)."""
-        from .guard import settings_difference
-        from .results import entropy_retained
+        from rlvr_lib.papers.guard import settings_difference
+        from rlvr_lib.papers.results import entropy_retained
 
         raw_rows, shown_rows = [], []
         for run in [method, *variants]:

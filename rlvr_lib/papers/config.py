@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..schema import SampleCount, SettingError, build, require, require_at_least, require_between, setting
+from rlvr_lib.schema import SampleCount, SettingError, build, require, require_at_least, require_between, setting
 
 BASE_RUN = "base"
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer")  # the five replications; `summary` reads them all

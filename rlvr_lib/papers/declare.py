@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from .claims import BEYOND, Estimate, NotTestable
-from .guard import METHOD
-from .results import ACCURACY
+from rlvr_lib.papers.claims import BEYOND, Estimate, NotTestable
+from rlvr_lib.papers.guard import METHOD
+from rlvr_lib.papers.results import ACCURACY
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 
-from . import measures
-from .claims import (
+from rlvr_lib.papers import measures
+from rlvr_lib.papers.claims import (
     AUTO_NULL,
     BEYOND,
     COUNTED,
@@ -41,8 +41,8 @@ from .claims import (
     ours_text,
     robustness_text,
 )
-from .config import BASE_RUN
-from .guard import ComparisonRefused, settings_difference
+from rlvr_lib.papers.config import BASE_RUN
+from rlvr_lib.papers.guard import ComparisonRefused, settings_difference
 
 Compute = Callable[[], Estimate | ClaimResult]
 

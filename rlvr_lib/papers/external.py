@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from .claims import NotTestable
+from rlvr_lib.papers.claims import NotTestable
 
 BRANCH = "paper-analysis"
 

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from . import measures
-from .claims import NotRun, NotTestable
-from .config import BASE_RUN
+from rlvr_lib.papers import measures
+from rlvr_lib.papers.claims import NotRun, NotTestable
+from rlvr_lib.papers.config import BASE_RUN
 
 ACTIVE_SHARE = 0.1  # a mechanism acted: non-zero on at least 10% of the rollout batches
 
@@ -66,7 +66,7 @@ class Gates:
     def _accuracy(self, run: str, seed: int) -> float:
         """mean@n of one seed at the shared decoding: a run's health is its own, whichever paper's decoding a claim
         reads."""
-        from .results import ACCURACY
+        from rlvr_lib.papers.results import ACCURACY
 
         with self.results.at_decoding(None):
             return float(self.results.eval_table(run, ACCURACY, [seed]).mean())

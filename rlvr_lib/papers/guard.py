@@ -24,8 +24,8 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from .claims import NotTestable
-from .config import BASE_RUN
+from rlvr_lib.papers.claims import NotTestable
+from rlvr_lib.papers.config import BASE_RUN
 
 METHOD = "method"
 NOT_TRAINING = ("train.seed",)  # set per training seed, not per run
@@ -37,7 +37,7 @@ class ComparisonRefused(NotTestable):
 
 def resolved_settings(params, run: str) -> dict[str, Any]:
     """The flat resolved settings of ``run`` (module docstring)."""
-    from ..methods import build_method
+    from rlvr_lib.methods import build_method
 
     spec = params.runs[run]
     cfg = dataclasses.asdict(build_method(spec.method, spec.hparams).cfg)
@@ -64,7 +64,7 @@ def settings_difference(params, a: str, b: str) -> dict[str, tuple[Any, Any]]:
 
 def defining(params, run: str) -> set[str]:
     """``method.<hparam>`` keys of the hyperparameters that define ``run``'s method (``Method.defining_hparams``)."""
-    from ..methods import method_class
+    from rlvr_lib.methods import method_class
 
     return {f"method.{h}" for h in method_class(params.runs[run].method).defining_hparams}
 

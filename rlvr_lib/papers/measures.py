@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .claims import NotTestable
+from rlvr_lib.papers.claims import NotTestable
 
 TAIL_ROLLOUTS = 5  # the end of a run: its last 5 rollout batches
 TAIL_LABEL = f"the last {TAIL_ROLLOUTS} rollout batches"

@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..atomic import publish, staging_dir, write_atomic
-from ..report import markdown_table
-from .captions import caption_for
-from .claims import VERDICT_RULE, ClaimResult, claims_frame, claims_table, flatten, verdict_counts
+from rlvr_lib.atomic import publish, staging_dir, write_atomic
+from rlvr_lib.report import markdown_table
+from rlvr_lib.papers.captions import caption_for
+from rlvr_lib.papers.claims import VERDICT_RULE, ClaimResult, claims_frame, claims_table, flatten, verdict_counts
 
 PAPERS_DIR = Path("reports/papers")
 SECTIONS = (

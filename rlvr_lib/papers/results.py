@@ -25,15 +25,15 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .. import pipeline
-from ..eval.passk import pass_at_k
-from ..readers import read_json
-from ..report import load_histories
-from . import measures
-from .claims import Estimate, NotRun, NotTestable, bounded_t_interval, paired_difference, seed_values, t_interval
-from .config import BASE_RUN
-from .gates import Gates
-from .guard import METHOD, check_comparison
+from rlvr_lib import pipeline
+from rlvr_lib.eval.passk import pass_at_k
+from rlvr_lib.readers import read_json
+from rlvr_lib.report import load_histories
+from rlvr_lib.papers import measures
+from rlvr_lib.papers.claims import Estimate, NotRun, NotTestable, bounded_t_interval, paired_difference, seed_values, t_interval
+from rlvr_lib.papers.config import BASE_RUN
+from rlvr_lib.papers.gates import Gates
+from rlvr_lib.papers.guard import METHOD, check_comparison
 
 ACCURACY = "accuracy"  # mean@n: the mean accuracy over the n samples (= unbiased pass@1)
 EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import write_json_atomic
-from ..readers import read_json
-from .claims import NotTestable
+from rlvr_lib.atomic import write_json_atomic
+from rlvr_lib.readers import read_json
+from rlvr_lib.papers.claims import NotTestable
 
 SAMPLES_DIR = Path("reports/samples")
 STUDIES = {"aer_pass_at_k": ("aer", "pass_at_k"), "erpo_perturbation": ("erpo", "perturbation")}
@@ -111,7 +111,7 @@ def _load_model(path: str):
 
 
 def _problems(max_problems: int | None) -> list[dict]:
-    from .. import pipeline
+    from rlvr_lib import pipeline
 
     problems = [p for rows in pipeline.eval_sets().values() for p in rows]
     return problems if max_problems is None else problems[:max_problems]
@@ -121,8 +121,8 @@ def sample_correct_counts(params, settings, seeds: list[int]) -> dict[str, np.nd
     """For each run of ``settings.runs``: (seeds, problems) counts of correct answers among ``settings.n`` samples
     of each seed's model (the base policy for ``base``), sampled with that seed, on the first ``max_problems``
     evaluation problems."""
-    from .. import pipeline
-    from ..eval import evaluate_benchmark
+    from rlvr_lib import pipeline
+    from rlvr_lib.eval import evaluate_benchmark
 
     problems = _problems(settings.max_problems)
     for run in settings.runs:  # every model is there before anything is sampled
@@ -168,8 +168,8 @@ def reliably_correct_responses(
     problems at least ``min_correct`` of whose ``n`` samples the grader accepts, each with its first correct
     response and its count of correct samples (``n_correct``). With ``min_correct = 1`` the responses are
     ``collect_correct_responses``'s (the first correct sample of any problem solved once)."""
-    from ..analysis.perturbation import grade
-    from ..eval.sampling import sample_completions
+    from rlvr_lib.analysis.perturbation import grade
+    from rlvr_lib.eval.sampling import sample_completions
 
     max_new_tokens = sampling["max_new_tokens"]
     samples = sample_completions(
@@ -207,8 +207,8 @@ def run_perturbation(params, settings, seeds: list[int]) -> list[dict[str, Any]]
     that seed's policy (its base policy, or ``settings.policy``'s run trained with it), sampled with the seed. A seed
     whose policy answers no problem correctly (at least ``settings.min_correct`` of ``settings.samples`` times)
     gives ``{"seed", "not_testable"}``."""
-    from .. import pipeline
-    from ..analysis.perturbation import perturbation_study
+    from rlvr_lib import pipeline
+    from rlvr_lib.analysis.perturbation import perturbation_study
 
     for seed in seeds:
         pipeline.model_for_run(params, settings.policy, seed)
@@ -253,7 +253,7 @@ def run_perturbation(params, settings, seeds: list[int]) -> list[dict[str, Any]]
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from .. import pipeline
+    from rlvr_lib import pipeline
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("study", choices=list(STUDIES))

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..config import Params, RunSpec, load_params
+from rlvr_lib.config import Params, RunSpec, load_params
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS_DIR = REPO / "configs"
@@ -63,7 +63,7 @@ def paper_profile(paper: str) -> Params:
 
 def method_config(spec: RunSpec) -> dict[str, Any]:
     """The method hyperparameters ``spec`` trains with (its entry over the method's defaults)."""
-    from ..methods import build_method
+    from rlvr_lib.methods import build_method
 
     return dataclasses.asdict(build_method(spec.method, spec.hparams).cfg)
 

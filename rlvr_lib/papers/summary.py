@@ -15,12 +15,12 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from .. import plots
-from ..eval.passk import k_values
-from ..report import markdown_table
-from . import measures
-from .base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt_ci
-from .claims import (
+from rlvr_lib import plots
+from rlvr_lib.eval.passk import k_values
+from rlvr_lib.report import markdown_table
+from rlvr_lib.papers import measures
+from rlvr_lib.papers.base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt_ci
+from rlvr_lib.papers.claims import (
     COUNTED,
     DOES_NOT_HOLD,
     EFFECT_EXCLUDED,
@@ -35,11 +35,11 @@ from .claims import (
     NotTestable,
     estimate_of,
 )
-from .guard import METHOD, settings_difference
-from .output import PAPERS_DIR, WriteUp
-from .references import REFERENCES
-from .results import ACCURACY, step_time
-from .writeup import CAN_SAY, CANNOT_SAY, TESTBED_SCALE
+from rlvr_lib.papers.guard import METHOD, settings_difference
+from rlvr_lib.papers.output import PAPERS_DIR, WriteUp
+from rlvr_lib.papers.references import REFERENCES
+from rlvr_lib.papers.results import ACCURACY, step_time
+from rlvr_lib.papers.writeup import CAN_SAY, CANNOT_SAY, TESTBED_SCALE
 
 LOG_RETAINED = "log entropy retained"
 PROTOCOL_NOTE = (

@@ -9,12 +9,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .claims import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, METHOD_FAILED, NOT_RUN, NOT_TESTABLE, ClaimResult, NotTestable
-from .config import paper_runs
-from .references import REFERENCES
+from rlvr_lib.papers.claims import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, METHOD_FAILED, NOT_RUN, NOT_TESTABLE, ClaimResult, NotTestable
+from rlvr_lib.papers.config import paper_runs
+from rlvr_lib.papers.references import REFERENCES
 
 if TYPE_CHECKING:
-    from .base import PaperBase
+    from rlvr_lib.papers.base import PaperBase
 
 TESTBED_SCALE = (
     "The testbed is a 2-layer transformer of about 0.56M parameters (`model.testbed`), trained from scratch and "

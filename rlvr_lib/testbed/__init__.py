@@ -1,9 +1,9 @@
 """Synthetic verifiable testbed: task generator, from-scratch tokenizer and Qwen2 model, SFT base policy."""
 
-from .generator import LEVELS, Problem, make_splits, sample_solutions, to_records
-from .model import build_model
-from .sft import TestbedConfig, build_base_policy
-from .tokenizer import build_tokenizer
+from rlvr_lib.testbed.generator import LEVELS, Problem, make_splits, sample_solutions, to_records
+from rlvr_lib.testbed.model import build_model
+from rlvr_lib.testbed.sft import TestbedConfig, build_base_policy
+from rlvr_lib.testbed.tokenizer import build_tokenizer
 
 __all__ = [
     "LEVELS",

@@ -116,7 +116,7 @@ def _problem_maker(task: str):
     if task == "v2":
         return make_problem
     if task == "v3":
-        from .task_v3 import make_problem as make_v3
+        from rlvr_lib.testbed.task_v3 import make_problem as make_v3
 
         return make_v3
     raise ValueError(f"unknown testbed task {task!r}; known: {TASKS}")

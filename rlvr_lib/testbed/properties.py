@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..eval import bootstrap_ci, crossed_bootstrap_ci, evaluate_benchmark, pass_at_k, sample_completions
-from ..rewards import grade
-from .task_v3 import classify_route
+from rlvr_lib.eval import bootstrap_ci, crossed_bootstrap_ci, evaluate_benchmark, pass_at_k, sample_completions
+from rlvr_lib.rewards import grade
+from rlvr_lib.testbed.task_v3 import classify_route
 
 # issue 9's targets: name -> (what, rule), checked by ``summarise``
 TARGETS = {

@@ -19,11 +19,11 @@ from datasets import Dataset
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from trl import SFTConfig, SFTTrainer
 
-from ..config import TestbedConfig
-from . import task_v3
-from .generator import Problem, make_splits, sample_solutions
-from .model import build_model
-from .tokenizer import build_tokenizer
+from rlvr_lib.config import TestbedConfig
+from rlvr_lib.testbed import task_v3
+from rlvr_lib.testbed.generator import Problem, make_splits, sample_solutions
+from rlvr_lib.testbed.model import build_model
+from rlvr_lib.testbed.tokenizer import build_tokenizer
 
 
 def sft_records(
