@@ -11,8 +11,8 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DVC_NO_ANALYTICS := 1
 export TOKENIZERS_PARALLELISM := false
 
-# `make repro` regenerates the per-run dvc.yaml files from params.yaml (python -m rlvr_lib.dvc_stages), then runs the
-# lane driver (python -m rlvr_lib.repro_lanes): each training seed's base policy, and each (run, seed) pair's train and
+# `make repro` regenerates the per-run dvc.yaml files from params.yaml (python -m rlvr_lib.pipeline.dvc_stages), then runs the
+# lane driver (python -m rlvr_lib.pipeline.repro_lanes): each training seed's base policy, and each (run, seed) pair's train and
 # eval stages, in JOBS parallel `dvc repro -s` calls of one thread each (default: one lane per core), with a progress
 # line per finished pair (done / total, elapsed, ETA); then `dvc repro` for the rest, then drops stale lock entries.
 # `make repro PAPER=<erpo|cw_grpo|tepo|opefo|aer|summary>`: the same for one paper's runs, studies and stage.
@@ -22,7 +22,7 @@ PAPER ?=
 
 .PHONY: install repro smoke test test-fast lint lab
 
-# the Jupyter kernel every committed notebook names ("Python 3", quiet: rlvr_lib/kernelspec.py), so that opening a
+# the Jupyter kernel every committed notebook names ("Python 3", quiet: rlvr_lib/pipeline/kernelspec.py), so that opening a
 # notebook does not rewrite its metadata
 KERNEL := $(VENV)/share/jupyter/kernels/python3/kernel.json
 INSTALLED := $(STAMP) $(KERNEL)
@@ -35,26 +35,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $(STAMP)
 
-$(KERNEL): $(STAMP) rlvr_lib/kernelspec.py
-	$(BIN)/python -m rlvr_lib.kernelspec install >/dev/null
+$(KERNEL): $(STAMP) rlvr_lib/pipeline/kernelspec.py
+	$(BIN)/python -m rlvr_lib.pipeline.kernelspec install >/dev/null
 
 repro: $(INSTALLED)
 	@# first: a bad params.yaml is named by its key path (and line) before anything runs (the check_params stage
 	@# does it again under plain `dvc repro`)
 	$(BIN)/python -m rlvr_lib check-params
-	$(BIN)/python -m rlvr_lib.dvc_stages
-	$(BIN)/python -m rlvr_lib.repro_lanes --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
-	$(BIN)/python -m rlvr_lib.dvc_lock  # entries of stages no dvc.yaml defines any more (DVC keeps them) slow every dvc call
+	$(BIN)/python -m rlvr_lib.pipeline.dvc_stages
+	$(BIN)/python -m rlvr_lib.pipeline.repro_lanes --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
+	$(BIN)/python -m rlvr_lib.pipeline.dvc_lock  # entries of stages no dvc.yaml defines any more (DVC keeps them) slow every dvc call
 	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
 
 # the whole pipeline at smoke sizes (a handful of runs, 2 seeds, every paper stage) in lanes, in a scratch copy of
 # the workspace (SMOKE_DIR, rebuilt each time): the workspace's reports/, params.yaml and dvc.lock stay as they are
-# (SMOKE_ARGS: more options of python -m rlvr_lib.smoke, e.g. "--seeds 0" for one seed)
+# (SMOKE_ARGS: more options of python -m rlvr_lib.pipeline.smoke, e.g. "--seeds 0" for one seed)
 SMOKE_DIR ?= $(or $(TMPDIR),/tmp)/rlvr-smoke
 SMOKE_ARGS ?=
 smoke: $(INSTALLED)
-	$(BIN)/python -m rlvr_lib.smoke --dir $(SMOKE_DIR) --jobs $(JOBS) $(SMOKE_ARGS)
+	$(BIN)/python -m rlvr_lib.pipeline.smoke --dir $(SMOKE_DIR) --jobs $(JOBS) $(SMOKE_ARGS)
 
 # two pytest-xdist workers, whole modules as units in collection order (tests/conftest.py puts the end-to-end
 # pipeline first): one runs it while the other runs every other module

@@ -27,10 +27,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from rlvr_lib.config import TrainConfig  # noqa: E402
-from rlvr_lib.records import read_problems  # noqa: E402
-from rlvr_lib.schema import build  # noqa: E402
-from rlvr_lib.train import build_trainer, train_method  # noqa: E402
+from rlvr_lib.settings.config import TrainConfig  # noqa: E402
+from rlvr_lib.settings.schema import build  # noqa: E402
+from rlvr_lib.tasks.records import read_problems  # noqa: E402
+from rlvr_lib.training.train import build_trainer, train_method  # noqa: E402
 
 DEFAULTS = {
     "max_steps": 120,

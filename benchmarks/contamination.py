@@ -2,7 +2,7 @@
 
 Prints a markdown table: for each training set (as each paper profile builds it, and every raw set) and each
 benchmark, the number of benchmark problems whose text occurs in the training set exactly / after
-normalisation (``rlvr_lib.data.normalise_problem``).
+normalisation (``rlvr_lib.tasks.data.normalise_problem``).
 
     python benchmarks/contamination.py [DATA_ROOT]    # default: $RLVR_DATA_ROOT, else ../shared/data
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rlvr_lib import data
-from rlvr_lib.config import load_params
-from rlvr_lib.pipeline import files_data
+from rlvr_lib.pipeline.stages import files_data
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.tasks import data
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -93,7 +93,7 @@ def cmd_run(args) -> None:
     from trl import GRPOConfig
 
     from rlvr_lib.methods import build_method
-    from rlvr_lib.trainer import RLVRTrainer
+    from rlvr_lib.training.trainer import RLVRTrainer
 
     state = PartialState(cpu=args.cpu)
     n, rank = state.num_processes, state.process_index

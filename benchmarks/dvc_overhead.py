@@ -6,7 +6,7 @@ timed:
 
 - OLD: one root dvc.yaml whose ``train`` and ``eval`` matrix stages cover every pair (the definition of c00c6ec), and
   one dvc.lock holding every pair's two entries (the size of the committed lock before the layout change);
-- NEW: ``pipelines/<run>/dvc.yaml`` per run (``rlvr_lib.dvc_stages``) with its own dvc.lock.
+- NEW: ``pipelines/<run>/dvc.yaml`` per run (``rlvr_lib.pipeline.dvc_stages``) with its own dvc.lock.
 
 Both locks are written up to date in one pass (DVC's own hashing and lock serialisation, in process). Then, alternated
 between the layouts and repeated, one pair at a time: ``dvc repro -s <train> <eval>`` on up-to-date stages (nothing
@@ -37,26 +37,26 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rlvr_lib.config import parse_params, read_yaml  # noqa: E402
-from rlvr_lib.dvc_stages import run_dvc_file, run_stages  # noqa: E402
+from rlvr_lib.pipeline.dvc_stages import run_dvc_file, run_stages  # noqa: E402
+from rlvr_lib.settings.config import parse_params, read_yaml  # noqa: E402
 
 COPIED = ("params.yaml", "rlvr_lib", "notebooks")
 # the environment's DVC (the script may run as `.venv/bin/python benchmarks/...` without the venv on PATH)
 DVC = str(Path(sys.executable).with_name("dvc")) if Path(sys.executable).with_name("dvc").exists() else "dvc"
 OLD_TRAIN_DEPS = [  # c00c6ec's train stage
     "notebooks/train.ipynb",
-    "rlvr_lib/pipeline.py",
-    "rlvr_lib/config.py",
+    "rlvr_lib/pipeline/stages.py",
+    "rlvr_lib/settings/config.py",
     "data/generated/train.jsonl",
     "data/filtered",
     "models/base",
     "rlvr_lib/methods",
-    "rlvr_lib/trainer.py",
-    "rlvr_lib/train.py",
-    "rlvr_lib/rewards.py",
+    "rlvr_lib/training/trainer.py",
+    "rlvr_lib/training/train.py",
+    "rlvr_lib/tasks/rewards.py",
 ]
-OLD_EVAL_DEPS = ["notebooks/eval.ipynb", "rlvr_lib/pipeline.py", "rlvr_lib/config.py", "data/generated"]
-OLD_EVAL_DEPS += ["runs/${item.run}/seed${item.seed}", "rlvr_lib/eval", "rlvr_lib/rewards.py"]
+OLD_EVAL_DEPS = ["notebooks/eval.ipynb", "rlvr_lib/pipeline/stages.py", "rlvr_lib/settings/config.py", "data/generated"]
+OLD_EVAL_DEPS += ["runs/${item.run}/seed${item.seed}", "rlvr_lib/eval", "rlvr_lib/tasks/rewards.py"]
 
 
 def train_cmd(run: str, seed: str) -> str:
@@ -168,7 +168,7 @@ def write_outputs_and_locks(root: Path) -> None:
 
 def build(tmp: Path, n_runs: int | None) -> tuple[Path, Path, list[tuple[str, int]]]:
     raw = read_yaml(REPO / "params.yaml")
-    params = parse_params(raw, check_methods=False)
+    params = parse_params(raw)
     runs, seeds = list(params.runs)[:n_runs], params.all_seeds
     old, new = tmp / "old", tmp / "new"
     scratch_repo(old, seeds)

@@ -23,7 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from rlvr_lib.records import read_problems  # noqa: E402
+from rlvr_lib.tasks.records import read_problems  # noqa: E402
 
 KINDS = ("first number", "second number", "sum", "boxed answer", "other")
 _FIELD_START = {",": "first number", " ": "first number", "+": "second number", "=": "sum", "{": "boxed answer"}

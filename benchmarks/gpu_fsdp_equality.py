@@ -35,7 +35,7 @@ def run(out: Path, optim: str = "adamw") -> None:
     from trl.trainer.utils import add_fused_lm_head
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from rlvr_lib.length_buckets import token_logps_by_length
+    from rlvr_lib.training.length_buckets import token_logps_by_length
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -60,7 +60,7 @@ model_folder() {  # a random-weight Qwen2.5-7B-shaped model, built on GPU $1, wi
   CUDA_VISIBLE_DEVICES=$1 python3 - > "$LOGS/model.log" 2>&1 <<'PY'
 import time, torch
 from transformers import AutoModelForCausalLM
-from rlvr_lib.memory_probe import model_config
+from rlvr_lib.training.memory_probe import model_config
 t0 = time.time()
 config = model_config("Qwen/Qwen2.5-7B", 4096)
 config.max_position_embeddings = 32768

@@ -57,8 +57,8 @@ def build_model(out: Path, data_root: str | None, seed: int = 0) -> Path:
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    from rlvr_lib.data import resolve_data_root
-    from rlvr_lib.qwen_tokenizer import save_qwen_tokenizer
+    from rlvr_lib.tasks.data import resolve_data_root
+    from rlvr_lib.tasks.qwen_tokenizer import save_qwen_tokenizer
 
     save_qwen_tokenizer(resolve_data_root(data_root) / "tokenizers" / "qwen.tiktoken", out)
     torch.manual_seed(seed)
@@ -100,7 +100,7 @@ def model_dtype():
 
 
 def math500_records(data_root: str | None, n: int) -> list[dict]:
-    from rlvr_lib.data import format_prompt, load_benchmark
+    from rlvr_lib.tasks.data import format_prompt, load_benchmark
 
     rows = load_benchmark("math500", data_root)
     rows = (rows * (n // len(rows) + 1))[:n]
@@ -133,7 +133,7 @@ def add_shape_args(p: argparse.ArgumentParser) -> None:
 def train_config(args):
     import torch
 
-    from rlvr_lib.config import TrainConfig
+    from rlvr_lib.settings.config import TrainConfig
 
     return TrainConfig(
         max_steps=args.steps,
@@ -158,9 +158,9 @@ def cmd_one(args) -> None:
     from trl import GRPOTrainer
 
     from rlvr_lib.methods import build_method
-    from rlvr_lib.rewards import accuracy_reward, format_reward
-    from rlvr_lib.train import grpo_config, records_dataset
-    from rlvr_lib.trainer import RLVRTrainer
+    from rlvr_lib.tasks.rewards import accuracy_reward, format_reward
+    from rlvr_lib.training.train import grpo_config, records_dataset
+    from rlvr_lib.training.trainer import RLVRTrainer
 
     cfg = train_config(args)
     out = Path(os.environ.get("GPU_STEP_TMP", "/tmp/gpu_step")) / f"{args.impl}_{args.method}_{os.getpid()}"
@@ -345,9 +345,9 @@ def cmd_methods(args) -> None:
     from trl.trainer.utils import split_tensor_dict
 
     from rlvr_lib.methods import available_methods, build_method
-    from rlvr_lib.rewards import accuracy_reward, format_reward
-    from rlvr_lib.train import grpo_config, records_dataset
-    from rlvr_lib.trainer import RLVRTrainer
+    from rlvr_lib.tasks.rewards import accuracy_reward, format_reward
+    from rlvr_lib.training.train import grpo_config, records_dataset
+    from rlvr_lib.training.trainer import RLVRTrainer
 
     cfg = dataclasses.replace(train_config(args), log_reference_kl=True)
     tokenizer = AutoTokenizer.from_pretrained(args.model)

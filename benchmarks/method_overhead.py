@@ -23,12 +23,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from rlvr_lib.config import TrainConfig  # noqa: E402
 from rlvr_lib.methods import available_methods, build_method  # noqa: E402
-from rlvr_lib.rewards import accuracy_reward, format_reward  # noqa: E402
+from rlvr_lib.settings.config import TrainConfig  # noqa: E402
+from rlvr_lib.tasks.rewards import accuracy_reward, format_reward  # noqa: E402
 from rlvr_lib.testbed import make_splits, to_records  # noqa: E402
-from rlvr_lib.train import grpo_config, records_dataset  # noqa: E402
-from rlvr_lib.trainer import RLVRTrainer  # noqa: E402
+from rlvr_lib.training.train import grpo_config, records_dataset  # noqa: E402
+from rlvr_lib.training.trainer import RLVRTrainer  # noqa: E402
 
 
 def make_trainer(model_dir: Path, method_name: str, cfg: TrainConfig, records, out: Path) -> RLVRTrainer:

@@ -1,4 +1,5 @@
-"""How many GPUs each paper profile in configs/ needs: the peak memory estimate per card (``rlvr_lib.memory_estimate``:
+"""How many GPUs each paper profile in configs/ needs: the peak memory estimate per card
+(``rlvr_lib.training.memory_estimate``:
 resident weights, reference copy and AdamW states, then the largest of a generation chunk, the loss pass at the
 micro-batch and the optimizer step) for 1 GPU and for 2, 4 and 8 GPUs sharded with FSDP
 (configs/accelerate/fsdp2.yaml), at the profile's own batch: per-device micro-batch = prompts_per_step x
@@ -13,15 +14,15 @@ from __future__ import annotations
 
 import argparse
 
-from rlvr_lib.config import load_params
-from rlvr_lib.memory_estimate import (
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.training.memory_estimate import (
     GIB,
     TrainSetup,
     auto_generation_chunk,
     estimate_peak_memory,
     model_memory_from_config,
 )
-from rlvr_lib.memory_probe import DEFAULT_PROMPT_TOKENS, model_config
+from rlvr_lib.training.memory_probe import DEFAULT_PROMPT_TOKENS, model_config
 
 PROFILES = ["erpo", "cw_grpo", "tepo", "opefo", "aer"]
 GPU_COUNTS = (1, 2, 4, 8)
@@ -30,7 +31,7 @@ GPU_COUNTS = (1, 2, 4, 8)
 def profile_rows(name: str, device_bytes: int) -> list[dict]:
     from rlvr_lib.methods import build_method
 
-    params = load_params(f"configs/{name}.yaml", check_methods=False)
+    params = load_params(f"configs/{name}.yaml")
     t, spec = params.train, params.runs[name]
     prompt = params.data.max_prompt_tokens or DEFAULT_PROMPT_TOKENS
     config = model_config(params.model.path, prompt + t.max_completion_length)

@@ -17,8 +17,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from rlvr_lib.config import load_params
-from rlvr_lib.papers.config import ALL_PAPERS, paper_runs
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.settings.papers import ALL_PAPERS, paper_runs
 
 SHARED = ("data", "testbed_properties", "report")
 PER_SEED = ("base_model", "filter_data", "eval_base")  # <stage>_seed<N>.ipynb, one per training seed

@@ -30,8 +30,8 @@ start() {
   python3 -c "import torch, transformers, trl, dvc, papermill; print('torch', torch.__version__, '| transformers', transformers.__version__, '| trl', trl.__version__, '| cores', __import__('os').cpu_count())"
   echo "setup took $(( $(date +%s) - t0 )) s"
   local jobs=${JOBS:-$(nproc)}
-  setsid nohup bash -c "date +%s > started; python3 -m rlvr_lib check-params && python3 -m rlvr_lib.dvc_stages \
-    && python3 -m rlvr_lib.repro_lanes --jobs $jobs && python3 -m rlvr_lib.dvc_lock; echo \"exit \$? at \$(date +%s)\" > finished" \
+  setsid nohup bash -c "date +%s > started; python3 -m rlvr_lib check-params && python3 -m rlvr_lib.pipeline.dvc_stages \
+    && python3 -m rlvr_lib.pipeline.repro_lanes --jobs $jobs && python3 -m rlvr_lib.pipeline.dvc_lock; echo \"exit \$? at \$(date +%s)\" > finished" \
     > repro.log 2>&1 < /dev/null &
   sleep 5; cat repro.log
 }

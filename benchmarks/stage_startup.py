@@ -1,13 +1,13 @@
 """Start-up of one stage process: papermill + kernel, and the imports of the train and eval stages, before/after.
 
-A stage is ``papermill`` executing a notebook in a fresh kernel, whose first cells import ``rlvr_lib.pipeline`` and
-what the stage function imports. This script times, alternated and repeated:
+A stage is ``papermill`` executing a notebook in a fresh kernel, whose first cells import ``rlvr_lib.pipeline.stages``
+and what the stage function imports. This script times, alternated and repeated:
 
 - ``papermill`` on a one-cell notebook (``1``): papermill's own start-up plus a kernel's, the part no import cut
   touches;
-- a fresh interpreter importing what the eval stage imports (``rlvr_lib.pipeline``, torch, transformers,
-  ``rlvr_lib.eval``) and what the train stage imports (``rlvr_lib.pipeline``, ``rlvr_lib.train``), once with this
-  checkout's ``rlvr_lib`` and once with that of ``--before`` (a git revision, exported to a scratch folder).
+- a fresh interpreter importing what the eval stage imports (``rlvr_lib.pipeline.stages``, torch, transformers,
+  ``rlvr_lib.eval``) and what the train stage imports (``rlvr_lib.pipeline.stages``, ``rlvr_lib.training.train``), once
+  with this checkout's ``rlvr_lib`` and once with that of ``--before`` (a git revision, exported to a scratch folder).
 
     python benchmarks/stage_startup.py [--before REV] [--repeats 5]
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 IMPORTS = {
     "eval stage imports": "from rlvr_lib import pipeline; import torch, transformers; import rlvr_lib.eval",
-    "train stage imports": "from rlvr_lib import pipeline; import rlvr_lib.train",
+    "train stage imports": "from rlvr_lib import pipeline; import rlvr_lib.training.train",
 }
 NOTEBOOK = {
     "cells": [{"cell_type": "code", "metadata": {}, "source": "1", "outputs": [], "execution_count": None}],

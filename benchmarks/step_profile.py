@@ -1,6 +1,6 @@
 """Where one optimizer step and one run's wall time go (issue 9, item 4: "speed, measured, not guessed").
 
-One in-process run of the real pipeline code (``pipeline.stage_train`` then ``pipeline.stage_eval`` for
+One in-process run of the real pipeline code (``stages.stage_train`` then ``stages.stage_eval`` for
 ``--run``, default ``grpo``, with params.yaml's sizes) in a scratch folder that links this repository's
 ``data/generated`` and ``models/base``, with timers wrapped around the methods that do the work:
 
@@ -76,7 +76,8 @@ RUN_PARTS = (
     "eval: intervals + writing",
     "eval: other",
 )
-STAGE_IMPORTS = "import rlvr_lib.pipeline, rlvr_lib.train, rlvr_lib.eval, pandas"  # what a stage notebook loads
+# what a stage notebook loads
+STAGE_IMPORTS = "import rlvr_lib.pipeline.stages, rlvr_lib.training.train, rlvr_lib.eval, pandas"
 
 
 # ----------------------------------------------------------------------------- exclusive timers
@@ -219,11 +220,12 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
     """Train (and evaluate) ``run`` in a scratch copy of the repository's layout; returns the timings."""
     import transformers
 
-    from rlvr_lib import pipeline
-    from rlvr_lib import trainer as trainer_module
     from rlvr_lib.eval import evaluate as evaluate_module
+    from rlvr_lib.pipeline import stages
+    from rlvr_lib.training import trainer as trainer_module
+    from rlvr_lib.workspace import layout
 
-    first_seed = pipeline.load_params(REPO / "params.yaml", check_methods=False).seeds[0]  # the run's default seed
+    first_seed = layout.load_params(REPO / "params.yaml").seeds[0]  # the run's default seed
     for needed in (REPO / "data/generated/train.jsonl", REPO / f"models/base/seed{first_seed}/config.json"):
         if not needed.exists():
             raise SystemExit(f"{needed} is missing: run `dvc repro data base_model@{first_seed}` first")
@@ -279,7 +281,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
 
     try:
         os.chdir(scratch)
-        params = pipeline.load_params("params.yaml")
+        params = layout.load_params("params.yaml")
         if max_steps is not None:
             spec = params.runs[run]
             spec.train.max_steps = max_steps
@@ -300,7 +302,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
             stack.enter_context(patched(evaluate_module, "grade", timed("eval: grading", evaluate_module.grade)))
             started = now()
             with run_timer.region("train: other"):
-                history = pipeline.stage_train(params, run)
+                history = stages.stage_train(params, run)
             train_s = now() - started
             step_timer.boundary()  # closes the last step
             eval_s = 0.0
@@ -319,7 +321,7 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
                             "write_results",
                             timed("eval: intervals + writing", evaluate_module.write_results),
                         ):
-                            pipeline.stage_eval(params, run)
+                            stages.stage_eval(params, run)
                 eval_s = now() - started
     finally:
         os.chdir(cwd)

@@ -28,8 +28,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from rlvr_lib.config import TestbedConfig, load_params  # noqa: E402
-from rlvr_lib.schema import build  # noqa: E402
+from rlvr_lib.settings.config import TestbedConfig, load_params  # noqa: E402
+from rlvr_lib.settings.schema import build  # noqa: E402
 from rlvr_lib.testbed import build_base_policy, make_splits, to_records  # noqa: E402
 from rlvr_lib.testbed.properties import entropy_ratio, evaluate_by_kind, problem_kind, route_shares  # noqa: E402, F401
 
@@ -132,8 +132,8 @@ def main() -> None:
         )
 
     if "grpo" in stages:
-        from rlvr_lib.config import TrainConfig
-        from rlvr_lib.train import build_trainer, train_method
+        from rlvr_lib.settings.config import TrainConfig
+        from rlvr_lib.training.train import build_trainer, train_method
 
         shared = load_params(Path(__file__).resolve().parents[1] / "params.yaml").train
         train_cfg = build(

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Train and evaluate chosen (run, seed) pairs on a many-core machine that has the project's heavy dependencies
 # (torch, pandas, pyarrow) but not its venv or DVC, e.g. a lent GPU host with CUDA hidden: each pair runs the train and
-# eval stages' own functions (rlvr_lib.pipeline.stage_train / stage_eval, which the DVC stages' notebooks call) in a
+# eval stages' own functions (rlvr_lib.pipeline.stages.stage_train / stage_eval, which the DVC stages' notebooks call) in a
 # lane of one thread, so the bytes do not depend on the lane count.
 # usage: bash benchmarks/train_pairs.sh RUN:SEED [RUN:SEED ...]   (base:N: evaluate seed N's base policy only)
 # Needs, beside the checkout: $CARRY/whl/*.whl (the pure-Python packages the host lacks: transformers, trl, datasets,

@@ -1,5 +1,5 @@
 """Write the DVCLive logs (metrics.json, plots, params.yaml) of pairs trained by benchmarks/train_pairs.sh on a host
-without DVCLive, from each pair's history.json, exactly as the train stage writes them (rlvr_lib.train's
+without DVCLive, from each pair's history.json, exactly as the train stage writes them (rlvr_lib.training.train's
 ``write_training_logs`` with the stage's params), so ``dvc metrics show`` and the report find them.
 
     python benchmarks/train_pairs_logs.py RUN:SEED [RUN:SEED ...]
@@ -14,21 +14,21 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from rlvr_lib import pipeline
-from rlvr_lib import train as training
-from rlvr_lib.readers import read_json
+from rlvr_lib.files.readers import read_json
+from rlvr_lib.training import train as training
+from rlvr_lib.workspace import layout
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pairs", nargs="+", metavar="RUN:SEED", help="the pairs whose logs to write")
     pairs = parser.parse_args(argv).pairs
-    params = pipeline.enter_repo("params.yaml")
+    params = layout.enter_repo("params.yaml")
     for pair in pairs:
         run, seed = pair.split(":")
-        spec = pipeline.run_spec(params, run)
+        spec = layout.run_spec(params, run)
         cfg = params.train_config(run, int(seed))
-        folder = pipeline.TRAINING_LOGS_DIR / run / pipeline.seed_folder(int(seed))
+        folder = layout.TRAINING_LOGS_DIR / run / layout.seed_folder(int(seed))
         history = read_json(folder / "history.json", list)
         stage_params = {"run": run, "method": spec.method, "train_data": spec.train_data, **spec.hparams, **asdict(cfg)}
         with tempfile.TemporaryDirectory() as tmp:  # DVCLive cleans its folder first: history.json stays apart

@@ -8,7 +8,7 @@ file, which leaves the pipeline's record reports/params_check.txt alone);
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
 ``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``;
 ``python -m rlvr_lib memory-probe --params configs/<paper>.yaml [--rows N]`` measures a profile's loss pass and
-optimizer step on the GPU next to the memory estimate (``rlvr_lib.memory_probe``; sharded under
+optimizer step on the GPU next to the memory estimate (``rlvr_lib.training.memory_probe``; sharded under
 ``accelerate launch --config_file configs/accelerate/fsdp2.yaml``).
 """
 
@@ -21,8 +21,8 @@ import typing
 from pathlib import Path
 
 from rlvr_lib.methods import REGISTRY
-from rlvr_lib.papers.references import REFERENCES
-from rlvr_lib.schema import choices
+from rlvr_lib.papers.framework.references import REFERENCES
+from rlvr_lib.settings.schema import choices
 
 
 def format_methods() -> str:
@@ -45,7 +45,7 @@ def format_methods() -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["memory-probe"]:
-        from rlvr_lib.memory_probe import main as memory_probe
+        from rlvr_lib.training.memory_probe import main as memory_probe
 
         return memory_probe(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     tok_parser.add_argument(
         "--tiktoken",
         default=None,
-        help="ranks file (default: <data root>/tokenizers/qwen.tiktoken, data root as in rlvr_lib.data)",
+        help="ranks file (default: <data root>/tokenizers/qwen.tiktoken, data root as in rlvr_lib.tasks.data)",
     )
     sub.add_parser(
         "memory-probe",
@@ -82,23 +82,24 @@ def main(argv: list[str] | None = None) -> int:
         print(format_methods())
         return 0
     if args.command == "qwen-tokenizer":
-        from rlvr_lib.data import resolve_data_root
-        from rlvr_lib.qwen_tokenizer import save_qwen_tokenizer
+        from rlvr_lib.tasks.data import resolve_data_root
+        from rlvr_lib.tasks.qwen_tokenizer import save_qwen_tokenizer
 
         source = args.tiktoken or resolve_data_root() / "tokenizers" / "qwen.tiktoken"
         print(save_qwen_tokenizer(source, args.out))
         return 0
-    from rlvr_lib import pipeline
+    from rlvr_lib.pipeline import stages
+    from rlvr_lib.workspace import layout
 
     try:
         if args.command == "check-params":
             pipelines_file = Path(args.params) == Path("params.yaml")
-            record = Path(args.out) if args.out else pipeline.PARAMS_CHECK_FILE if pipelines_file else None
-            pipeline.stage_check_params(args.params, record)
+            record = Path(args.out) if args.out else layout.PARAMS_CHECK_FILE if pipelines_file else None
+            stages.stage_check_params(args.params, record)
             print(f"{args.params}: valid" + (f" (recorded in {record})" if record else ""))
             return 0
-        params = pipeline.enter_repo(args.params)
-        stage = pipeline.stage_train if args.command == "train" else pipeline.stage_eval
+        params = layout.enter_repo(args.params)
+        stage = stages.stage_train if args.command == "train" else stages.stage_eval
         stage(params, args.run)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)

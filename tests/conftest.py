@@ -75,19 +75,20 @@ SMOKE_PARAMS = {
 def _build_workspace(root: Path, sft: bool) -> Path:
     from tiny import save_tiny
 
-    from rlvr_lib import pipeline
+    from rlvr_lib.pipeline import stages
+    from rlvr_lib.workspace import layout
 
     root.mkdir(parents=True)
     (root / "params.yaml").write_text(yaml.safe_dump(SMOKE_PARAMS, sort_keys=False))
     cwd = os.getcwd()
     try:
         os.chdir(root)
-        params = pipeline.load_params()
-        pipeline.stage_data(params)
+        params = layout.load_params()
+        stages.stage_data(params)
         if sft:
-            pipeline.stage_base_model(params)
+            stages.stage_base_model(params)
         else:
-            save_tiny(root / pipeline.base_model_dir(params.all_seeds[0]))
+            save_tiny(root / layout.base_model_dir(params.all_seeds[0]))
     finally:
         os.chdir(cwd)
     return root
@@ -142,9 +143,9 @@ def set_params():
 def declared_claims(paper: str) -> list:
     """The claims (and parts) paper ``paper`` declares on the committed params.yaml: no results needed."""
     from rlvr_lib import papers
-    from rlvr_lib.config import load_params
+    from rlvr_lib.settings.config import load_params
 
-    return [c for c, _ in papers.open_paper(paper, load_params(REPO / "params.yaml", check_methods=False))._claims]
+    return [c for c, _ in papers.open_paper(paper, load_params(REPO / "params.yaml"))._claims]
 
 
 def exact_match(prompts, completions, answer, **kwargs):

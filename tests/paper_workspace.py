@@ -13,11 +13,12 @@ import yaml
 from conftest import REPO
 
 from rlvr_lib import papers
-from rlvr_lib.atomic import write_json_atomic
-from rlvr_lib.config import load_params, read_yaml
-from rlvr_lib.papers import erpo, sampling
-from rlvr_lib.papers.claims import NotTestable
-from rlvr_lib.papers.config import ALL_PAPERS, decodings_for_run
+from rlvr_lib.files.atomic import write_json_atomic
+from rlvr_lib.papers import erpo
+from rlvr_lib.papers.framework import sampling
+from rlvr_lib.papers.framework.claims import NotTestable
+from rlvr_lib.settings.config import load_params, read_yaml
+from rlvr_lib.settings.papers import ALL_PAPERS, decodings_for_run
 
 SEEDS = [0, 1]
 HEADLINE_SEEDS = [0, 1, 2]  # the runs params.yaml gives their own (longer) seed list
@@ -102,7 +103,7 @@ def build_workspace(root: Path) -> Path:
             entry["seeds"] = HEADLINE_SEEDS
     raw["eval"]["n_boot"] = 60
     (root / "params.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
-    params = load_params(root / "params.yaml", check_methods=False)
+    params = load_params(root / "params.yaml")
     rng = np.random.default_rng(0)
     for i, run in enumerate(["base", *params.runs]):
         method = "base" if run == "base" else params.runs[run].method
@@ -163,8 +164,8 @@ def build_papers(workspace: Path, monkeypatch) -> dict:
         raise NotTestable("the real files are not here")
 
     monkeypatch.setattr(erpo, "count_real_data", no_files)
-    write_samples(load_params("params.yaml", check_methods=False))
-    params = load_params("params.yaml", check_methods=False)
+    write_samples(load_params("params.yaml"))
+    params = load_params("params.yaml")
     out = {}
     for name in ALL_PAPERS:  # summary last: it reads the others' claims
         paper = papers.open_paper(name, params)

@@ -11,7 +11,7 @@ from tiny import save_tiny
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rlvr_lib.methods import available_methods, build_method
-from rlvr_lib.trainer import RLVRTrainer
+from rlvr_lib.training.trainer import RLVRTrainer
 
 pytestmark = pytest.mark.slow  # 13 tiny-model trainings (issue 12: `make test-fast` skips them)
 

@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from rlvr_lib.analysis.convergence import convergence_step, peak_step
-from rlvr_lib.analysis.covariance import covariance_percentiles, percentile_metrics, percentile_table
 from rlvr_lib.analysis.entropy_flow import entropy_flow_series, mean_over_seeds
 from rlvr_lib.analysis.k50 import k50, passk_curve
 from rlvr_lib.analysis.smoothing import ERPO_EMA_ALPHA, ema
+from rlvr_lib.methods.covariance import covariance_percentiles, percentile_metrics, percentile_table
 from rlvr_lib.methods.cw_grpo import covariance_percentiles as cw_grpo_percentiles
 
 

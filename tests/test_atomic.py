@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import SMOKE_PARAMS
 
-from rlvr_lib import atomic, pipeline
+from rlvr_lib.files import atomic
+from rlvr_lib.pipeline import stages
+from rlvr_lib.workspace import layout
 
 
 def digests(*roots: Path) -> dict[str, str]:
@@ -19,7 +21,7 @@ def digests(*roots: Path) -> dict[str, str]:
 
 
 def fail_on_move_into(monkeypatch, target: Path) -> None:
-    """Make ``os.replace`` inside rlvr_lib.atomic fail when it moves a staged output onto ``target``."""
+    """Make ``os.replace`` inside rlvr_lib.files.atomic fail when it moves a staged output onto ``target``."""
     real = os.replace
 
     def replace(src, dst):
@@ -65,12 +67,12 @@ def test_publish_replaces_all_and_leaves_no_set_aside_copy(tmp_path):
 
 
 def test_eval_stage_publishes_evaluation_and_metrics_together(light_workspace, set_params, monkeypatch):
-    params = pipeline.enter_repo()
-    pipeline.stage_eval(params, "base")
+    params = layout.enter_repo()
+    stages.stage_eval(params, "base")
     outputs = (light_workspace / "reports/eval/base/seed0", light_workspace / "reports/metrics/base/seed0.json")
     before = digests(*outputs)
     set_params(eval={**SMOKE_PARAMS["eval"], "max_new_tokens": 8})  # another evaluation
-    fail_on_move_into(monkeypatch, pipeline.METRICS_DIR / "base" / "seed0.json")
+    fail_on_move_into(monkeypatch, layout.METRICS_DIR / "base" / "seed0.json")
     with pytest.raises(OSError, match="planted failure"):
-        pipeline.stage_eval(pipeline.enter_repo(), "base")
+        stages.stage_eval(layout.enter_repo(), "base")
     assert digests(*outputs) == before

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_lib import pipeline, report_stage
-from rlvr_lib.config import load_params
+from rlvr_lib.pipeline import stages
+from rlvr_lib.reporting import report_stage
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.workspace import layout
 
 OUTPUT_DIRS = ("runs", "reports", "data/generated", "models/base")
 
@@ -178,7 +180,7 @@ def test_bad_params_are_named_and_touch_nothing(repo, set_params, sections, mess
     set_params(**sections)
     before = snapshot(repo)
     with pytest.raises(ValueError) as err:
-        pipeline.stage_train(pipeline.enter_repo(), "grpo", 0)
+        stages.stage_train(layout.enter_repo(), "grpo", 0)
     assert message in str(err.value)
     assert snapshot(repo) == before
 
@@ -195,7 +197,7 @@ def params_text_fails(repo, text: str, message: str) -> None:
     (repo / "params.yaml").write_text(text)
     before = snapshot(repo)
     with pytest.raises(ValueError) as err:
-        pipeline.stage_train(pipeline.enter_repo(), "grpo", 0)
+        stages.stage_train(layout.enter_repo(), "grpo", 0)
     assert message in str(err.value)
     assert snapshot(repo) == before
 
@@ -271,7 +273,7 @@ def test_params_file_not_utf8(repo):
 def train_stage_fails(repo, exc, message):
     before = snapshot(repo)
     with pytest.raises(exc) as err:
-        pipeline.stage_train(pipeline.enter_repo(), "grpo")
+        stages.stage_train(layout.enter_repo(), "grpo")
     assert message in str(err.value)
     assert snapshot(repo) == before
 
@@ -366,7 +368,7 @@ def test_prompt_beyond_the_context_named_before_evaluation(repo):
     (repo / "data/generated/eval_testbed.jsonl").write_text(json.dumps({"prompt": "1+" * 100, "answer": "2"}) + "\n")
     before = snapshot(repo)
     with pytest.raises(ValueError, match=r"eval_testbed.jsonl:1: field 'prompt' has 200 tokens; with eval.max_new_tok"):
-        pipeline.stage_eval(pipeline.enter_repo(), "base")
+        stages.stage_eval(layout.enter_repo(), "base")
     assert snapshot(repo) == before
 
 
@@ -382,7 +384,7 @@ def test_data_stage_rejects_an_answer_the_grader_cannot_score(repo, monkeypatch)
     monkeypatch.setattr(testbed, "to_records", with_bad_answer)
     before = snapshot(repo)
     with pytest.raises(ValueError, match=r"data stage: the 'train' set, problem \S+: field 'answer' must be a string"):
-        pipeline.stage_data(pipeline.enter_repo())
+        stages.stage_data(layout.enter_repo())
     assert snapshot(repo) == before
 
 
@@ -408,7 +410,7 @@ def test_empty_benchmark_file_named_before_sampling(repo):
     (repo / "data/generated/eval_testbed.jsonl").write_text("")
     before = snapshot(repo)
     with pytest.raises(ValueError, match="eval_testbed.jsonl: no problems in the file"):
-        pipeline.stage_eval(pipeline.enter_repo(), "base")
+        stages.stage_eval(layout.enter_repo(), "base")
     assert snapshot(repo) == before
 
 
@@ -435,7 +437,7 @@ def test_corrupt_results_file_is_named(repo, content, messages):
     (repo / "reports/eval/base/seed0").mkdir(parents=True)
     (repo / "reports/eval/base/seed0/results.json").write_text("{}")
     (repo / "reports/eval/grpo/seed0/results.json").write_text(content)
-    params = pipeline.enter_repo()
+    params = layout.enter_repo()
     stage_fails_naming(
         repo,
         lambda: report_stage.stage_report(params),
@@ -457,7 +459,7 @@ def test_corrupt_history_file_is_named(repo, content, message):
     (repo / "reports/eval/base/seed0").mkdir(parents=True)
     (repo / "reports/eval/base/seed0/results.json").write_text("{}")
     (repo / "reports/training/grpo/seed0/history.json").write_text(content)
-    params = pipeline.enter_repo()
+    params = layout.enter_repo()
     stage_fails_naming(repo, lambda: report_stage.stage_report(params), ValueError, message)
 
 
@@ -470,10 +472,10 @@ def test_truncated_trained_model_is_named_with_the_stage_to_rerun(repo):
     for source in (repo / "models/base/seed0").iterdir():
         (final / source.name).write_bytes(source.read_bytes())
     truncate(final / "model.safetensors")
-    params = pipeline.enter_repo()
+    params = layout.enter_repo()
     stage_fails_naming(
         repo,
-        lambda: pipeline.stage_eval(params, "grpo"),
+        lambda: stages.stage_eval(params, "grpo"),
         ValueError,
         "runs/grpo/seed0/final/model.safetensors: not a complete safetensors file",
         "rerun its train stage (`dvc repro -f pipelines/grpo/dvc.yaml:train@0`)",
@@ -482,10 +484,10 @@ def test_truncated_trained_model_is_named_with_the_stage_to_rerun(repo):
 
 def test_truncated_base_model_is_named_with_the_stage_to_rerun(repo):
     truncate(repo / "models/base/seed0/model.safetensors")
-    params = pipeline.enter_repo()
+    params = layout.enter_repo()
     stage_fails_naming(
         repo,
-        lambda: pipeline.stage_train(params, "grpo", 0),
+        lambda: stages.stage_train(params, "grpo", 0),
         ValueError,
         "models/base/seed0/model.safetensors: not a complete safetensors file",
         "`dvc repro -f base_model@0`",
@@ -498,7 +500,7 @@ def test_empty_data_set_rejected_at_the_data_stage(repo, set_params):
     )  # gsm8k has no MATH levels: nothing is left
     before = snapshot(repo)
     with pytest.raises(ValueError, match="level"):
-        pipeline.stage_data(pipeline.enter_repo())
+        stages.stage_data(layout.enter_repo())
     assert snapshot(repo) == before
 
 
@@ -509,8 +511,8 @@ def test_empty_data_set_rejected_at_the_data_stage(repo, set_params):
     ],
 )
 def test_unknown_run_is_named_with_the_valid_ones(repo, run, message):
-    params = pipeline.enter_repo()
-    for stage in (pipeline.stage_train, pipeline.stage_eval):
+    params = layout.enter_repo()
+    for stage in (stages.stage_train, stages.stage_eval):
         with pytest.raises(ValueError) as err:
             stage(params, run)
         assert message in str(err.value)
@@ -519,11 +521,11 @@ def test_unknown_run_is_named_with_the_valid_ones(repo, run, message):
 def test_untrained_run_says_which_stage_to_run(repo, set_params):
     set_params(methods={"grpo": {}, "dapo": {}})
     with pytest.raises(FileNotFoundError, match=r"run `dvc repro pipelines/dapo/dvc.yaml:train@0` first"):
-        pipeline.stage_eval(pipeline.enter_repo(), "dapo")
+        stages.stage_eval(layout.enter_repo(), "dapo")
 
 
 def test_report_refuses_evaluations_with_other_settings(repo):
-    params = pipeline.enter_repo()
+    params = layout.enter_repo()
     settings = {"n": 99, "temperature": 1.0, "top_p": 1.0, "max_new_tokens": 48, "seed": 0}
     for run in ("base", "grpo"):
         path = repo / "reports/eval" / run / "seed0" / "results.json"

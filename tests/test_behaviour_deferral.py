@@ -15,7 +15,7 @@ from tiny import save_tiny
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rlvr_lib.methods import available_methods, build_method
-from rlvr_lib.trainer import RLVRTrainer
+from rlvr_lib.training.trainer import RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

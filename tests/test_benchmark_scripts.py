@@ -26,14 +26,15 @@ def workspace(tmp_path_factory) -> Path:
     """A tiny save_pretrained model and the smoke data stage's files."""
     from tiny import save_tiny
 
-    from rlvr_lib import pipeline
+    from rlvr_lib.pipeline import stages
+    from rlvr_lib.workspace import layout
 
     root = tmp_path_factory.mktemp("bench")
     (root / "params.yaml").write_text(yaml.safe_dump(SMOKE_PARAMS, sort_keys=False))
     cwd = os.getcwd()
     try:
         os.chdir(root)
-        pipeline.stage_data(pipeline.load_params())
+        stages.stage_data(layout.load_params())
     finally:
         os.chdir(cwd)
     save_tiny(root / "model")

@@ -143,7 +143,7 @@ def test_instrumented_trainer_accounts_for_every_step(tmp_path):
     from datasets import Dataset
 
     from rlvr_lib.methods import build_method
-    from rlvr_lib.trainer import RLVRTrainer
+    from rlvr_lib.training.trainer import RLVRTrainer
 
     def accuracy(prompts, completions, answer, **kwargs):
         return [float(c.strip().startswith(a)) for c, a in zip(completions, answer, strict=False)]

@@ -8,7 +8,9 @@ import json
 
 import pytest
 
-from rlvr_lib import checkpoints, pipeline
+from rlvr_lib.files import checkpoints
+from rlvr_lib.pipeline import stages
+from rlvr_lib.workspace import layout
 
 
 def sealed_checkpoint(run_dir, step: int) -> None:
@@ -121,10 +123,10 @@ def test_other_errors_pass_unchanged(tmp_path):
 def test_unreadable_fingerprint_starts_afresh_naming_it(tmp_path, capsys):
     work = tmp_path / "work"
     work.mkdir()
-    (work / pipeline.FINGERPRINT_FILE).write_text('{"method": "grpo", "hpar')
-    assert not pipeline.resumable(work, {"method": "grpo"})
+    (work / layout.FINGERPRINT_FILE).write_text('{"method": "grpo", "hpar')
+    assert not stages.resumable(work, {"method": "grpo"})
     said = capsys.readouterr().out
-    assert f"{work / pipeline.FINGERPRINT_FILE}:1:" in said and "not valid JSON" in said
+    assert f"{work / layout.FINGERPRINT_FILE}:1:" in said and "not valid JSON" in said
     assert f"starting afresh in {work}" in said
-    (work / pipeline.FINGERPRINT_FILE).write_text(json.dumps({"method": "grpo"}))
-    assert pipeline.resumable(work, {"method": "grpo"})
+    (work / layout.FINGERPRINT_FILE).write_text(json.dumps({"method": "grpo"}))
+    assert stages.resumable(work, {"method": "grpo"})

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from rlvr_lib.papers.config import ALL_PAPERS
+from rlvr_lib.settings.papers import ALL_PAPERS
 
 pytestmark = [
     pytest.mark.slow,
@@ -94,9 +94,9 @@ def test_every_paper_notebook_runs_on_a_clone_and_rewrites_its_report_byte_for_b
 
 
 def readme_dry_runs() -> list[str]:
-    """The README's ``python -m rlvr_lib.dvc_dry ...`` commands."""
+    """The README's ``python -m rlvr_lib.pipeline.dvc_dry ...`` commands."""
     lines = (REPO / "README.md").read_text().splitlines()
-    return [line.split("#")[0].strip() for line in lines if line.startswith("python -m rlvr_lib.dvc_dry ")]
+    return [line.split("#")[0].strip() for line in lines if line.startswith("python -m rlvr_lib.pipeline.dvc_dry ")]
 
 
 def test_the_readmes_dry_runs_list_stages_on_a_clone(dry_runs):

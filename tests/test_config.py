@@ -6,7 +6,7 @@ import typing
 
 import pytest
 
-from rlvr_lib.config import (
+from rlvr_lib.settings.config import (
     MIN_TESTBED_VOCAB,
     TESTBED_LEVELS,
     FormatReward,
@@ -83,7 +83,10 @@ def test_deep_merge_does_not_mutate():
 
 
 def test_importing_config_imports_neither_torch_nor_trl():
-    code = "import sys, rlvr_lib.config; print(sorted(m for m in ('torch', 'trl', 'transformers') if m in sys.modules))"
+    code = (
+        "import sys, rlvr_lib.settings.config; "
+        "print(sorted(m for m in ('torch', 'trl', 'transformers') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -91,7 +94,7 @@ def test_importing_config_imports_neither_torch_nor_trl():
 def test_choices_written_out_in_config_agree_with_their_sources():
     from transformers import SchedulerType
 
-    from rlvr_lib.rewards import FORMAT_REWARDS
+    from rlvr_lib.tasks.rewards import FORMAT_REWARDS
     from rlvr_lib.testbed.generator import LEVELS, TASKS
 
     assert set(typing.get_args(SchedulerName)) == {s.value for s in SchedulerType}

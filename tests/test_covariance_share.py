@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rlvr_lib.analysis.covariance import abs_top_share, share_key, share_metrics
+from rlvr_lib.methods.covariance import abs_top_share, share_key, share_metrics
 
 
 def test_share_by_hand():

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_lib import data
-from rlvr_lib.data import (
+from rlvr_lib.tasks import data
+from rlvr_lib.tasks.data import (
     DEFAULT_TEMPLATE,
     dedupe,
     filter_by_level,
@@ -15,7 +15,7 @@ from rlvr_lib.data import (
     load_benchmark,
     load_training_set,
 )
-from rlvr_lib.rewards import extract_boxed
+from rlvr_lib.tasks.rewards import extract_boxed
 
 SHARED = Path(os.environ.get("RLVR_DATA_ROOT") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 pytestmark = pytest.mark.skipif(not (SHARED / "PROVENANCE.md").is_file(), reason=f"no shared data at {SHARED}")
@@ -213,8 +213,8 @@ def test_erpo_training_set_with_the_qwen_tokenizer():
 
 
 def test_files_data_stage_reports_counts_and_contamination():
-    from rlvr_lib.config import DataConfig
-    from rlvr_lib.pipeline import files_data
+    from rlvr_lib.pipeline.stages import files_data
+    from rlvr_lib.settings.config import DataConfig
 
     cfg = DataConfig(
         source="files",

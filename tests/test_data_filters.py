@@ -1,4 +1,4 @@
-"""The papers' training-set filters (rlvr_lib.data_filters) and the filter_data stage, on hand-made records."""
+"""The papers' training-set filters (rlvr_lib.eval.data_filters) and the filter_data stage, on hand-made records."""
 
 import json
 
@@ -6,9 +6,10 @@ import pytest
 import yaml
 from tiny import save_tiny, tiny_model, tiny_tokenizer
 
-from rlvr_lib import data_filters as filters
-from rlvr_lib import pipeline
+from rlvr_lib.eval import data_filters as filters
+from rlvr_lib.pipeline import stages
 from rlvr_lib.testbed import make_splits, to_records
+from rlvr_lib.workspace import layout
 
 
 def words(texts, add_special_tokens=False):
@@ -135,7 +136,7 @@ def testbed_repo(tmp_path, monkeypatch):
     def write(data_filters):
         (tmp_path / "params.yaml").write_text(yaml.safe_dump({**params, "data_filters": data_filters}))
         monkeypatch.chdir(tmp_path)
-        return pipeline.load_params(check_methods=False)
+        return layout.load_params()
 
     return tmp_path, write
 
@@ -143,7 +144,7 @@ def testbed_repo(tmp_path, monkeypatch):
 def test_filter_data_stage_writes_the_enabled_sets_and_the_report(testbed_repo):
     root, write = testbed_repo
     params = write({"erpo": {"enabled": True, "levels": [2, 3], "fraction": 1.0}})
-    summary = pipeline.stage_filter_data(params)
+    summary = stages.stage_filter_data(params)
     kept = [json.loads(line) for line in (root / "data/filtered/seed0/erpo.jsonl").read_text().splitlines()]
     assert (
         len(kept) == 20
@@ -157,7 +158,7 @@ def test_filter_data_stage_writes_the_enabled_sets_and_the_report(testbed_repo):
     readme = (root / "reports/data_filters/seed0/README.md").read_text()
     assert "| levels [2, 3] | 20 |" in readme and "| 0.1 | 6.4 | 0 |" in readme
     assert json.loads((root / "reports/data_filters/seed0/filters.json").read_text())["input"]["rows"] == 30
-    assert pipeline.training_records("erpo") == kept
+    assert layout.training_records("erpo") == kept
 
 
 def test_a_levels_only_set_is_selected_from_the_full_set_when_a_run_trains(testbed_repo):
@@ -167,20 +168,20 @@ def test_a_levels_only_set_is_selected_from_the_full_set_when_a_run_trains(testb
     params = write({})
     assert params.level_sets.aer_easy.levels == [1] and params.level_sets.aer_hard.levels == [3]
     for name, level in (("aer_easy", 1), ("aer_hard", 3)):
-        kept = pipeline.training_records(name, levels=[level])
+        kept = layout.training_records(name, levels=[level])
         assert len(kept) == 10 and {r["level"] for r in kept} == {level}
-        assert pipeline.training_data_file(name) == pipeline.training_data_file("full")
+        assert layout.training_data_file(name) == layout.training_data_file("full")
     with pytest.raises(ValueError, match="needs its levels"):
-        pipeline.training_records("aer_easy")
+        layout.training_records("aer_easy")
     assert not (root / "data/filtered").exists()
 
 
 def test_filter_data_stage_stops_on_an_empty_set_and_keeps_the_previous_outputs(testbed_repo):
     root, write = testbed_repo
-    pipeline.stage_filter_data(write({"erpo": {"enabled": True, "levels": [2, 3], "fraction": 1.0}}))
+    stages.stage_filter_data(write({"erpo": {"enabled": True, "levels": [2, 3], "fraction": 1.0}}))
     before = (root / "data/filtered/seed0/erpo.jsonl").read_text()
     with pytest.raises(ValueError, match="TEPO's group rule .* leaves no training problem"):  # untrained: all wrong
-        pipeline.stage_filter_data(write({"erpo": {"enabled": True, "fraction": 1.0}, "tepo": {"enabled": True}}))
+        stages.stage_filter_data(write({"erpo": {"enabled": True, "fraction": 1.0}, "tepo": {"enabled": True}}))
     assert (root / "data/filtered/seed0/erpo.jsonl").read_text() == before
 
 
@@ -190,4 +191,4 @@ def test_a_run_on_a_set_that_is_not_there_says_which_stage_to_run(testbed_repo):
     with pytest.raises(
         FileNotFoundError, match=r"data/filtered/seed0/tepo.jsonl not found: run the filter_data@0 stage"
     ):
-        pipeline.training_records("tepo")
+        layout.training_records("tepo")

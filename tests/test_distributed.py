@@ -47,8 +47,8 @@ def test_two_processes_equal_one(tmp_path):
 def test_bf16_training_step_on_gpu(tmp_path):
     from tiny import save_tiny
 
-    from rlvr_lib.config import TrainConfig
-    from rlvr_lib.train import build_trainer, train_method
+    from rlvr_lib.settings.config import TrainConfig
+    from rlvr_lib.training.train import build_trainer, train_method
 
     model_dir = save_tiny(tmp_path / "tiny")
     records = [{"prompt": f"{i}+{i}=", "answer": str(2 * i)} for i in range(8)]

@@ -1,6 +1,6 @@
 """The numbers README.md and docs/testbed.md quote are those of their sources (issue 32): each sits in a generated
-block that `python -m rlvr_lib.doc_numbers` writes from reports/ and params.yaml, and the committed text is what it
-writes. A changed report or a hand-edited number is caught."""
+block that `python -m rlvr_lib.pipeline.doc_numbers` writes from reports/ and params.yaml, and the committed text is
+what it writes. A changed report or a hand-edited number is caught."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib import doc_numbers
+from rlvr_lib.pipeline import doc_numbers
 
 SOURCES = ("params.yaml", "reports/testbed", "reports/data_filters", "reports/plots", "reports/tables",
            "reports/training/aer", *doc_numbers.DOCS)  # fmt: skip
 
 
 def test_the_committed_numbers_are_what_their_sources_give():
-    assert doc_numbers.differences(REPO) == [], "run `python -m rlvr_lib.doc_numbers` and commit README.md, docs/"
+    assert doc_numbers.differences(REPO) == [], (
+        "run `python -m rlvr_lib.pipeline.doc_numbers` and commit README.md, docs/"
+    )
 
 
 def test_every_block_is_used_and_the_counts_follow_params_yaml():

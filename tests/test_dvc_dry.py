@@ -1,4 +1,4 @@
-"""rlvr_lib.dvc_dry: a dry run lists the stages of a chain whose intermediate output is missing (DVC #9818)."""
+"""rlvr_lib.pipeline.dvc_dry: a dry run lists the stages of a chain whose intermediate output is missing (DVC #9818)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_dry_run_lists_both_stages_where_plain_dvc_fails(tmp_path):
     root, env = repo(tmp_path)
     plain = subprocess.run(["dvc", "repro", "--dry"], cwd=root, env=env, capture_output=True, text=True)
     assert plain.returncode != 0 and "No such file or directory" in plain.stdout + plain.stderr  # DVC #9818
-    dry = [sys.executable, "-m", "rlvr_lib.dvc_dry", "repro", "--dry"]
+    dry = [sys.executable, "-m", "rlvr_lib.pipeline.dvc_dry", "repro", "--dry"]
     fixed = subprocess.run(dry, cwd=root, env=env, capture_output=True, text=True)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert "Running stage 'make'" in fixed.stdout and "Running stage 'use'" in fixed.stdout

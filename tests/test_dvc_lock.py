@@ -1,11 +1,11 @@
-"""rlvr_lib.dvc_lock: stale dvc.lock entries are cut whole, every other byte is kept."""
+"""rlvr_lib.pipeline.dvc_lock: stale dvc.lock entries are cut whole, every other byte is kept."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from rlvr_lib.dvc_lock import main, prune
+from rlvr_lib.pipeline.dvc_lock import main, prune
 
 LOCK = """schema: '2.0'
 stages:
@@ -13,7 +13,7 @@ stages:
     cmd: mkdir -p reports/notebooks && papermill notebooks/train.ipynb
       reports/notebooks/train_grpo_seed0.ipynb
     deps:
-    - path: rlvr_lib/train.py
+    - path: rlvr_lib/training/train.py
       md5: 1
   train@old_run-0:
     cmd: papermill x

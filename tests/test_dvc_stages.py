@@ -1,4 +1,4 @@
-"""rlvr_lib.dvc_stages: the per-run dvc.yaml files, pipelines/seeds.yaml, and a run's ``seeds`` key."""
+"""rlvr_lib.pipeline.dvc_stages: the per-run dvc.yaml files, pipelines/seeds.yaml, and a run's ``seeds`` key."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib import dvc_stages
-from rlvr_lib.config import MAX_SEED, parse_params, read_yaml
-from rlvr_lib.dvc_lock import pipeline_stage_names
+from rlvr_lib.pipeline import dvc_stages
+from rlvr_lib.pipeline.dvc_lock import pipeline_stage_names
+from rlvr_lib.settings.config import MAX_SEED, parse_params, read_yaml
 
 RAW = read_yaml(REPO / "params.yaml")
 
@@ -74,7 +74,7 @@ def test_a_removed_run_loses_its_folder_and_check_names_what_is_stale(tmp_path):
 def test_run_seeds_default_to_the_top_level_seeds():
     raw = copy.deepcopy(RAW)
     raw["methods"]["aer"] = {"seeds": [3, 0, 9]}
-    params = parse_params(raw, check_methods=False)
+    params = parse_params(raw)
     assert params.runs["aer"].seeds == [3, 0, 9] and params.runs["dapo"].seeds == RAW["seeds"]
     others = {s for name, spec in params.runs.items() if name != "aer" for s in spec.seeds}
     assert params.all_seeds == sorted(others | {3, 9})
@@ -101,11 +101,11 @@ def test_bad_run_seeds_name_the_key(seeds, path):
     raw["methods"]["aer"] = {"seeds": seeds}
     message = rf"^{path} must be a non-empty list of distinct integers in \[0, {MAX_SEED}\]"
     with pytest.raises(ValueError, match=message):
-        parse_params(raw, check_methods=False)
+        parse_params(raw)
 
 
 def test_bad_top_level_seeds_name_the_key():
     raw = copy.deepcopy(RAW)
     raw["seeds"] = [1, 1]
     with pytest.raises(ValueError, match=r"^seeds must be a non-empty list of distinct integers"):
-        parse_params(raw, check_methods=False)
+        parse_params(raw)

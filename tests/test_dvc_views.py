@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from rlvr_lib import dvc_views, report_stage
-from rlvr_lib.config import load_params
+from rlvr_lib.reporting import dvc_views, report_stage
+from rlvr_lib.settings.config import load_params
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ def histories() -> pd.DataFrame:
 
 
 def table() -> pd.DataFrame:
-    """A ``rlvr_lib.report.results_table``'s columns that run_metrics reads."""
+    """A ``rlvr_lib.reporting.main_page.results_table``'s columns that run_metrics reads."""
     return pd.DataFrame(
         {
             "run": ["base", "grpo"],

@@ -14,8 +14,8 @@ from tiny import tiny_model, tiny_tokenizer
 from trl.trainer.utils import add_fused_lm_head
 
 from rlvr_lib.eval.sampling import sample_tokens
-from rlvr_lib.length_buckets import token_logps_by_length, token_stats_by_length
 from rlvr_lib.methods.core import expected_entropy_change_factor
+from rlvr_lib.training.length_buckets import token_logps_by_length, token_stats_by_length
 
 
 def brute_force(logits: torch.Tensor) -> torch.Tensor:

@@ -16,13 +16,13 @@ import yaml
 from conftest import REPO
 from tiny import CHARS, PROMPTS, char_tokenizer, tiny_qwen2
 
-from rlvr_lib.config import EvalConfig, load_params, read_yaml
 from rlvr_lib.eval import sampling
-from rlvr_lib.papers.claims import HOLDS, NOT_RUN, Claim, NotRun
-from rlvr_lib.papers.config import decoding_params, decodings_for_run
-from rlvr_lib.papers.engine import SHARED_DECODING, evaluate
-from rlvr_lib.papers.results import RunResults
-from rlvr_lib.schema import build
+from rlvr_lib.papers.framework.claims import HOLDS, NOT_RUN, Claim, NotRun
+from rlvr_lib.papers.framework.engine import SHARED_DECODING, evaluate
+from rlvr_lib.papers.framework.results import RunResults
+from rlvr_lib.settings.config import EvalConfig, load_params, read_yaml
+from rlvr_lib.settings.papers import decoding_params, decodings_for_run
+from rlvr_lib.settings.schema import build
 
 
 def write_params(tmp_path, edit) -> object:
@@ -36,7 +36,7 @@ def write_params(tmp_path, edit) -> object:
 def test_an_unknown_paper_decoding_is_refused_naming_its_key(tmp_path):
     path = write_params(tmp_path, lambda raw: raw["papers"]["tepo"].update(eval_decoding="beam"))
     with pytest.raises(ValueError, match=r"papers\.tepo\.eval_decoding.*'beam'"):
-        load_params(path, check_methods=False)
+        load_params(path)
 
 
 def test_greedy_decoding_with_several_samples_is_refused():
@@ -60,7 +60,7 @@ def test_a_decoding_overrides_the_shared_settings_and_a_benchmark_overrides_both
 
 
 def test_each_run_is_evaluated_at_the_decodings_of_the_papers_that_read_it():
-    params = load_params(REPO / "params.yaml", check_methods=False)
+    params = load_params(REPO / "params.yaml")
     decodings = {p: params.papers.paper(p).eval_decoding for p in ("erpo", "cw_grpo", "tepo", "opefo")}
     assert decodings_for_run(params.papers, "base") == sorted(decodings.values())  # every paper reads base
     assert decodings_for_run(params.papers, params.papers.opefo.runs.opefo) == [decodings["opefo"]]
@@ -70,7 +70,7 @@ def test_each_run_is_evaluated_at_the_decodings_of_the_papers_that_read_it():
 
 
 def test_the_papers_decodings_are_their_stated_ones():
-    params = load_params(REPO / "params.yaml", check_methods=False)
+    params = load_params(REPO / "params.yaml")
     e = params.eval
     assert e.for_benchmark("testbed", params.papers.opefo.eval_decoding)["top_p"] == 0.7  # opefo.txt sec. 6.1
     assert e.for_benchmark("testbed", params.papers.erpo.eval_decoding)["top_p"] == 0.95  # erpo.txt App. A.3
@@ -122,7 +122,7 @@ def two_runs(tmp_path, monkeypatch):
     one it is behind."""
     monkeypatch.chdir(tmp_path)
     write_params(tmp_path, lambda raw: None)
-    params = load_params("params.yaml", check_methods=False)
+    params = load_params("params.yaml")
     a, b = params.papers.opefo.runs.opefo, params.papers.opefo.runs.grpo_onpolicy
     decoding = params.papers.opefo.eval_decoding
     rng = np.random.default_rng(0)

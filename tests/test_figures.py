@@ -15,9 +15,10 @@ import pytest
 from conftest import REPO
 from paper_workspace import build_papers, build_workspace
 
-from rlvr_lib import plots, report
 from rlvr_lib.methods.registry import available_methods
-from rlvr_lib.papers.config import ALL_PAPERS
+from rlvr_lib.render import plots
+from rlvr_lib.reporting import main_page
+from rlvr_lib.settings.papers import ALL_PAPERS
 
 TOLERANCE_PX = 1.0
 # figure making outside plots.new_figure (or twin axes) anywhere in the package
@@ -184,7 +185,7 @@ def test_every_plots_function_draws_a_clean_figure(captured):
 def test_main_report_figures_are_clean(captured):
     runs = ["grpo", "erpo", "kl_cov", "kl_cov_8updates"]
     histories, evals = _histories(runs), _evals(["base", *runs])
-    makers = report._figure_makers(histories, evals, {run: plots.method_of(run) for run in runs}, 0.3)
+    makers = main_page._figure_makers(histories, evals, {run: plots.method_of(run) for run in runs}, 0.3)
     for rel, make in makers.items():
         assert layout_violations(make()) == [], rel
     dynamics = makers["figures/training_dynamics.png"]()
@@ -212,4 +213,4 @@ def test_styles_cover_every_method_and_figures_are_made_one_way():
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if FORBIDDEN.search(line)
     ]
-    assert offenders == [], "make figures with rlvr_lib.plots.new_figure (no twin axes)"
+    assert offenders == [], "make figures with rlvr_lib.render.plots.new_figure (no twin axes)"

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from rlvr_lib import kernelspec
+from rlvr_lib.pipeline import kernelspec
 
 
 def test_every_committed_notebook_names_the_installed_kernelspec():
-    """The environment's python3 kernel (`make install`: python -m rlvr_lib.kernelspec install) is the one the
+    """The environment's python3 kernel (`make install`: python -m rlvr_lib.pipeline.kernelspec install) is the one the
     notebooks store, so JupyterLab has nothing to rewrite on opening them."""
     notebooks = kernelspec.committed_notebooks(REPO)
     assert len(notebooks) > 14  # notebooks/ and reports/notebooks/
@@ -34,7 +34,7 @@ def test_a_notebook_with_another_kernelspec_is_named(tmp_path):
 
 def test_the_makefile_registers_the_kernelspec_of_the_notebooks():
     makefile = (REPO / "Makefile").read_text()
-    assert "python -m rlvr_lib.kernelspec install" in makefile and "ipykernel install" not in makefile
+    assert "python -m rlvr_lib.pipeline.kernelspec install" in makefile and "ipykernel install" not in makefile
 
 
 @pytest.mark.skipif(not Path(sys.executable).with_name("papermill").exists(), reason="needs papermill")
@@ -62,7 +62,7 @@ def test_the_registered_kernel_runs_a_stage_notebook_without_the_two_warnings(tm
 
 
 def test_the_six_paper_notebooks_have_an_index_of_their_own():
-    from rlvr_lib.papers.config import ALL_PAPERS
+    from rlvr_lib.settings.papers import ALL_PAPERS
 
     index = (REPO / "reports/notebooks/README.md").read_text()
     for paper in ALL_PAPERS:

@@ -7,7 +7,7 @@ import torch
 from tiny import tiny_model, tiny_tokenizer
 from trl.trainer.utils import add_fused_lm_head
 
-from rlvr_lib.length_buckets import length_buckets, token_logps_by_length
+from rlvr_lib.training.length_buckets import length_buckets, token_logps_by_length
 
 
 def padded_batch(prompt_lengths, completion_lengths, vocab, seed=0):

@@ -9,9 +9,9 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib import repro_lanes
-from rlvr_lib.config import load_params
-from rlvr_lib.papers.config import PAPERS, paper_runs
+from rlvr_lib.pipeline import repro_lanes
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.settings.papers import PAPERS, paper_runs
 
 
 def make_dry(*args: str) -> str:
@@ -31,13 +31,13 @@ def test_make_lab_adds_allow_root_for_root_whatever_lab_args_holds(lab_args):
 
 
 def test_make_repro_paper_passes_the_paper_to_the_lane_driver():
-    assert "rlvr_lib.repro_lanes --jobs 2 --paper tepo" in make_dry("repro", "PAPER=tepo", "JOBS=2")
+    assert "rlvr_lib.pipeline.repro_lanes --jobs 2 --paper tepo" in make_dry("repro", "PAPER=tepo", "JOBS=2")
     assert "--paper" not in make_dry("repro", "JOBS=2")
 
 
 @pytest.fixture(scope="module")
 def params():
-    return load_params(REPO / "params.yaml", check_methods=False)
+    return load_params(REPO / "params.yaml")
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -1,10 +1,10 @@
-"""The peak-memory estimate printed before training (rlvr_lib.memory_estimate), on hand-computed numbers."""
+"""The peak-memory estimate printed before training (rlvr_lib.training.memory_estimate), on hand-computed numbers."""
 
 from __future__ import annotations
 
 import pytest
 
-from rlvr_lib.memory_estimate import ModelMemory, auto_generation_chunk, check_fits, estimate_peak_memory
+from rlvr_lib.training.memory_estimate import ModelMemory, auto_generation_chunk, check_fits, estimate_peak_memory
 
 MODEL = ModelMemory(
     weight_bytes=1000,
@@ -58,7 +58,7 @@ def tiny_config():
 
 
 def test_model_memory_from_config_counts_by_hand():
-    from rlvr_lib.memory_estimate import model_memory_from_config
+    from rlvr_lib.training.memory_estimate import model_memory_from_config
 
     # a layer: q 8x8 + 8 bias, k and v 8x4 + 4 each, o 8x8, gate/up/down 3 x 8x16, two norms of 8 -> 608
     layer = (64 + 8) + 2 * (32 + 4) + 64 + 3 * 128 + 16
@@ -75,7 +75,7 @@ def test_model_memory_from_config_counts_by_hand():
 
 
 def test_loss_pass_terms_by_hand():
-    from rlvr_lib.memory_estimate import TrainSetup, model_memory_from_config
+    from rlvr_lib.training.memory_estimate import TrainSetup, model_memory_from_config
 
     memory = model_memory_from_config(tiny_config(), parameter_bytes=2)
     setup = TrainSetup(micro_rows=2, sequence_tokens=10)  # 20 tokens, bf16 activations, checkpointing on
@@ -109,7 +109,12 @@ def test_loss_pass_terms_by_hand():
 
 
 def test_refusal_names_settings_that_fit():
-    from rlvr_lib.memory_estimate import SUGGESTION_FRACTION, TrainSetup, fitting_settings, model_memory_from_config
+    from rlvr_lib.training.memory_estimate import (
+        SUGGESTION_FRACTION,
+        TrainSetup,
+        fitting_settings,
+        model_memory_from_config,
+    )
 
     def estimate_for(rows, shards, lora):
         memory = model_memory_from_config(tiny_config(), parameter_bytes=2, lora_r=1 if lora else 0)

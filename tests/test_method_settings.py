@@ -1,4 +1,5 @@
-"""Method hyperparameters: checked once, generically, from each Config's annotations (``rlvr_lib.schema.build``),
+"""Method hyperparameters: checked once, generically, from each Config's annotations
+(``rlvr_lib.settings.schema.build``),
 every error naming ``methods.<run>.<key>``; every field documented for ``python -m rlvr_lib methods``."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import torch
 
 from rlvr_lib.__main__ import format_methods
 from rlvr_lib.methods import available_methods, build_method, method_class
-from rlvr_lib.schema import choices
+from rlvr_lib.settings.schema import choices
 
 
 def fields_of(kind):

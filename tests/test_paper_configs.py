@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlvr_lib.config import load_params
-from rlvr_lib.train import grpo_config
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.training.train import grpo_config
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "paper_configs.md"

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from rlvr_lib.config import load_params
 from rlvr_lib.eval.passk import pass_at_k
 from rlvr_lib.papers.aer import Paper, min_gap, problem_level
-from rlvr_lib.papers.claims import NotRun, NotTestable
-from rlvr_lib.papers.quotes import find_quote
+from rlvr_lib.papers.framework.claims import NotRun, NotTestable
+from rlvr_lib.papers.framework.quotes import find_quote
+from rlvr_lib.settings.config import load_params
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,6 @@ def test_helpers():
 # ----------------------------------------------------------------------------- round 3 (R3-A*, a*): each fix pinned
 import pandas as pd  # noqa: E402
 
-from rlvr_lib.papers import measures  # noqa: E402
 from rlvr_lib.papers.aer import (  # noqa: E402
     PAPER_K50_POSITION,
     after_crossing,
@@ -117,6 +116,7 @@ from rlvr_lib.papers.aer import (  # noqa: E402
     largest_rise_between_fifths,
     late_reward_gain,
 )
+from rlvr_lib.papers.framework import measures  # noqa: E402
 
 PAPER_TEXT = (REPO.parent / "shared" / "papers" / "aer.txt") if (REPO.parent / "shared").exists() else None
 

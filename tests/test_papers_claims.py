@@ -1,6 +1,6 @@
-"""rlvr_lib.papers.claims: the verdict rule (every branch, and the printed rule equals the code), seed-level t
+"""rlvr_lib.papers.framework.claims: the verdict rule (every branch, and the printed rule equals the code), seed-level t
 intervals, minimum seeds, saturation, sized and conjunctive claims, the claims table; the comparison guard
-(rlvr_lib.papers.guard) and the verbatim-quote check (rlvr_lib.papers.quotes)."""
+(rlvr_lib.papers.framework.guard) and the verbatim-quote check (rlvr_lib.papers.framework.quotes)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO, declared_claims
 from scipy import stats
 
-from rlvr_lib.papers import guard, quotes
-from rlvr_lib.papers.claims import (
+from rlvr_lib.papers.framework import guard, quotes
+from rlvr_lib.papers.framework.claims import (
     BRANCHES,
     DOES_NOT_HOLD,
     HOLDS,
@@ -38,7 +38,7 @@ from rlvr_lib.papers.claims import (
     verdict,
     verdict_counts,
 )
-from rlvr_lib.papers.config import PAPERS
+from rlvr_lib.settings.papers import PAPERS
 
 MARGIN = 0.01
 
@@ -233,7 +233,7 @@ def test_claims_table_has_a_verdict_in_every_row_and_the_reason_when_not_testabl
 # ----------------------------------------------------------------------------- the comparison guard
 @pytest.fixture(scope="module")
 def params():
-    from rlvr_lib import config
+    from rlvr_lib.settings import config
 
     return config.load_params(REPO / "params.yaml")
 
@@ -309,7 +309,7 @@ def test_every_quote_is_the_papers_own_words_and_a_planted_paraphrase_is_caught(
 def test_log_entropy_retained_is_finite_for_a_collapsed_run():
     import pandas as pd
 
-    from rlvr_lib.papers.results import LOG_FACTOR, RETAINED_FLOOR, log_entropy_retained
+    from rlvr_lib.papers.framework.results import LOG_FACTOR, RETAINED_FLOOR, log_entropy_retained
 
     history = pd.DataFrame({"step": range(1, 7), "entropy/mean": [0.4, 0.0, 0.0, 0.0, 0.0, 0.0]})
     collapsed = log_entropy_retained(history)

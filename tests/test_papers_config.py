@@ -1,4 +1,5 @@
-"""params.yaml ``papers:`` (rlvr_lib.papers.config) and the paper stages of dvc.yaml (rlvr_lib.papers.dvc_stages)."""
+"""params.yaml ``papers:`` (rlvr_lib.settings.papers) and the paper stages of dvc.yaml
+(rlvr_lib.pipeline.paper_stages)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib.config import parse_params, read_yaml
-from rlvr_lib.papers import dvc_stages, sampling
-from rlvr_lib.papers.config import ALL_PAPERS, BASE_RUN, paper_runs, parse_papers, sampled_policies
+from rlvr_lib.papers.framework import sampling
+from rlvr_lib.pipeline import paper_stages as dvc_stages
+from rlvr_lib.settings.config import parse_params, read_yaml
+from rlvr_lib.settings.papers import ALL_PAPERS, BASE_RUN, paper_runs, parse_papers, sampled_policies
 
 RAW = read_yaml(REPO / "params.yaml")
 RUNS = list(RAW["methods"])
 
 
 def test_committed_papers_section_is_valid_and_names_existing_runs():
-    params = parse_params(copy.deepcopy(RAW), check_methods=False)
+    params = parse_params(copy.deepcopy(RAW))
     assert params.papers is not None
     for name in ALL_PAPERS:
         runs = paper_runs(params.papers.paper(name))
@@ -25,7 +27,7 @@ def test_committed_papers_section_is_valid_and_names_existing_runs():
 
 
 def test_every_run_of_methods_is_used_by_some_paper():
-    params = parse_params(copy.deepcopy(RAW), check_methods=False)
+    params = parse_params(copy.deepcopy(RAW))
     used = {r for name in ALL_PAPERS for r in paper_runs(params.papers.paper(name))}
     assert set(params.runs) - used == set()
 
@@ -70,7 +72,7 @@ def test_a_bad_papers_entry_stops_check_params_with_its_path():
     raw = copy.deepcopy(RAW)
     raw["papers"]["opefo"]["runs"]["opefo"] = "opefo_typo"
     with pytest.raises(ValueError, match=r"papers\.opefo\.runs\.opefo: unknown run 'opefo_typo'"):
-        parse_params(raw, check_methods=False)
+        parse_params(raw)
 
 
 @pytest.mark.parametrize(
@@ -86,7 +88,7 @@ def test_a_role_bound_to_a_run_of_another_method_is_named(paper, role, run, mess
     raw = copy.deepcopy(RAW)
     raw["papers"][paper]["runs"][role] = run
     with pytest.raises(ValueError) as err:
-        parse_params(raw, check_methods=False)
+        parse_params(raw)
     assert message in str(err.value)
 
 
@@ -94,14 +96,14 @@ def test_papers_errors_of_the_smoke_profile_carry_its_prefix():
     raw = copy.deepcopy(RAW)
     raw["smoke"]["papers"]["aer"]["pass_at_k"]["n"] = 0
     with pytest.raises(ValueError, match=r"smoke\.papers\.aer\.pass_at_k\.n must be >= 1"):
-        parse_params(raw, check_methods=False)
+        parse_params(raw)
 
 
 def test_params_without_papers_has_none():
     raw = copy.deepcopy(RAW)
     del raw["papers"]
     del raw["smoke"]["papers"]
-    assert parse_params(raw, check_methods=False).papers is None
+    assert parse_params(raw).papers is None
 
 
 def test_defaults_equal_the_committed_entries():

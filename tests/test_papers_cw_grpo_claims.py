@@ -13,7 +13,8 @@ import pytest
 from conftest import REPO, declared_claims
 
 from rlvr_lib.papers import cw_grpo
-from rlvr_lib.papers.claims import AUTO_NULL, NotRun, NotTestable
+from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun, NotTestable
+from rlvr_lib.workspace import layout
 
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
     "heavy_tail": {"heavy_tail_magnitude", "heavy_tail_share", "heavy_tail_entropy"},
@@ -36,9 +37,9 @@ def claims():
 @pytest.fixture(scope="module")
 def paper():
     from rlvr_lib import papers
-    from rlvr_lib.config import load_params
+    from rlvr_lib.settings.config import load_params
 
-    return papers.open_paper("cw_grpo", load_params(REPO / "params.yaml", check_methods=False))
+    return papers.open_paper("cw_grpo", load_params(REPO / "params.yaml"))
 
 
 def by_key(claims):
@@ -211,10 +212,9 @@ def test_scope_and_extreme_runs_change_only_what_their_claims_are_about(paper, t
     """hyperparameter_free compares the scope-batch run with the table-2 run (only method.scope differs);
     heavy_tail_entropy compares Clip-Cov detaching the extreme tokens with GRPO at the same settings (the method);
     both NOT RUN until trained (planted: no run's reports exist), with their cost."""
-    from rlvr_lib import pipeline
 
-    monkeypatch.setattr(pipeline, "EVAL_DIR", tmp_path / "eval")
-    monkeypatch.setattr(pipeline, "TRAINING_LOGS_DIR", tmp_path / "training")
+    monkeypatch.setattr(layout, "EVAL_DIR", tmp_path / "eval")
+    monkeypatch.setattr(layout, "TRAINING_LOGS_DIR", tmp_path / "training")
     runs = paper.runs
     paper.results.check(runs.scope_batch, runs.cw_grpo_checkpoints[0], ("method.scope",))
     paper.results.check(runs.clip_cov_extreme, runs.grpo)

@@ -13,10 +13,11 @@ import pytest
 from conftest import REPO, declared_claims
 
 from rlvr_lib import papers
-from rlvr_lib.config import load_params
-from rlvr_lib.papers import erpo, measures, sampling
-from rlvr_lib.papers.claims import AUTO_NULL, NotRun, NotTestable
-from rlvr_lib.schema import SettingError
+from rlvr_lib.papers import erpo
+from rlvr_lib.papers.framework import measures, sampling
+from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun, NotTestable
+from rlvr_lib.settings.config import load_params
+from rlvr_lib.settings.schema import SettingError
 
 WHOLES = {  # conjunctive claim: its parts, as erpo.txt's sentences join them
     "perturbation": {"perturbation_top_drop", "perturbation_bottom_robust"},
@@ -44,7 +45,7 @@ def by_key(claims):
 
 @pytest.fixture(scope="module")
 def params():
-    return load_params(REPO / "params.yaml", check_methods=False)
+    return load_params(REPO / "params.yaml")
 
 
 @pytest.fixture()
@@ -216,7 +217,7 @@ def test_the_selection_keeps_only_problems_solved_reliably(monkeypatch):
 
 
 def test_min_correct_above_the_samples_is_refused():
-    from rlvr_lib.papers.config import PerturbationSettings
+    from rlvr_lib.settings.papers import PerturbationSettings
 
     with pytest.raises(SettingError, match="min_correct"):
         PerturbationSettings(samples=4, min_correct=12)
@@ -227,7 +228,7 @@ def test_wall_time_and_the_sft_comparison_are_not_judged(paper, monkeypatch):
     monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None: np.array([200.0, 210.0, 220.0]))
     with pytest.raises(NotTestable, match="shared machine"):
         paper._time_claim()
-    from rlvr_lib.papers.claims import estimate_of
+    from rlvr_lib.papers.framework.claims import estimate_of
 
     monkeypatch.setattr(paper, "compare", lambda *a, **k: estimate_of(np.array([0.05, 0.05, 0.06])))
     with pytest.raises(NotTestable, match="siblings"):
@@ -235,7 +236,7 @@ def test_wall_time_and_the_sft_comparison_are_not_judged(paper, monkeypatch):
 
 
 def test_the_sigma_note_says_whether_any_tested_sigma_beats_grpo(paper, monkeypatch):
-    from rlvr_lib.papers.claims import estimate_of
+    from rlvr_lib.papers.framework.claims import estimate_of
 
     gaps = {"erpo_erpo_data": -0.3, "erpo_sigma_0_25": -0.004, "erpo_sigma_4": -0.38}
     monkeypatch.setattr(
@@ -261,8 +262,8 @@ def test_no_caption_or_label_says_steps_for_rollout_batches_or_a_bootstrap_for_t
 def test_the_decoding_note_names_each_verdict_the_shared_decoding_changes(paper, monkeypatch):
     """Issue 33 item 6: the Discussion's decoding paragraph gives mean@n at both decodings and names the verdicts
     that change at the shared one (planted: one part that holds at top-p 0.95 and is inconclusive at top-p 1)."""
-    from rlvr_lib.papers.claims import ClaimResult
-    from rlvr_lib.papers.engine import SHARED_DECODING
+    from rlvr_lib.papers.framework.claims import ClaimResult
+    from rlvr_lib.papers.framework.engine import SHARED_DECODING
 
     tables = {"top_p_0_95": 0.3, None: 0.2}
     monkeypatch.setattr(
@@ -306,7 +307,7 @@ def test_the_component_claims_are_judged_on_accuracy_not_on_the_length_their_det
     healthy arms)."""
     from types import SimpleNamespace
 
-    from rlvr_lib.papers.engine import immovable
+    from rlvr_lib.papers.framework.engine import immovable
 
     healthy = SimpleNamespace(gates=SimpleNamespace(failures=lambda arms, gates: []))
     read = ["accuracy", "format_rate", "response_length"]

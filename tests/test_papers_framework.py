@@ -10,10 +10,10 @@ import re
 import pytest
 from conftest import REPO
 
-from rlvr_lib.papers.config import PAPERS
+from rlvr_lib.settings.papers import PAPERS
 
-# Each shared concept has one definition (rlvr_lib.papers.measures); a paper module that writes its own window,
-# entropy scale or divergence limit fails here.
+# Each shared concept has one definition (rlvr_lib.papers.framework.measures); a paper module that writes its own
+# window, entropy scale or divergence limit fails here.
 OWN_DEFINITIONS = {
     r"\.tail\(": "a tail window (measures.window / end_mean)",
     r"\.head\(": "an early window (measures.window / share)",
@@ -54,8 +54,8 @@ import math  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from rlvr_lib.papers import measures  # noqa: E402
-from rlvr_lib.papers.claims import (  # noqa: E402
+from rlvr_lib.papers.framework import measures  # noqa: E402
+from rlvr_lib.papers.framework.claims import (  # noqa: E402
     A_SEED_REFUTES,
     DOES_NOT_HOLD,
     EFFECT_EXCLUDED,
@@ -73,9 +73,9 @@ from rlvr_lib.papers.claims import (  # noqa: E402
     judge,
     paired_difference,
 )
-from rlvr_lib.papers.engine import evaluate, null_for  # noqa: E402
-from rlvr_lib.papers.gates import Gates  # noqa: E402
-from rlvr_lib.papers.results import Reads  # noqa: E402
+from rlvr_lib.papers.framework.engine import evaluate, null_for  # noqa: E402
+from rlvr_lib.papers.framework.gates import Gates  # noqa: E402
+from rlvr_lib.papers.framework.results import Reads  # noqa: E402
 
 
 class FakeResults:
@@ -186,9 +186,9 @@ def test_a_verdict_that_hinges_on_a_declared_alternative_says_so():
 
 
 def test_under_an_alternative_the_guard_checks_the_runs_actually_read(tmp_path):
-    from rlvr_lib.config import load_params
-    from rlvr_lib.papers.claims import NotTestable
-    from rlvr_lib.papers.results import RunResults
+    from rlvr_lib.papers.framework.claims import NotTestable
+    from rlvr_lib.papers.framework.results import RunResults
+    from rlvr_lib.settings.config import load_params
 
     params = load_params(REPO / "params.yaml")
     results = RunResults(params, ["erpo_erpo_data", "erpo_no_entropy_gate", "erpo_sigma_0_25"])
@@ -248,7 +248,7 @@ def test_a_run_not_made_yet_is_not_run_with_its_cost():
 
 
 def test_a_bounded_levels_interval_stays_inside_its_range():
-    from rlvr_lib.papers.claims import bounded_t_interval, t_interval
+    from rlvr_lib.papers.framework.claims import bounded_t_interval, t_interval
 
     per_seed = np.array([0.02, 0.9, 0.14])  # aer_tau_0_8-like: a t interval runs below 0 and above 1
     _, low, high, _ = t_interval(per_seed)
@@ -344,8 +344,8 @@ def test_the_tail_window_counts_rollout_batches_not_logged_rows():
 def test_the_setup_table_says_differs_when_a_value_differs():
     import dataclasses
 
-    from rlvr_lib.config import load_params
-    from rlvr_lib.papers.setup import setup_table
+    from rlvr_lib.papers.framework.setup import setup_table
+    from rlvr_lib.settings.config import load_params
 
     params = load_params(REPO / "params.yaml")
     rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")

@@ -24,13 +24,13 @@ from paper_workspace import (
 )
 
 from rlvr_lib import papers
-from rlvr_lib.config import load_params, read_yaml
-from rlvr_lib.papers import sampling
-from rlvr_lib.papers.captions import caption_for
-from rlvr_lib.papers.claims import VERDICTS, NotTestable, flatten
-from rlvr_lib.papers.config import ALL_PAPERS, PAPERS, paper_runs
-from rlvr_lib.papers.output import SECTIONS
-from rlvr_lib.papers.references import REFERENCES
+from rlvr_lib.papers.framework import sampling
+from rlvr_lib.papers.framework.captions import caption_for
+from rlvr_lib.papers.framework.claims import VERDICTS, NotTestable, flatten
+from rlvr_lib.papers.framework.output import SECTIONS
+from rlvr_lib.papers.framework.references import REFERENCES
+from rlvr_lib.settings.config import load_params, read_yaml
+from rlvr_lib.settings.papers import ALL_PAPERS, PAPERS, paper_runs
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_paper_notebooks_call_their_module_and_print_the_rule_before_results():
 
 
 def test_open_paper_errors():
-    params = load_params(REPO / "params.yaml", check_methods=False)
+    params = load_params(REPO / "params.yaml")
     with pytest.raises(ValueError, match="unknown paper"):
         papers.open_paper("ppo", params)
     params.papers = None
@@ -116,7 +116,7 @@ def test_open_paper_errors():
 
 
 def test_every_declared_run_has_reports_in_the_workspace(workspace):
-    params = load_params(workspace / "params.yaml", check_methods=False)
+    params = load_params(workspace / "params.yaml")
     for name in ALL_PAPERS:
         for run in paper_runs(params.papers.paper(name)):
             assert (workspace / "reports/eval" / run / "seed0/results.json").is_file()
@@ -229,7 +229,7 @@ def test_evidence_gives_the_notebook_what_the_readme_shows(built):
 
 def test_sampling_study_missing_or_stale_names_the_stage_to_run(workspace, monkeypatch):
     monkeypatch.chdir(workspace)
-    params = load_params("params.yaml", check_methods=False)
+    params = load_params("params.yaml")
     write_samples(params)
     assert sampling.load_study("aer_pass_at_k", params)["counts"]  # as written
     path = sampling.study_path("aer_pass_at_k")
@@ -241,14 +241,14 @@ def test_sampling_study_missing_or_stale_names_the_stage_to_run(workspace, monke
     raw = read_yaml("params.yaml")
     raw["papers"]["aer"]["pass_at_k"]["n"] = 128  # sampled with n = 256, asked for 128
     (workspace / "other.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
-    other = load_params("other.yaml", check_methods=False)
+    other = load_params("other.yaml")
     with pytest.raises(NotTestable, match=r'was sampled with .*"n": 256.*params.yaml now gives .*"n": 128.*rerun'):
         sampling.load_study("aer_pass_at_k", other)
 
 
 def test_run_study_writes_what_load_study_reads_and_nothing_when_sampling_fails(workspace, monkeypatch):
     monkeypatch.chdir(workspace)
-    params = load_params("params.yaml", check_methods=False)
+    params = load_params("params.yaml")
     seeds = sampling.study_seeds("erpo_perturbation", params)
     monkeypatch.setattr(sampling, "run_perturbation", lambda p, s, seeds: [perturbation_seed(x) for x in seeds])
     path = sampling.run_study("erpo_perturbation", params)
@@ -267,13 +267,13 @@ def test_run_study_writes_what_load_study_reads_and_nothing_when_sampling_fails(
 def test_opefo_static_lambda_must_be_the_testbeds_average_lambda(workspace, monkeypatch):
     monkeypatch.chdir(workspace)
     raw = read_yaml("params.yaml")
-    paper = papers.open_paper("opefo", load_params("params.yaml", check_methods=False))
+    paper = papers.open_paper("opefo", load_params("params.yaml"))
     want = round(paper.testbed_lambda_mean(), 3)  # sec. 6.4: the average lambda* of the testbed's own OPEFO runs
     run = paper.runs.static_lambda
     for value, ok in ((want, True), (round(want + 0.01, 3), False)):
         raw["methods"][run]["static_lambda"] = value
         (workspace / "static.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
-        paper = papers.open_paper("opefo", load_params("static.yaml", check_methods=False))
+        paper = papers.open_paper("opefo", load_params("static.yaml"))
         if ok:
             assert paper.static_run() == run
         else:

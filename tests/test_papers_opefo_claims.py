@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 from conftest import REPO, declared_claims
 
-from rlvr_lib.papers import measures, opefo
-from rlvr_lib.papers.claims import BEYOND, NotRun, NotTestable
+from rlvr_lib.papers import opefo
+from rlvr_lib.papers.framework import measures
+from rlvr_lib.papers.framework.claims import BEYOND, NotRun, NotTestable
 
 CONJUNCTIONS = {  # conjunctive claim -> the number of its parts
     "collapse_fig2a": 6,
@@ -52,9 +53,9 @@ def by_key(claims):
 @functools.cache
 def paper():
     from rlvr_lib import papers
-    from rlvr_lib.config import load_params
+    from rlvr_lib.settings.config import load_params
 
-    return papers.open_paper("opefo", load_params(REPO / "params.yaml", check_methods=False))
+    return papers.open_paper("opefo", load_params(REPO / "params.yaml"))
 
 
 def computes(key: str):

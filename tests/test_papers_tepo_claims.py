@@ -11,9 +11,10 @@ from conftest import REPO, declared_claims
 from paper_workspace import build_workspace
 
 from rlvr_lib import papers
-from rlvr_lib.config import load_params
-from rlvr_lib.papers import measures, tepo
-from rlvr_lib.papers.claims import AUTO_NULL, NotRun
+from rlvr_lib.papers import tepo
+from rlvr_lib.papers.framework import measures
+from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun
+from rlvr_lib.settings.config import load_params
 
 CONJUNCTIONS = {  # conjunctive claim -> its parts (params.yaml's runs)
     "table1": {
@@ -60,7 +61,7 @@ def claims():
 
 @pytest.fixture(scope="module")
 def paper():
-    return papers.open_paper("tepo", load_params(REPO / "params.yaml", check_methods=False))
+    return papers.open_paper("tepo", load_params(REPO / "params.yaml"))
 
 
 def by_key(claims):
@@ -163,7 +164,7 @@ def test_claims_on_runs_not_made_are_not_run_with_their_cost(tmp_path):
     root = build_workspace(tmp_path)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        params = load_params("params.yaml", check_methods=False)
+        params = load_params("params.yaml")
         for folder in (root / "reports/training").glob("*/seed*"):  # as the training stage records them
             (folder / "params.yaml").write_text(
                 "gradient_accumulation_steps: 1\nsteps_per_generation: 4\nnum_iterations: 2\n"
@@ -226,7 +227,7 @@ def test_the_module_docstring_states_the_update_structure():
 def test_every_tepo_run_is_made_at_the_papers_structure(paper):
     """R3-T5: every run of papers.tepo.runs but the base policy makes 4 mini-batches x 2 passes (the table-1
     baselines too, so the comparisons stay method-only); the TEPO runs count dH above the first update's rounding."""
-    from rlvr_lib.papers.setup import _updates
+    from rlvr_lib.papers.framework.setup import _updates
 
     params = paper.params
     for run in paper.results.runs:

@@ -11,8 +11,8 @@ import pytest
 from paper_workspace import build_workspace
 
 from rlvr_lib import papers
-from rlvr_lib.config import load_params
-from rlvr_lib.papers.claims import NOT_RUN, flatten
+from rlvr_lib.papers.framework.claims import NOT_RUN, flatten
+from rlvr_lib.settings.config import load_params
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def paper(tmp_path_factory):
     root = build_workspace(tmp_path_factory.mktemp("tepo"))
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        paper = papers.open_paper("tepo", load_params("params.yaml", check_methods=False))
+        paper = papers.open_paper("tepo", load_params("params.yaml"))
         paper.run_all()
         paper.evaluate_claims()
         yield paper
@@ -97,7 +97,7 @@ def test_mask_claims_are_judged_only_on_seeds_recorded_at_4_x_2(
             assert old in text  # the workspace's params.yaml (yaml.safe_dump of the repository's)
             new = f"steps_per_generation: {params_at[0]}\n      num_iterations: {params_at[1]}\n"
             (root / "params.yaml").write_text(text.replace(old, new))
-        params = load_params("params.yaml", check_methods=False)
+        params = load_params("params.yaml")
         _record_structure(root, params, spg, passes)
         paper = papers.open_paper("tepo", params)
         results = {r.claim.key: r for r in flatten(paper.evaluate_claims())}
@@ -118,7 +118,7 @@ def test_mask_claims_are_not_judged_where_the_mask_fires_at_the_first_update(tmp
     root = build_workspace(tmp_path_factory.mktemp("tepo_noise"))
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        params = load_params("params.yaml", check_methods=False)
+        params = load_params("params.yaml")
         _record_structure(root, params, 4, 2)
         path = root / "reports/training/tepo_kl_either/seed1/history.json"
         rows = json.loads(path.read_text())
@@ -141,7 +141,7 @@ def test_entropy_sign_reads_the_split_of_dh_by_the_sign_of_a(tmp_path_factory):
     root = build_workspace(tmp_path_factory.mktemp("tepo_sign"))
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        params = load_params("params.yaml", check_methods=False)
+        params = load_params("params.yaml")
         _record_structure(root, params, 4, 2)
         run = "tepo_tepo_data"
         for seed in params.runs[run].seeds:
@@ -181,7 +181,7 @@ def test_discussion_notes_measure_the_sensitivity_runs_and_both_decodings(tmp_pa
     root = build_workspace(tmp_path_factory.mktemp("tepo_notes"))
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
-        params = load_params("params.yaml", check_methods=False)
+        params = load_params("params.yaml")
         _record_structure(root, params, 4, 2)
         for run, spec in params.runs.items():
             if spec.method != "tepo":

@@ -1,4 +1,5 @@
-"""A bad params.yaml is named without a traceback and deletes nothing (issue 32): `python -m rlvr_lib.dvc_stages`
+"""A bad params.yaml is named without a traceback and deletes nothing (issue 32): `python -m
+rlvr_lib.pipeline.dvc_stages`
 reports it as check-params does; under plain `dvc repro` an empty file is called empty (DVC's interpolation of
 dvc.yaml reads nothing from params.yaml) and a failed check leaves the committed reports/params_check.txt."""
 
@@ -15,7 +16,7 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib import dvc_stages, smoke
+from rlvr_lib.pipeline import dvc_stages, smoke
 
 BAD_PARAMS = {
     "empty": ("", "the file is empty"),

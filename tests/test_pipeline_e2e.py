@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rlvr_lib.papers.claims import VERDICTS
-from rlvr_lib.smoke import reduced_papers
+from rlvr_lib.papers.framework.claims import VERDICTS
+from rlvr_lib.pipeline.smoke import reduced_papers
 
 REPO = Path(__file__).resolve().parents[1]
 # a baseline, methods with state or group statistics, one run of each method whose own settings a paper replication
@@ -66,7 +66,8 @@ def smoke_repo(tmp_path_factory):
         "GIT_COMMITTER_NAME": "ci",
         "GIT_COMMITTER_EMAIL": "ci@example.org",
     }
-    run([sys.executable, "-m", "rlvr_lib.dvc_stages"], root, env)  # also deletes the folders of the runs left out
+    # also deletes the folders of the runs left out
+    run([sys.executable, "-m", "rlvr_lib.pipeline.dvc_stages"], root, env)
     assert sorted(p.name for p in (root / "pipelines").iterdir() if p.is_dir()) == sorted(E2E_RUNS)
     run(["git", "init", "-q"], root, env)
     run(["git", "add", "-A"], root, env)
@@ -167,7 +168,7 @@ def test_trained_models_shared_through_a_dvc_remote_make_a_clone_up_to_date(smok
 def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     root, env, params = smoke_repo
     pairs = len(params["methods"]) * len(params["seeds"])
-    lanes = run([sys.executable, "-m", "rlvr_lib.repro_lanes", "--jobs", "2"], root, env).stdout
+    lanes = run([sys.executable, "-m", "rlvr_lib.pipeline.repro_lanes", "--jobs", "2"], root, env).stdout
     assert f"{pairs} of {pairs} (run, seed) pairs are up to date" in lanes and "(run, seed) pairs: 0 to run" in lanes
     assert stages_run(run(["dvc", "repro"], root, env).stdout) == set()
     changed = dict(params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from transformers import TrainerControl, TrainerState
 
-from rlvr_lib.progress import sparse_progress_callback
+from rlvr_lib.training.progress import sparse_progress_callback
 
 
 def run_steps(callback, steps: int) -> None:

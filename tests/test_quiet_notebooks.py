@@ -23,6 +23,6 @@ def test_notebook_silences_progress_bars_before_any_import(path):
 
 @pytest.mark.parametrize("silenced", [True, False])
 def test_silence_progress_bars_leaves_stderr_empty(silenced):
-    call = "from rlvr_lib.progress import silence_progress_bars\nsilence_progress_bars()\n" if silenced else ""
+    call = "from rlvr_lib.training.progress import silence_progress_bars\nsilence_progress_bars()\n" if silenced else ""
     result = subprocess.run([sys.executable, "-c", call + BAR], cwd=ROOT, capture_output=True, text=True, check=True)
     assert ("evaluating" in result.stderr) != silenced, result.stderr

@@ -6,8 +6,15 @@ import base64
 
 import pytest
 
-from rlvr_lib.data import resolve_data_root
-from rlvr_lib.qwen_tokenizer import ADDED_TOKENS, ID_CHECKS, N_RANKS, read_ranks, save_qwen_tokenizer, vocab_and_merges
+from rlvr_lib.tasks.data import resolve_data_root
+from rlvr_lib.tasks.qwen_tokenizer import (
+    ADDED_TOKENS,
+    ID_CHECKS,
+    N_RANKS,
+    read_ranks,
+    save_qwen_tokenizer,
+    vocab_and_merges,
+)
 
 TIKTOKEN = resolve_data_root() / "tokenizers" / "qwen.tiktoken"
 needs_file = pytest.mark.skipif(not TIKTOKEN.is_file(), reason=f"{TIKTOKEN} not present (set RLVR_DATA_ROOT)")

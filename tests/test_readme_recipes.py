@@ -11,8 +11,8 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib import exp_table
 from rlvr_lib.methods import REGISTRY
+from rlvr_lib.pipeline import exp_table
 
 MISSING = object()
 
@@ -126,13 +126,13 @@ def test_experiments_run_in_dvcs_own_copies(commands):
 def test_dry_runs_are_scoped_to_what_the_change_affects(commands):
     dry = [c for c in commands if "--dry" in c.split()]
     assert dry and unscoped_dry_runs(commands) == []
-    assert unscoped_dry_runs(["python -m rlvr_lib.dvc_dry repro --dry paper_aer"]) != []
+    assert unscoped_dry_runs(["python -m rlvr_lib.pipeline.dvc_dry repro --dry paper_aer"]) != []
 
 
 def test_the_comparison_fits_a_screen(commands):
     shows = [c for c in commands if c.startswith("dvc exp show")]
     assert shows and all("--keep" in c and "--drop" in c for c in shows)
-    assert any(c.startswith("python -m rlvr_lib.exp_table") for c in commands)
+    assert any(c.startswith("python -m rlvr_lib.pipeline.exp_table") for c in commands)
 
 
 def test_exp_table_prints_one_row_per_experiment_and_run():

@@ -15,7 +15,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rlvr_lib.methods import build_method
 from rlvr_lib.methods.core import entropy_flow_by_clip_side, expected_entropy_change_factor
-from rlvr_lib.trainer import RLVRTrainer
+from rlvr_lib.training.trainer import RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REALISED = ("realised_entropy/before", "realised_entropy/after", "realised_entropy/change", "realised_entropy/tokens")
@@ -108,7 +108,7 @@ def assert_cosine_is_trajectory_neutral(off_params, on_params, off_rows, on_rows
 def test_gradient_cosine_is_trajectory_neutral(tmp_path, tiny_dir):
     """OPEFO's ``log_gradient_cosine``: the same parameters bit for bit; a cosine in [-1, 1] each step, the
     diagnostics' time logged and taken out of the step time the overhead claim reads."""
-    from rlvr_lib.papers.results import step_time
+    from rlvr_lib.papers.framework.results import step_time
 
     off_params, off_rows = train(tmp_path, tiny_dir, "opefo", {})
     hparams = {"log_gradient_cosine": True, "log_realised_entropy_change": True}

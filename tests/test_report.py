@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from rlvr_lib import plots, report
 from rlvr_lib.eval import write_results
+from rlvr_lib.render import plots, tables
+from rlvr_lib.reporting import main_page
 
 N = 8  # samples per problem: pass@1, 2, 4, 8
 STEPS = 10
@@ -100,7 +101,7 @@ def data(tmp_path_factory):
                 {"math500": eval_result(counts, LENGTH[run], seed), "aime24": eval_result(aime, LENGTH[run], seed)},
                 result_dirs[run][seed],
             )
-    return report.load_histories(run_dirs), report.load_eval_results(result_dirs)
+    return tables.load_histories(run_dirs), main_page.load_eval_results(result_dirs)
 
 
 PARAMS = {"model": "tiny", "train": {"max_steps": STEPS, "learning_rate": 1e-4}}
@@ -109,7 +110,7 @@ PARAMS = {"model": "tiny", "train": {"max_steps": STEPS, "learning_rate": 1e-4}}
 @pytest.fixture(scope="module")
 def report_dir(data, tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    report.write_report(out, *data, title="Synthetic replication", params_summary=PARAMS)
+    main_page.write_report(out, *data, title="Synthetic replication", params_summary=PARAMS)
     return out
 
 
@@ -125,13 +126,13 @@ def test_loaders_shape(data):
     assert len(histories) == 3 * STEPS and list(histories.columns[:2]) == ["run", "seed"]
     assert sorted(histories.loc[histories["run"] == "erpo", "seed"].unique()) == [0, 1]
     assert histories.loc[histories["run"] == "grpo", "erpo/gate_mean"].isna().all()
-    assert list(evals.columns) == list(report.EVAL_COLUMNS)
+    assert list(evals.columns) == list(main_page.EVAL_COLUMNS)
     assert len(evals) == 3 * len(BENCHMARKS) * 8  # runs x benchmarks x (4 pass@k + 4 other metrics)
     assert evals.groupby("run")["n_seeds"].first().to_dict() == {"base": 1, "erpo": 2, "grpo": 1}
 
 
 @pytest.mark.parametrize(
-    "loader, name", [(report.load_histories, "history.json"), (report.load_eval_results, "results.json")]
+    "loader, name", [(tables.load_histories, "history.json"), (main_page.load_eval_results, "results.json")]
 )
 def test_missing_file_is_named(loader, name, tmp_path):
     (tmp_path / "empty").mkdir()
@@ -143,12 +144,12 @@ def test_seeds_on_other_problems_are_refused(tmp_path):
     write_results({"math500": eval_result([1, 2], 40.0, 0)}, tmp_path / "s0")
     write_results({"math500": eval_result([1, 2, 3], 40.0, 1)}, tmp_path / "s1")
     with pytest.raises(ValueError, match="run 'grpo', benchmark 'math500': seed result 1 was evaluated on other"):
-        report.load_eval_results({"grpo": {0: tmp_path / "s0", 1: tmp_path / "s1"}})
+        main_page.load_eval_results({"grpo": {0: tmp_path / "s0", 1: tmp_path / "s1"}})
 
 
 def test_results_table_numbers(data):
     histories, evals = data
-    table = report.results_table(evals, histories, "math500").set_index("run")
+    table = main_page.results_table(evals, histories, "math500").set_index("run")
     assert list(table.index) == ["base", "grpo", "erpo"]
     assert {"mean@8", "pass@8", "pass@8_ci_low", "pass@8_ci_high", "response_length"} <= set(table.columns)
     assert "pass@1" not in table.columns  # mean@8 is the unbiased pass@1: not repeated
@@ -171,13 +172,13 @@ def test_results_table_numbers(data):
     assert table.loc["erpo", "entropy_retained"] == pytest.approx(1.0)  # each seed's ratio is 1
     assert table.loc["grpo", "train_accuracy"] == pytest.approx(0.1 + 0.05 * 7)  # mean of steps 6..10
     assert np.isnan(table.loc["base", "entropy_retained"]) and np.isnan(table.loc["base", "train_accuracy"])
-    aime = report.results_table(evals, histories, "aime24").set_index("run")
+    aime = main_page.results_table(evals, histories, "aime24").set_index("run")
     assert aime.loc["grpo", "pass@8"] == pytest.approx(0.25)  # aime24: counts 4 lower, floored at 0
 
 
 def test_results_table_unknown_benchmark(data):
     with pytest.raises(ValueError, match="gsm8k"):
-        report.results_table(data[1], data[0], "gsm8k")
+        main_page.results_table(data[1], data[0], "gsm8k")
 
 
 def test_markdown_table_lists_every_run(report_dir):
@@ -185,7 +186,7 @@ def test_markdown_table_lists_every_run(report_dir):
     rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert [r.split("|")[1].strip() for r in rows] == ["base", "grpo", "erpo"]
     assert "0.700 [" in rows[2]  # erpo pass@8, mean over its two seeds
-    assert rows[0].count(report.MISSING) == 2  # base: no entropy retained, no train accuracy
+    assert rows[0].count(main_page.MISSING) == 2  # base: no entropy retained, no train accuracy
     header = text.splitlines()[0]
     assert header == "| run | seeds | mean@8 | pass@8 | entropy retained | train accuracy |"  # fits 1,000 px
     assert [r.split("|")[2].strip() for r in rows] == ["1", "1", "2"]  # each run's own seeds
@@ -251,14 +252,14 @@ def test_failed_plot_leaves_previous_report_untouched(data, report_dir, monkeypa
 
     monkeypatch.setattr(plots, "plot_pass_at_k", broken)
     with pytest.raises(RuntimeError, match="plot failed"):
-        report.write_report(report_dir, *data, title="Synthetic replication", params_summary=PARAMS)
+        main_page.write_report(report_dir, *data, title="Synthetic replication", params_summary=PARAMS)
     assert snapshot(report_dir) == before
 
 
 def test_failed_write_leaves_previous_report(data, tmp_path, monkeypatch):
-    rendered = report.render_report(*data, title="Synthetic replication", params_summary=PARAMS)
+    rendered = main_page.render_report(*data, title="Synthetic replication", params_summary=PARAMS)
     assert sorted(rendered) == sorted(expected_files()) and list(rendered)[-1] == "README.md"
-    report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
+    main_page.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
     before = snapshot(tmp_path)
     real_replace, calls = os.replace, []
 
@@ -270,25 +271,25 @@ def test_failed_write_leaves_previous_report(data, tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", fail_late)
     with pytest.raises(OSError, match="disk full"):
-        report.write_report(tmp_path, *data, title="Another title", params_summary=PARAMS)
+        main_page.write_report(tmp_path, *data, title="Another title", params_summary=PARAMS)
     assert snapshot(tmp_path) == before  # the previous report, whole; no staging folder or temp file left
 
 
 def test_rewrite_drops_figures_of_runs_no_longer_drawn(data, tmp_path):
-    report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
+    main_page.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS)
     assert (tmp_path / "figures" / "method_erpo.png").is_file()
-    report.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS, figure_runs=["grpo"])
+    main_page.write_report(tmp_path, *data, title="Synthetic replication", params_summary=PARAMS, figure_runs=["grpo"])
     assert not (tmp_path / "figures" / "method_erpo.png").exists()
     text = (tmp_path / "README.md").read_text()
     assert "The 1 core methods (`grpo`)" in text and "| erpo |" in text  # the tables keep every run
     with pytest.raises(ValueError, match=r"figure runs \['dapo'\] have no training history"):
-        report.render_report(*data, title="T", params_summary=PARAMS, figure_runs=["dapo"])
+        main_page.render_report(*data, title="T", params_summary=PARAMS, figure_runs=["dapo"])
 
 
 def test_base_only_report(data, tmp_path):
     """No trained run yet: pass@k figures and tables only, every README link resolves."""
     evals = data[1][data[1]["run"] == "base"]
-    report.write_report(tmp_path, report.load_histories({}), evals, title="Base only", params_summary={})
+    main_page.write_report(tmp_path, tables.load_histories({}), evals, title="Base only", params_summary={})
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.png")) == [
         f"figures/pass_at_k_{b}.png" for b in sorted(BENCHMARKS)
     ]
@@ -299,7 +300,7 @@ def test_base_only_report(data, tmp_path):
 
 
 def test_paper_reports_are_linked_first(data):
-    files = report.render_report(
+    files = main_page.render_report(
         *data,
         title="Synthetic replication",
         params_summary=PARAMS,
@@ -308,7 +309,7 @@ def test_paper_reports_are_linked_first(data):
     readme = files["README.md"].decode()
     assert "- [ERPO: replication](papers/erpo/README.md)" in readme
     assert readme.index("## Paper replications") < readme.index("## Results") < readme.index("## Runs and settings")
-    without = report.render_report(*data, title="Synthetic replication", params_summary=PARAMS)["README.md"]
+    without = main_page.render_report(*data, title="Synthetic replication", params_summary=PARAMS)["README.md"]
     assert b"Paper replications" not in without
 
 
@@ -322,7 +323,7 @@ def test_verdict_table_opens_the_readme(data, tmp_path):
     claims_csv(tmp_path, "erpo", [("a", "", "holds"), ("b", "", "does not hold"), ("b1", "b", "holds")])
     claims_csv(tmp_path, "aer", [("c", "", "inconclusive")])
     papers = [("erpo", "ERPO: replication"), ("aer", "AER: replication"), ("summary", "Summary")]
-    verdicts = report.paper_verdicts(tmp_path, papers[:2])
+    verdicts = main_page.paper_verdicts(tmp_path, papers[:2])
     assert verdicts.set_index("paper").loc["erpo"].to_dict() == {
         "holds": 1,  # the part b1 of the conjunctive claim b is not counted
         "does not hold": 1,
@@ -332,7 +333,7 @@ def test_verdict_table_opens_the_readme(data, tmp_path):
         "not run": 0,
         "claims": 2,
     }
-    readme = report.render_report(*data, title="T", params_summary=PARAMS, papers=papers, verdicts=verdicts)[
+    readme = main_page.render_report(*data, title="T", params_summary=PARAMS, papers=papers, verdicts=verdicts)[
         "README.md"
     ].decode()
     assert readme.index("## Which claims hold") < readme.index("## Results")
@@ -353,6 +354,6 @@ def test_bad_claims_csv_is_named(tmp_path, rows, columns, message):
         tmp_path / "erpo" / "claims.csv", index=False
     )
     with pytest.raises(ValueError, match=re.escape(str(tmp_path / "erpo" / "claims.csv")) + ": " + message):
-        report.paper_verdicts(tmp_path, [("erpo", "ERPO")])
+        main_page.paper_verdicts(tmp_path, [("erpo", "ERPO")])
     with pytest.raises(FileNotFoundError, match=r"aer/claims.csv: run the paper's stage first \(dvc repro paper_aer\)"):
-        report.paper_verdicts(tmp_path, [("aer", "AER")])
+        main_page.paper_verdicts(tmp_path, [("aer", "AER")])

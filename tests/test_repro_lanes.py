@@ -1,4 +1,4 @@
-"""rlvr_lib.repro_lanes: the units, the ETA arithmetic, progress lines and failure handling (a fake runner)."""
+"""rlvr_lib.pipeline.repro_lanes: the units, the ETA arithmetic, progress lines and failure handling (a fake runner)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from rlvr_lib import repro_lanes
-from rlvr_lib.repro_lanes import Unit, UnitFailed, clock, eta_seconds, pair_units, run_units, seed_units
+from rlvr_lib.pipeline import repro_lanes
+from rlvr_lib.pipeline.repro_lanes import Unit, UnitFailed, clock, eta_seconds, pair_units, run_units, seed_units
 
 
 def test_units_name_each_pair_and_its_stages_in_the_runs_dvc_file():

@@ -12,8 +12,11 @@ from conftest import REPO
 from safetensors.torch import load_file
 from transformers import TrainerCallback
 
-from rlvr_lib import checkpoints, pipeline, train
-from rlvr_lib.trainer import RLVRTrainer
+from rlvr_lib.files import checkpoints
+from rlvr_lib.pipeline import stages
+from rlvr_lib.training import train
+from rlvr_lib.training.trainer import RLVRTrainer
+from rlvr_lib.workspace import layout
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +48,7 @@ def interrupt_training(monkeypatch, at: int):
 
 
 def weights(run: str) -> dict[str, torch.Tensor]:
-    return load_file(pipeline.RUNS_DIR / run / "seed0" / "final" / "model.safetensors")
+    return load_file(layout.RUNS_DIR / run / "seed0" / "final" / "model.safetensors")
 
 
 def without_timing(history: list[dict]) -> list[dict]:
@@ -56,15 +59,15 @@ def train_uninterrupted(set_params, micro_batches: int, save_steps: int):
     """Params with runs 'grpo' and 'grpo_again' (same settings, the committed ``reference_kl_every``) and the
     history of 'grpo' trained without interruption."""
     train_section = {
-        **{k: v for k, v in pipeline.load_params().train.__dict__.items() if k != "seed"},  # seeds: top level
+        **{k: v for k, v in layout.load_params().train.__dict__.items() if k != "seed"},  # seeds: top level
         "steps_per_generation": micro_batches,
         "save_steps": save_steps,
         "reference_kl_every": COMMITTED_TRAIN["reference_kl_every"],
     }
     set_params(train=train_section, methods={"grpo": {}, "grpo_again": {"method": "grpo"}})
-    params = pipeline.load_params()
-    uninterrupted = pipeline.stage_train(params, "grpo")
-    base = load_file(pipeline.base_model_dir(0) / "model.safetensors")
+    params = layout.load_params()
+    uninterrupted = stages.stage_train(params, "grpo")
+    base = load_file(layout.base_model_dir(0) / "model.safetensors")
     assert any(not torch.equal(base[k], v) for k, v in weights("grpo").items()), "training did not change the model"
     assert any(row.get("reward_std", 0) > 0 for row in uninterrupted), "rewards never varied: no real update"
     kl_rows = [row["step"] for row in uninterrupted if "kl_to_reference" in row]
@@ -93,54 +96,52 @@ def test_interrupted_run_resumes_exactly(
 
     build = interrupt_training(monkeypatch, at=stop_at)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.stage_train(params, "grpo_again")
-    partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
+        stages.stage_train(params, "grpo_again")
+    partial = layout.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
     assert (partial / f"checkpoint-{resume_from}" / "method_state.json").exists()
     assert not (partial / f"checkpoint-{stop_at}").exists()
-    assert not (pipeline.RUNS_DIR / "grpo_again").exists()
-    assert not (pipeline.TRAINING_LOGS_DIR / "grpo_again").exists()
+    assert not (layout.RUNS_DIR / "grpo_again").exists()
+    assert not (layout.TRAINING_LOGS_DIR / "grpo_again").exists()
 
     monkeypatch.setattr(train, "build_trainer", build)
-    resumed = pipeline.stage_train(params, "grpo_again")
+    resumed = stages.stage_train(params, "grpo_again")
     assert_same_run(resumed, uninterrupted)
     assert [row["step"] for row in resumed] == [1, 2, 3, 4]
     assert not partial.exists()
-    logged = json.loads((pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "metrics.json").read_text())
+    logged = json.loads((layout.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "metrics.json").read_text())
     assert logged["step"] == 4
-    steps = (
-        (pipeline.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "plots" / "metrics" / "reward.tsv").read_text().split()
-    )
+    steps = (layout.TRAINING_LOGS_DIR / "grpo_again" / "seed0" / "plots" / "metrics" / "reward.tsv").read_text().split()
     logged_steps = [row["step"] for row in uninterrupted if "reward" in row]  # rollout steps only
     assert steps[0:2] == ["step", "reward"] and [int(s) for s in steps[2::2]] == logged_steps
 
 
 def test_interrupted_run_leaves_previous_outputs(workspace, set_params, monkeypatch):
-    params = pipeline.load_params()
-    pipeline.stage_train(params, "grpo")
-    before = {p: p.read_bytes() for p in (pipeline.RUNS_DIR / "grpo").rglob("*") if p.is_file()}
-    logs = {p: p.read_bytes() for p in (pipeline.TRAINING_LOGS_DIR / "grpo").rglob("*") if p.is_file()}
+    params = layout.load_params()
+    stages.stage_train(params, "grpo")
+    before = {p: p.read_bytes() for p in (layout.RUNS_DIR / "grpo").rglob("*") if p.is_file()}
+    logs = {p: p.read_bytes() for p in (layout.TRAINING_LOGS_DIR / "grpo").rglob("*") if p.is_file()}
 
-    train = {k: v for k, v in vars(pipeline.load_params().train).items() if k != "seed"}  # seeds: top-level only
+    train = {k: v for k, v in vars(layout.load_params().train).items() if k != "seed"}  # seeds: top-level only
     set_params(train={**train, "learning_rate": 2e-3})
     interrupt_training(monkeypatch, at=1)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.stage_train(pipeline.load_params(), "grpo")
-    assert {p: p.read_bytes() for p in (pipeline.RUNS_DIR / "grpo").rglob("*") if p.is_file()} == before
-    assert {p: p.read_bytes() for p in (pipeline.TRAINING_LOGS_DIR / "grpo").rglob("*") if p.is_file()} == logs
+        stages.stage_train(layout.load_params(), "grpo")
+    assert {p: p.read_bytes() for p in (layout.RUNS_DIR / "grpo").rglob("*") if p.is_file()} == before
+    assert {p: p.read_bytes() for p in (layout.TRAINING_LOGS_DIR / "grpo").rglob("*") if p.is_file()} == logs
 
 
 def test_changed_settings_start_afresh(workspace, set_params, monkeypatch):
     seen = []
     build = interrupt_training(monkeypatch, at=3)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.stage_train(pipeline.load_params(), "grpo")
+        stages.stage_train(layout.load_params(), "grpo")
     set_params(methods={"grpo": {"eps_high": 0.3}})
     monkeypatch.setattr(train, "build_trainer", build)
     original = train.last_complete_checkpoint
     monkeypatch.setattr(
         train, "last_complete_checkpoint", lambda folder, **kw: seen.append(original(folder, **kw)) or seen[-1]
     )
-    pipeline.stage_train(pipeline.load_params(), "grpo")
+    stages.stage_train(layout.load_params(), "grpo")
     assert seen == [None]  # the checkpoint of other settings was discarded, not resumed
 
 
@@ -150,7 +151,7 @@ def test_kill_and_full_disk_during_a_checkpoint_save_leave_the_previous_one(work
     write error is reported as a full disk naming the folder. Once there is space, the third run ends as the
     uninterrupted run."""
     uninterrupted, params = train_uninterrupted(set_params, micro_batches=1, save_steps=2)
-    partial = pipeline.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
+    partial = layout.PARTIAL_RUNS_DIR / "grpo_again" / "seed0"
     save_method_state, save, free_bytes = RLVRTrainer.save_method_state, torch.save, checkpoints.free_bytes
 
     def killed_mid_save(self, folder):
@@ -160,7 +161,7 @@ def test_kill_and_full_disk_during_a_checkpoint_save_leave_the_previous_one(work
 
     monkeypatch.setattr(RLVRTrainer, "save_method_state", killed_mid_save)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.stage_train(params, "grpo_again")
+        stages.stage_train(params, "grpo_again")
     assert sorted(p.name for p in partial.glob("checkpoint-*")) == ["checkpoint-2"]
     assert (partial / checkpoints.SAVING_DIR / "checkpoint-4" / "model.safetensors").exists()  # the cut-short save
     monkeypatch.setattr(RLVRTrainer, "save_method_state", save_method_state)
@@ -174,13 +175,13 @@ def test_kill_and_full_disk_during_a_checkpoint_save_leave_the_previous_one(work
     monkeypatch.setattr(torch, "save", full_disk_save)
     capsys.readouterr()
     with pytest.raises(OSError) as err:
-        pipeline.stage_train(params, "grpo_again")
+        stages.stage_train(params, "grpo_again")
     assert f"resuming from {partial / 'checkpoint-2'}" in capsys.readouterr().out
     assert f"No space left on device while writing checkpoint checkpoint-4 to {partial}" in str(err.value)
     assert sorted(p.name for p in partial.glob("checkpoint-*")) == ["checkpoint-2"]
-    assert not (pipeline.RUNS_DIR / "grpo_again").exists()
+    assert not (layout.RUNS_DIR / "grpo_again").exists()
     monkeypatch.setattr(torch, "save", save)
     monkeypatch.setattr(checkpoints, "free_bytes", free_bytes)
 
-    assert_same_run(pipeline.stage_train(params, "grpo_again"), uninterrupted)
+    assert_same_run(stages.stage_train(params, "grpo_again"), uninterrupted)
     assert f"resuming from {partial / 'checkpoint-2'}" in capsys.readouterr().out

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from rlvr_lib import rewards
-from rlvr_lib.rewards import GradeResult, accuracy_reward, extract_boxed, format_reward, grade
+from rlvr_lib.tasks import rewards
+from rlvr_lib.tasks.rewards import GradeResult, accuracy_reward, extract_boxed, format_reward, grade
 
 EQUIVALENT = [
     ("\\frac{1}{2}", "0.5"),
@@ -231,7 +231,7 @@ def test_fast_path_agrees_with_math_verify_on_plain_integers():
 
 
 def test_think_format_reward():
-    from rlvr_lib.rewards import FORMAT_REWARDS
+    from rlvr_lib.tasks.rewards import FORMAT_REWARDS
 
     think = FORMAT_REWARDS["think"]
     texts = [

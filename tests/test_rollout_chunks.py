@@ -1,4 +1,4 @@
-"""Rollouts generated in chunks (``train.generation_chunk``, ``rlvr_lib.rollout_chunks``) equal the unchunked
+"""Rollouts generated in chunks (``train.generation_chunk``, ``rlvr_lib.training.rollout_chunks``) equal the unchunked
 rollout with the same seed, token for token, with the same log-probs, entropies and entropy-change factors (up to
 float rounding: the model's matrix products see other batch sizes, ~1e-6 here), on
 both generation paths (the CPU sampler and HF generate, the GPU's), and leave the global RNG where it would be."""
@@ -16,8 +16,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rlvr_lib.eval.sampling import draw_by_uniform
 from rlvr_lib.methods import build_method
-from rlvr_lib.rollout_chunks import chunk_slices
-from rlvr_lib.trainer import RLVRTrainer
+from rlvr_lib.training.rollout_chunks import chunk_slices
+from rlvr_lib.training.trainer import RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -95,7 +95,7 @@ def test_generate_chunks_equal_one_call(tmp_path, tiny_dir, monkeypatch):
 def test_multinomial_chunks_differ(tmp_path, tiny_dir, monkeypatch):
     """The planted violation: chunks drawing with generate's own multinomial sampling are not the same rollout."""
     monkeypatch.setattr(RLVRTrainer, "FAST_SAMPLER", False)
-    monkeypatch.setattr("rlvr_lib.trainer.generate_with_processor", lambda model, processor: nullcontext())
+    monkeypatch.setattr("rlvr_lib.training.trainer.generate_with_processor", lambda model, processor: nullcontext())
     whole = rollout(trainer(tmp_path, tiny_dir, None, method="grpo"))
     chunked = rollout(trainer(tmp_path, tiny_dir, 5, method="grpo"))
     assert [c for c, _ in whole] != [c for c, _ in chunked]

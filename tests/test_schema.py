@@ -1,4 +1,4 @@
-"""rlvr_lib.schema: settings dataclasses built from mappings, each bad value named by its key path."""
+"""rlvr_lib.settings.schema: settings dataclasses built from mappings, each bad value named by its key path."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import pytest
 
-from rlvr_lib.schema import Bounds, Seed, build, choices, field_help, require
+from rlvr_lib.settings.schema import Bounds, Seed, build, choices, field_help, require
 
 
 @dataclass

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rlvr_lib import smoke
-from rlvr_lib.config import parse_params
-from rlvr_lib.papers.config import ALL_PAPERS, paper_runs
+from rlvr_lib.pipeline import smoke
+from rlvr_lib.settings.config import parse_params
+from rlvr_lib.settings.papers import ALL_PAPERS, paper_runs
 
 
 def committed_params() -> dict:
@@ -26,7 +26,7 @@ def test_the_smoke_protocol_is_a_handful_of_runs_that_every_paper_reads():
     assert reduced["profile"] == "smoke" and reduced["seeds"] == [0, 1]
     assert list(reduced["methods"]) == list(smoke.SMOKE_RUNS) and len(smoke.SMOKE_RUNS) <= 6
     assert all("seeds" not in entry for entry in reduced["methods"].values())
-    params = parse_params(reduced, check_methods=False)  # valid: every paper's runs are among the kept
+    params = parse_params(reduced)  # valid: every paper's runs are among the kept
     for paper in ALL_PAPERS:
         named = paper_runs(params.papers.paper(paper), trained_only=True)
         assert named and set(named) <= set(smoke.SMOKE_RUNS), paper
@@ -38,7 +38,7 @@ def test_the_smoke_protocol_is_a_handful_of_runs_that_every_paper_reads():
 
 
 def test_the_copy_leaves_out_the_committed_results_and_refuses_a_folder_it_did_not_make(tmp_path):
-    assert smoke.copied("rlvr_lib/smoke.py") and smoke.copied("params.yaml")
+    assert smoke.copied("rlvr_lib/pipeline/smoke.py") and smoke.copied("params.yaml")
     assert not smoke.copied("reports/README.md") and not smoke.copied("dvc.lock")
     assert not smoke.copied("pipelines/grpo/dvc.lock")
     (tmp_path / "mine").mkdir()

@@ -11,6 +11,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_eval_stage_imports_neither_sympy_nor_pandas():
     heavy = "{'sympy', 'pandas', 'math_verify'}"
-    code = f"import sys, rlvr_lib.pipeline, rlvr_lib.eval; print(sorted({heavy} & set(sys.modules)))"
+    code = f"import sys, rlvr_lib.pipeline.stages, rlvr_lib.eval; print(sorted({heavy} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -13,7 +13,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest
 from conftest import TINY_TESTBED
 
-from rlvr_lib.rewards import grade
+from rlvr_lib.tasks.rewards import grade
 from rlvr_lib.testbed import TestbedConfig, build_base_policy, make_splits
 from rlvr_lib.testbed.generator import LEVELS
 from rlvr_lib.testbed.sft import sft_records
@@ -180,7 +180,7 @@ TINY = TINY_TESTBED
 
 
 def test_config_task_and_tiny_v3_build(tmp_path):
-    from rlvr_lib.schema import build
+    from rlvr_lib.settings.schema import build
 
     with pytest.raises(ValueError, match="model.testbed.task must be one of"):
         build(TestbedConfig, {"task": "v4"}, "model.testbed")
@@ -192,9 +192,9 @@ def test_config_task_and_tiny_v3_build(tmp_path):
 
 
 def test_pipeline_takes_the_task_from_data_testbed(tmp_path, monkeypatch):
-    from rlvr_lib.config import parse_params
-    from rlvr_lib.pipeline import stage_data
-    from rlvr_lib.records import read_jsonl
+    from rlvr_lib.pipeline.stages import stage_data
+    from rlvr_lib.settings.config import parse_params
+    from rlvr_lib.tasks.records import read_jsonl
 
     base = {"methods": {"grpo": {}}, "data": {"testbed": {"n_train": 30, "n_eval": 12}}}
     assert parse_params(base).testbed_build(0).task == "v3"  # the default

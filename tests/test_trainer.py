@@ -17,7 +17,7 @@ from trl import GRPOTrainer
 from rlvr_lib.methods import build_method
 from rlvr_lib.methods.base import RolloutResult
 from rlvr_lib.methods.grpo import GRPO
-from rlvr_lib.trainer import METHOD_STATE_FILE, RLVRTrainer
+from rlvr_lib.training.trainer import METHOD_STATE_FILE, RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -219,7 +219,7 @@ def test_trl_eval_loop_is_rejected(tmp_path, tiny_dir):
 def test_reference_kl_logging_auto_rule(tmp_path, tiny_dir):
     from peft import LoraConfig
 
-    import rlvr_lib.trainer as trainer_module
+    import rlvr_lib.training.trainer as trainer_module
 
     assert make_trainer(tmp_path, tiny_dir, build_method("grpo")).log_reference_kl  # tiny model: copy is cheap
     with pytest.MonkeyPatch.context() as mp:
@@ -265,9 +265,9 @@ def test_reference_kl_logged_on_every_nth_rollout_batch(tmp_path, tiny_dir):
 
 
 def test_rollout_generation_options(tmp_path, monkeypatch):
-    import rlvr_lib.train as train_module
-    from rlvr_lib.config import TrainConfig
-    from rlvr_lib.train import grpo_config, resolved_rollout_generation
+    import rlvr_lib.training.train as train_module
+    from rlvr_lib.settings.config import TrainConfig
+    from rlvr_lib.training.train import grpo_config, resolved_rollout_generation
 
     cpu = TrainConfig()
     assert cpu.rollout_generation == "auto" and resolved_rollout_generation(cpu) == "default"
@@ -282,7 +282,7 @@ def test_rollout_generation_options(tmp_path, monkeypatch):
     assert paged.use_transformers_continuous_batching
     static = grpo_config(TrainConfig(rollout_generation="static_compile"), tmp_path)
     assert static.cache_implementation == "static"
-    from rlvr_lib.schema import build
+    from rlvr_lib.settings.schema import build
 
     with pytest.raises(ValueError, match="train.rollout_generation must be one of"):
         build(TrainConfig, {"rollout_generation": "fast"}, "train")

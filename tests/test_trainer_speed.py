@@ -13,10 +13,10 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
-from rlvr_lib.length_buckets import token_logps_by_length
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.opefo import OPEFO
-from rlvr_lib.trainer import RLVRTrainer
+from rlvr_lib.training.length_buckets import token_logps_by_length
+from rlvr_lib.training.trainer import RLVRTrainer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rlvr_lib.eval.passk import bootstrap_ci
 from rlvr_lib.analysis.smoothing import ema
+from rlvr_lib.eval.passk import bootstrap_ci
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from rlvr_lib.eval.passk import bootstrap_ci
-from rlvr_lib.rewards import grade
+from rlvr_lib.tasks.rewards import grade
 
 REPLACEMENTS = ("uniform", "policy")
 SETS = ("top", "bottom")

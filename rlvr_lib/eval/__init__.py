@@ -1,4 +1,5 @@
-"""Evaluation: seeded sampling with per-token entropy, unbiased pass@k with bootstrap intervals, result files."""
+"""Evaluation: seeded sampling with per-token entropy, unbiased pass@k with bootstrap intervals, result files, and
+the papers' training-set filters by sampled pass rate (``data_filters``). Imports ``tasks`` and the layers below."""
 
 from rlvr_lib.eval.evaluate import CSV_COLUMNS, combine_seeds, evaluate_benchmark, problem_values, write_results
 from rlvr_lib.eval.passk import bootstrap_ci, crossed_bootstrap_ci, k_values, pass_at_k

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rlvr_lib.atomic import write_atomic
-from rlvr_lib.rewards import grade
 from rlvr_lib.eval.passk import bootstrap_ci, crossed_bootstrap_ci, k_values, pass_at_k
 from rlvr_lib.eval.sampling import sample_completions
+from rlvr_lib.files.atomic import write_atomic
+from rlvr_lib.tasks.rewards import grade
 
 CSV_COLUMNS = ("benchmark", "metric", "value", "ci_low", "ci_high")
 

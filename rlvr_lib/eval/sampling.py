@@ -111,7 +111,7 @@ def sample_tokens(
     so no (B, T, V) tensor is ever held; else None. Returned as a ``SampledTokens``.
     ``uniforms`` (B, max_new_tokens) in [0, 1): row r's token at step t is ``draw_by_uniform`` with
     ``uniforms[r, t]`` instead of a ``torch.multinomial`` draw, so a row's sample depends on its own numbers only,
-    not on which rows share its batch (``rlvr_lib.rollout_chunks``: chunked rollouts equal unchunked ones).
+    not on which rows share its batch (``rlvr_lib.training.rollout_chunks``: chunked rollouts equal unchunked ones).
 
     Each step applies the temperature and top-p warpers to the last logits and draws the next token from their
     softmax with ``torch.multinomial``; position ids count the real tokens (left padding ignored). This is what HF

@@ -1,4 +1,6 @@
-"""Registry of entropy-control methods. Importing this package imports (and so registers) every module in it."""
+"""Methods: one module of pure tensor functions per entropy-control method, behind a registry (``registry``); the
+shared tensor algebra (``core``) and token covariances (``covariance``). Importing this package imports (and so
+registers) every module in it. Imports only ``settings``."""
 
 import importlib
 import pkgutil

@@ -26,11 +26,19 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require, require_at_least, require_between
 from rlvr_lib.methods.base import LossBatch, RolloutBatch, RolloutResult, hparam
-from rlvr_lib.methods.core import Aggregation, Aggregator, entropy_bonus_loss, group_index, group_sum, masked_mean, to_floats
+from rlvr_lib.methods.core import (
+    Aggregation,
+    Aggregator,
+    entropy_bonus_loss,
+    group_index,
+    group_sum,
+    masked_mean,
+    to_floats,
+)
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require, require_at_least, require_between
 
 EXTRA_WEIGHT = "aer_difficulty_weight"
 EntropyStat = Literal["token-mean", "seq-mean-token-mean"]

@@ -1,7 +1,7 @@
 """The interface every method implements: three hooks the trainer calls.
 
 Shapes: B = responses in the batch, T = padded completion length. ``mask`` is float (B, T) with 1 on
-completion tokens. The trainer (``rlvr_lib.trainer``) owns all glue; a method only sees tensors.
+completion tokens. The trainer (``rlvr_lib.training.trainer``) owns all glue; a method only sees tensors.
 
 1. ``rollout(RolloutBatch) -> RolloutResult``: once per generation batch, whole groups present
    (gathered over processes), no gradient. Returns per-token advantages (B, T) and optional
@@ -22,8 +22,8 @@ from typing import Any, ClassVar, Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import build, require_at_least, setting
 from rlvr_lib.methods.core import Aggregation, StdKind, to_floats
+from rlvr_lib.settings.schema import build, require_at_least, setting
 
 
 @dataclass
@@ -101,7 +101,7 @@ class SharedConfig:
 class Method:
     """Base class: hyperparameters in a ``Config`` dataclass, state in plain attributes.
 
-    ``Method(hparams, path=...)`` builds ``Config`` with ``rlvr_lib.schema.build``: unknown keys, values of the
+    ``Method(hparams, path=...)`` builds ``Config`` with ``rlvr_lib.settings.schema.build``: unknown keys, values of the
     wrong type (a string for a number, a bool for a float, a ``Literal`` choice outside its values) and the
     range checks of ``Config.__post_init__`` all raise ValueError naming ``<path>.<key>``.
     """
@@ -114,7 +114,7 @@ class Method:
     rollout_reads_behaviour: ClassVar[bool] = True
     # hyperparameters this method shares in name with others (GRPO's clip range, aggregation, KL coefficient) but whose
     # value is part of its definition (DAPO's clip-higher eps_high): a comparison of methods may differ in them
-    # (rlvr_lib.papers.guard); every other shared hyperparameter must be equal in a comparison
+    # (rlvr_lib.papers.framework.guard); every other shared hyperparameter must be equal in a comparison
     defining_hparams: ClassVar[tuple[str, ...]] = ()
 
     @dataclass

@@ -22,11 +22,11 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require, require_between
 from rlvr_lib.methods.base import LossBatch, RolloutBatch, RolloutResult, hparam
 from rlvr_lib.methods.core import Aggregation, clip_metrics, masked_mean, ppo_clip_loss, token_covariance
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require, require_between
 
 CovMeanScope = Literal["micro-batch", "rollout-batch"]
 EXTRA_MEAN_ADV = "cov_mean_adv"

@@ -20,7 +20,7 @@ AdvCentering = Literal["token", "response"]
 
 def bad_choice(name: str, value: Any, kind: Any) -> ValueError:
     """The error a pure function raises for a string outside its ``Literal`` ``kind`` (method Configs are
-    checked earlier, by ``rlvr_lib.schema.build``)."""
+    checked earlier, by ``rlvr_lib.settings.schema.build``)."""
     return ValueError(f"{name} must be one of {list(get_args(kind))}, got {value!r}")
 
 

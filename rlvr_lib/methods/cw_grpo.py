@@ -26,8 +26,6 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.analysis.covariance import TOP_PERCENTS, percentile_metrics, share_metrics
-from rlvr_lib.analysis.covariance import covariance_percentiles as side_percentiles
 from rlvr_lib.methods.base import LossBatch, RolloutBatch, RolloutResult, hparam
 from rlvr_lib.methods.core import (
     AdvCentering,
@@ -42,6 +40,8 @@ from rlvr_lib.methods.core import (
     to_floats,
     token_covariance,
 )
+from rlvr_lib.methods.covariance import TOP_PERCENTS, percentile_metrics, share_metrics
+from rlvr_lib.methods.covariance import covariance_percentiles as side_percentiles
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
 

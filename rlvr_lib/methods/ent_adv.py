@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least
 from rlvr_lib.methods.base import RolloutBatch, RolloutResult, hparam
 from rlvr_lib.methods.core import masked_mean
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least
 
 
 def entropy_advantage_term(advantages: Tensor, entropies: Tensor, alpha: float, kappa: float) -> Tensor:

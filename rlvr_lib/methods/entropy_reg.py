@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least
 from rlvr_lib.methods.base import LossBatch, as_float, hparam
 from rlvr_lib.methods.core import entropy_bonus_loss
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least
 
 
 @register

@@ -28,7 +28,6 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least
 from rlvr_lib.methods.base import RolloutBatch, RolloutResult, hparam
 from rlvr_lib.methods.core import (
     Aggregation,
@@ -42,6 +41,7 @@ from rlvr_lib.methods.core import (
 )
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least
 
 ActiveTokens = Literal["mask", "anchored"]
 

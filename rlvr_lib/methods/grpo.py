@@ -18,8 +18,6 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rlvr_lib.analysis.covariance import covariance_percentiles, percentile_metrics, share_metrics
-from rlvr_lib.schema import require_at_least
 from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
 from rlvr_lib.methods.core import (
     Aggregation,
@@ -34,7 +32,9 @@ from rlvr_lib.methods.core import (
     to_floats,
     token_covariance,
 )
+from rlvr_lib.methods.covariance import covariance_percentiles, percentile_metrics, share_metrics
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least
 
 ENTROPY_FLOW_PREFIX = "entropy_flow/"  # one name for every method, so runs compare in one figure
 

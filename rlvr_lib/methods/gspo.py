@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least
 from rlvr_lib.methods.base import LossBatch, hparam
 from rlvr_lib.methods.core import Aggregation, clip_metrics, ppo_clip_loss, sequence_log_ratio
 from rlvr_lib.methods.grpo import GRPO
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least
 
 
 def gspo_token_log_ratio(logps: Tensor, old_logps: Tensor, mask: Tensor, max_log_ratio: float = 10.0) -> Tensor:

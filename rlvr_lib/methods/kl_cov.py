@@ -16,9 +16,14 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least, require_between
 from rlvr_lib.methods.base import LossBatch, hparam
-from rlvr_lib.methods.clip_cov import CovMeanScope, RolloutCovarianceMeans, cov_mean_scope_field, covariance, selection_count
+from rlvr_lib.methods.clip_cov import (
+    CovMeanScope,
+    RolloutCovarianceMeans,
+    cov_mean_scope_field,
+    covariance,
+    selection_count,
+)
 from rlvr_lib.methods.core import Aggregation, masked_mean
 from rlvr_lib.methods.grpo import (
     GRPO,
@@ -28,6 +33,7 @@ from rlvr_lib.methods.grpo import (
     log_realised_entropy_change_field,
 )
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least, require_between
 
 
 def top_covariance_tokens(cov: Tensor, mask: Tensor, k: int) -> Tensor:

@@ -33,11 +33,11 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least, require_between
 from rlvr_lib.methods.base import LossBatch, RolloutBatch, RolloutResult, hparam
 from rlvr_lib.methods.core import token_entropy_change
 from rlvr_lib.methods.grpo_onpolicy import GRPOOnPolicy, reinforce_loss
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least, require_between
 
 BalanceSides = Literal["both", "pos", "neg"]
 DeltaH = Literal["sampled", "expectation"]

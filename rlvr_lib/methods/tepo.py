@@ -35,7 +35,6 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from rlvr_lib.schema import require_at_least
 from rlvr_lib.methods.base import LossBatch, Method, RolloutBatch, RolloutResult, SharedConfig, hparam
 from rlvr_lib.methods.core import (
     Aggregation,
@@ -51,6 +50,7 @@ from rlvr_lib.methods.core import (
     sequence_log_ratio,
 )
 from rlvr_lib.methods.registry import register
+from rlvr_lib.settings.schema import require_at_least
 
 MaskScope = Literal["pos_adv_entropy_down", "none", "neg_adv_entropy_up", "either", "all"]
 Surrogate = Literal["ppo", "eq4_literal", "unclipped", "cispo", "prefix_is"]

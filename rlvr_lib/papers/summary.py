@@ -6,7 +6,7 @@ generated from them.
 The summary makes no claim of its own: the papers' claims are judged in their reports, under each paper's protocol.
 Here every method runs with its own hyperparameters (its paper's, ``methods:``) at the shared `train` settings; runs
 whose training settings differ (the strictly on-policy methods at 1 update per rollout batch) form their own protocol
-group, and only runs of one group are compared or ranked together (``rlvr_lib.papers.guard``)."""
+group, and only runs of one group are compared or ranked together (``rlvr_lib.papers.framework.guard``)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,10 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from rlvr_lib import plots
 from rlvr_lib.eval.passk import k_values
-from rlvr_lib.report import markdown_table
-from rlvr_lib.papers import measures
-from rlvr_lib.papers.base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt_ci
-from rlvr_lib.papers.claims import (
+from rlvr_lib.papers.framework import measures
+from rlvr_lib.papers.framework.base import MISSING, SHARED_PROTOCOL, PaperBase, experiment, fmt_ci
+from rlvr_lib.papers.framework.claims import (
     COUNTED,
     DOES_NOT_HOLD,
     EFFECT_EXCLUDED,
@@ -35,11 +33,13 @@ from rlvr_lib.papers.claims import (
     NotTestable,
     estimate_of,
 )
-from rlvr_lib.papers.guard import METHOD, settings_difference
-from rlvr_lib.papers.output import PAPERS_DIR, WriteUp
-from rlvr_lib.papers.references import REFERENCES
-from rlvr_lib.papers.results import ACCURACY, step_time
-from rlvr_lib.papers.writeup import CAN_SAY, CANNOT_SAY, TESTBED_SCALE
+from rlvr_lib.papers.framework.guard import METHOD, settings_difference
+from rlvr_lib.papers.framework.output import PAPERS_DIR, WriteUp
+from rlvr_lib.papers.framework.references import REFERENCES
+from rlvr_lib.papers.framework.results import ACCURACY, step_time
+from rlvr_lib.papers.framework.writeup import CAN_SAY, CANNOT_SAY, TESTBED_SCALE
+from rlvr_lib.render import plots
+from rlvr_lib.render.tables import markdown_table
 
 LOG_RETAINED = "log entropy retained"
 PROTOCOL_NOTE = (

@@ -1,4 +1,5 @@
-"""Synthetic verifiable testbed: task generator, from-scratch tokenizer and Qwen2 model, SFT base policy."""
+"""Synthetic verifiable testbed: task generator, from-scratch tokenizer and Qwen2 model, SFT base policy, and its
+measured properties. Imports ``eval`` and the layers below it."""
 
 from rlvr_lib.testbed.generator import LEVELS, Problem, make_splits, sample_solutions, to_records
 from rlvr_lib.testbed.model import build_model

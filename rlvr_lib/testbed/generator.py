@@ -15,34 +15,9 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Level:
-    n_operands: int
-    low: int
-    high: int  # operands are drawn uniformly from [low, high]
-
-
-# Levels 1-3 (one-digit operands) make the default mix; 4-5 add two-digit operands, which the default base
-# policy never sees in SFT (an earlier default mix with level 4 left GRPO little signal: docs/testbed.md).
-LEVELS: dict[int, Level] = {
-    1: Level(3, 1, 9),
-    2: Level(4, 1, 9),
-    3: Level(5, 1, 9),
-    4: Level(3, 10, 99),
-    5: Level(4, 10, 99),
-}
-
-
-@dataclass(frozen=True)
-class Problem:
-    uid: str
-    prompt: str  # plain text the policy sees; the completion starts right after it
-    answer: str
-    level: int
-    solution: str  # one sampled worked solution (starts with a space, ends with \boxed{answer})
+from rlvr_lib.testbed import task_v3
+from rlvr_lib.testbed.problems import LEVELS, Problem, slipped
 
 
 def format_prompt(operands: list[int]) -> str:
@@ -55,17 +30,6 @@ def operands_of(prompt: str) -> list[int]:
     if match is None:
         raise ValueError(f"not a testbed prompt: {prompt!r}")
     return [int(x) for x in match.group(1).split("+")]
-
-
-SLIP_OFFSETS = tuple(d for d in range(-9, 10) if d)
-
-
-def slipped(total: int, rng: random.Random) -> int:
-    """``total`` off by a uniform nonzero offset in [-9, 9], resampled until the result is >= 0."""
-    while True:
-        wrong = total + rng.choice(SLIP_OFFSETS)
-        if wrong >= 0:
-            return wrong
 
 
 def sample_solution(operands: list[int], rng: random.Random, slip_rate: float = 0.0) -> str:
@@ -116,9 +80,7 @@ def _problem_maker(task: str):
     if task == "v2":
         return make_problem
     if task == "v3":
-        from rlvr_lib.testbed.task_v3 import make_problem as make_v3
-
-        return make_v3
+        return task_v3.make_problem
     raise ValueError(f"unknown testbed task {task!r}; known: {TASKS}")
 
 

@@ -4,7 +4,7 @@ show? Base policy headroom, GRPO's gain and entropy collapse per training seed, 
 
 Pure functions over evaluation results and training histories (``summarise``, ``entropy_ratio``,
 ``properties_markdown``) plus the two sampling passes (``evaluate_by_kind``, ``route_shares``); the pipeline's
-``testbed_properties`` stage (``rlvr_lib.pipeline.stage_testbed_properties``) runs them on the base model and the
+``testbed_properties`` stage (``rlvr_lib.pipeline.stages.stage_testbed_properties``) runs them on the base model and the
 seeds of one GRPO run.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from rlvr_lib.eval import bootstrap_ci, crossed_bootstrap_ci, evaluate_benchmark, pass_at_k, sample_completions
-from rlvr_lib.rewards import grade
+from rlvr_lib.tasks.rewards import grade
 from rlvr_lib.testbed.task_v3 import classify_route
 
 # issue 9's targets: name -> (what, rule), checked by ``summarise``

@@ -19,7 +19,7 @@ from datasets import Dataset
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from trl import SFTConfig, SFTTrainer
 
-from rlvr_lib.config import TestbedConfig
+from rlvr_lib.settings.config import TestbedConfig
 from rlvr_lib.testbed import task_v3
 from rlvr_lib.testbed.generator import Problem, make_splits, sample_solutions
 from rlvr_lib.testbed.model import build_model

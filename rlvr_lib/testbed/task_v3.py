@@ -31,7 +31,7 @@ import hashlib
 import random
 import re
 
-from rlvr_lib.testbed.generator import LEVELS, Problem, slipped
+from rlvr_lib.testbed.problems import LEVELS, Problem, slipped
 
 TRAP_SHARE = 0.4  # P(a v3 problem holds a multiplication trap)
 MULTIPLIERS = (2, 3)  # right factor of a trap's product (keeps products within two digits)

@@ -1,0 +1,99 @@
+"""Claims as declarations: a claim names its measure; the measure is called with the paper when the claim is judged.
+
+``measure(fn, *args, **kwargs)`` declares a claim's measure: ``fn(paper, *args, **kwargs)`` returns the estimate of
+d (or raises ``NotTestable`` / ``NotRun``). ``fn`` is either one of the shared measures below (``SHARED``: what
+several papers compute alike) or a function of the paper's own measures module (``rlvr_lib.papers.<paper>.
+measures``); ``check_declared`` refuses anything else (a lambda, a bound method, another paper's function), so a
+paper's claims module holds declarations only and every computation has a name a reader can look up.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from rlvr_lib.papers.framework.claims import BEYOND, Estimate, NotTestable
+from rlvr_lib.papers.framework.guard import METHOD
+from rlvr_lib.papers.framework.results import ACCURACY
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A claim's declared measure: ``fn(paper, *args, **kwargs)``."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def bind(self, paper: Any) -> Callable[[], Any]:
+        """The measure of ``paper``, called without arguments by the claims engine."""
+        return functools.partial(self.fn, paper, *self.args, **dict(self.kwargs))
+
+    @property
+    def name(self) -> str:
+        return f"{self.fn.__module__}.{self.fn.__qualname__}"
+
+
+def measure(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Measure:
+    """Declare a claim's measure: ``fn(paper, *args, **kwargs)`` (``fn`` shared or of the paper's measures module)."""
+    return Measure(fn, tuple(args), tuple(sorted(kwargs.items())))
+
+
+# ----------------------------------------------------------------------------- shared measures: fn(paper, ...)
+def compare(paper: Any, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
+    """Paired-by-seed difference of evaluation ``metric`` between runs ``a`` and ``b`` (``RunResults.compare``)."""
+    return paper.results.compare(a, b, metric, differs_in)
+
+
+def compare_history(
+    paper: Any,
+    a: str,
+    b: str,
+    fn: Callable[[pd.DataFrame], float],
+    digits: int = 3,
+    differs_in: tuple[str, ...] = (METHOD,),
+) -> Estimate:
+    """Paired-by-seed difference of a per-seed history quantity ``fn`` (``RunResults.compare_history``)."""
+    return paper.results.compare_history(a, b, fn, digits, differs_in)
+
+
+def single_run(paper: Any, run: str, fn: Callable[[pd.DataFrame], float]) -> Estimate:
+    """One run's per-seed history quantity ``fn`` (``PaperBase.single_run``)."""
+    return paper.single_run(run, fn)
+
+
+def unavailable(paper: Any, reason: str, kind: str = BEYOND) -> Estimate:
+    """A claim the testbed cannot test: raises ``NotTestable(reason, kind)``."""
+    raise NotTestable(reason, kind)
+
+
+SHARED: dict[str, Callable[..., Any]] = {f.__name__: f for f in (compare, compare_history, single_run, unavailable)}
+
+
+def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``fn`` to the shared measures (a measure several papers compute alike)."""
+    SHARED[fn.__name__] = fn
+    return fn
+
+
+def check_declared(paper_name: str, key: str, declared: Any) -> None:
+    """Raise unless claim ``key``'s measure is a ``Measure`` of a shared measure or of the paper's measures module."""
+    if not isinstance(declared, Measure):
+        raise TypeError(
+            f"claim {key} of {paper_name}: its measure must be declared with measure(fn, *args) (a named function), "
+            f"not {type(declared).__name__}"
+        )
+    fn = declared.fn
+    own = f"rlvr_lib.papers.{paper_name}.measures"
+    if SHARED.get(getattr(fn, "__name__", "")) is fn:
+        return
+    if getattr(fn, "__module__", "") == own and "<" not in fn.__qualname__ and "." not in fn.__qualname__:
+        return
+    raise TypeError(
+        f"claim {key} of {paper_name}: measure {declared.name} is neither a shared measure "
+        f"(rlvr_lib.papers.framework.declare.SHARED) nor a module-level function of {own}"
+    )

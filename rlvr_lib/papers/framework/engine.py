@@ -1,0 +1,187 @@
+"""How one claim is judged, the same way for every paper: compute, check what fixes the measure, gate on run health,
+judge, test the null, and judge again under each declared alternative.
+
+1. ``compute`` runs inside ``RunResults.recording``: the runs and measures it read are the claim's arms.
+2. A measure the task fixes (``measures.Measure.fixed_by``) or the testbed was calibrated to produce for the arm's
+   method (``calibrated``) makes the claim NOT TESTABLE HERE, whatever the numbers.
+3. ``judge`` (``claims``): seeds, zero-width intervals, saturation, the branches, per-seed universal claims.
+4. The gates the claim requires (``gates``) on every seed of every trained run read: a failure gives METHOD FAILED,
+   with the verdict the numbers gave kept beside it (never counted).
+5. A claim that holds is judged again with its null in place of its method arm (``null_for``); if the null holds
+   too, the test cannot tell them apart: NOT TESTABLE HERE.
+6. Each declared alternative of the paper whose run the claim read is substituted and the whole judgement repeated:
+   the claim is ROBUST or HINGES ON the alternative. A claim that read accuracy or pass@k at the paper's own
+   decoding is judged again at the shared one (``SHARED_DECODING``), the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+
+from rlvr_lib.papers.framework import measures
+from rlvr_lib.papers.framework.claims import (
+    AUTO_NULL,
+    BEYOND,
+    COUNTED,
+    FEW_SEEDS,
+    HOLDS,
+    IMMOVABLE,
+    INDISCRIMINATE,
+    METHOD_FAILED,
+    NOT_RUN,
+    NOT_TESTABLE,
+    SHARED_DECODING,
+    Claim,
+    ClaimResult,
+    Estimate,
+    NotTestable,
+    judge,
+    not_testable,
+    ours_text,
+    robustness_text,
+)
+from rlvr_lib.papers.framework.guard import ComparisonRefused, settings_difference
+from rlvr_lib.settings.papers import BASE_RUN
+
+Compute = Callable[[], Estimate | ClaimResult]
+
+
+def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[str]]:
+    """Steps 1-3: the result and the trained runs read (base left out)."""
+    with results.recording() as reads:
+        try:
+            got = compute()
+        except NotTestable as reason:
+            return not_testable(claim, str(reason), reason.kind), [r for r in reads.runs if r != BASE_RUN]
+    arms = [r for r in reads.runs if r != BASE_RUN]
+    result = got if isinstance(got, ClaimResult) else judge(claim, got)
+    fixed = immovable(claim, reads.measures, arms, results)
+    if fixed and result.verdict in COUNTED:
+        result = dataclasses.replace(result, verdict=NOT_TESTABLE, kind=IMMOVABLE, note=fixed, branch="fixed")
+    if reads.decoding and not result.decoding:
+        result = dataclasses.replace(result, decoding=reads.decoding)
+    return result, arms
+
+
+def immovable(claim: Claim, read: list[str], arms: list[str], results) -> str:
+    """Why the claim's measure cannot move on the testbed ('' when it can). What the task fixes for every run that
+    works moves when a run breaks (a diverged run's answers run to the length cap): not fixed where an arm failed
+    the ``healthy`` gate."""
+    names = [claim.measure] if claim.measure else read
+    for name in names:
+        m = measures.measure_of(name) or measures.eval_measure(name)
+        if m is None:
+            continue
+        if m.fixed_by and not _broken(arms, results):
+            return f"fixed by the task: {m.fixed_by}"
+        if m.calibrated and arms and all(results.method_of(a) in m.calibrated_on for a in arms) and len(arms) == 1:
+            return f"calibrated: {m.calibrated}"
+    return ""
+
+
+def _broken(arms: list[str], results) -> bool:
+    try:
+        return bool(results.gates.failures(arms, ("healthy",)))
+    except NotTestable:
+        return False
+
+
+def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> ClaimResult:
+    """Step 4: METHOD FAILED when a required gate fails on a seed of a run the claim read."""
+    if result.verdict not in COUNTED or not claim.requires:
+        return result
+    try:
+        failed = results.gates.failures(arms, claim.requires)
+    except NotTestable as reason:  # a seed not made yet: its health is unknown
+        return not_testable(claim, str(reason), reason.kind)
+    if not failed:
+        return result
+    return dataclasses.replace(
+        result, verdict=METHOD_FAILED, kind="run failed", ungated=result.verdict, note="; ".join(failed)
+    )
+
+
+def null_for(claim: Claim, arms: list[str], null_run: str | None, main_run: str) -> dict[str, str]:
+    """The substitution that puts the claim's null in its method's place ({} for none): ``claim.null`` replaces
+    the paper's own run (or the claim's one arm); ``AUTO_NULL`` applies to a claim on one trained run, replaced by
+    the paper's ``null_run``, and not to a claim on that run itself."""
+    if not claim.null or not arms:
+        return {}
+    if claim.null == AUTO_NULL:
+        if len(arms) != 1 or null_run is None or arms[0] == null_run:
+            return {}
+        return {arms[0]: null_run}
+    target = main_run if main_run in arms else arms[0]
+    return {} if target == claim.null else {target: claim.null}
+
+
+def evaluate(paper, claim: Claim, compute: Compute) -> ClaimResult:
+    """Steps 1-6 for one claim of ``paper`` (a ``PaperBase``)."""
+    results = paper.results
+    raw, arms = _judged(claim, compute, results)
+    result = _gated(claim, raw, arms, results)
+    swap = null_for(claim, arms, paper.null_run(), paper.main_run())
+    if result.verdict == HOLDS and swap:
+        shadow = _under(claim, compute, results, swap)
+        ((run, null),) = swap.items()
+        result.null = f"{null} in {run}'s place: {shadow.verdict} ({ours_text(shadow)})"
+        if shadow.verdict == HOLDS:
+            result = dataclasses.replace(
+                result,
+                verdict=NOT_TESTABLE,
+                kind=INDISCRIMINATE,
+                branch="null",
+                note=f"the test does not tell {run} from {null}: {null} passes too",
+            )
+    result.robustness = robustness(paper, claim, compute, arms, result)
+    result.arms = tuple(arms)
+    return result
+
+
+def _under(claim: Claim, compute: Compute, results, alias: Mapping[str, str], gated: bool = False) -> ClaimResult:
+    """The claim judged with the runs of ``alias`` read in place of its keys."""
+    with results.substituted(alias):
+        try:
+            result, arms = _judged(claim, compute, results)
+        except (ComparisonRefused, ValueError) as err:
+            return not_testable(claim, f"not comparable under the substitution: {err}")
+        return _gated(claim, result, arms, results) if gated else result
+
+
+def check_alternative(params, name: str, swaps: Mapping[str, str]) -> None:
+    """An alternative changes method settings only (what the open choice is about): anything shared that
+    differs makes it a different experiment, refused with the settings named."""
+    for run, other in swaps.items():
+        shared = [k for k in settings_difference(params, other, run) if not k.startswith("method")]
+        if shared:
+            raise ValueError(
+                f"alternative '{name}': run '{other}' differs from '{run}' in shared settings {shared}, not only in "
+                "the open choice"
+            )
+
+
+def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: ClaimResult) -> str:
+    """'robust' when every applicable alternative gives the same verdict, 'hinges on ...' naming each that does
+    not, '' when none applies (the claim reads none of the alternatives' runs). An alternative whose runs are not
+    made yet or whose comparison the guard refuses (it would change a second thing) is 'not applicable', with its
+    reason, and decides nothing. Records each applicable alternative's verdict in ``result.by_alternative``."""
+    applicable = {name: swaps for name, swaps in paper.alternatives().items() if any(run in arms for run in swaps)}
+    if result.decoding:
+        applicable[SHARED_DECODING] = {}
+    if not applicable or result.verdict not in (*COUNTED, METHOD_FAILED):
+        return ""
+    details, skipped = {}, []
+    for name, swaps in applicable.items():
+        if name == SHARED_DECODING:
+            with paper.results.at_decoding(None):
+                other = _under(claim, compute, paper.results, {}, gated=True)
+        else:
+            other = _under(claim, compute, paper.results, swaps, gated=True)
+        if other.verdict in (NOT_RUN, NOT_TESTABLE) and other.kind in (NOT_RUN, BEYOND, FEW_SEEDS):
+            skipped.append(f"{name} not applicable: {other.note}")
+            continue
+        result.by_alternative[name] = other.verdict
+        details[name] = ours_text(other)
+    text = robustness_text(result.verdict, result.by_alternative, details)
+    return "; ".join(t for t in (text, *skipped) if t)

@@ -1,0 +1,267 @@
+"""``make repro``'s lane driver: the pipeline's per-seed stages in parallel ``dvc repro -s`` processes, with progress.
+
+1. ``dvc repro check_params data`` (one process);
+2. per training seed N, ``base_model@N``, ``filter_data@N`` and ``eval_base@N`` in one ``dvc repro -s`` call, as many
+   at a time as there are lanes;
+3. per (run, seed) pair, its ``train@N`` and ``eval@N`` stages (``pipelines/<run>/dvc.yaml``) in one call, the same
+   way, after one in-process ``dvc status`` that skips the pairs already up to date; one line per finished pair:
+   pairs done / total, elapsed, and an ETA from the finished pairs' durations;
+4. the stages that sample trained models (the testbed's properties, the paper studies of
+   ``rlvr_lib.papers.framework.sampling``), one ``dvc repro -s`` call each, the same way;
+5. the five paper stages, one call each, the same way (they read only what the steps above wrote);
+6. ``dvc repro`` (the summary, which reads the papers' claims, the main report and anything still missing).
+
+Each lane runs with ``--threads`` threads (default 1, so that the lane count never changes a result's bytes: float
+reductions depend on the thread count; OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
+repository lock while a stage's command runs, and ``--wait-for-lock`` makes a lane wait for another's commit. A
+failed call stops the driver: no new unit starts, the running ones finish, and it exits 1 naming the unit and its
+log (``runs/.repro_logs/<unit>.log``).
+
+With ``--paper <name>`` (``make repro PAPER=<name>``) it runs one paper's part of the above: the base policies of
+its runs' seeds, the (run, seed) pairs of the runs its ``papers.<name>`` entry names (the summary's: those of every
+paper it gathers, whose reports it reads), the sampling studies it reads, its paper stage(s) in lanes, then
+``dvc repro paper_<name>`` for the rest.
+
+    python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from rlvr_lib.pipeline.dvc_stages import run_dvc_file
+from rlvr_lib.settings.config import load_params
+
+LOG_DIR = Path("runs/.repro_logs")
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One ``dvc repro -s`` call: a name for the progress line and log, and the stages it reproduces."""
+
+    name: str
+    stages: tuple[str, ...]
+
+
+def seed_units(seeds: Iterable[int]) -> list[Unit]:
+    """The shared per-seed stages: training seed N's base policy, its filtered sets and its evaluation."""
+    return [Unit(f"base seed {n}", (f"base_model@{n}", f"filter_data@{n}", f"eval_base@{n}")) for n in seeds]
+
+
+def pair_units(runs: dict[str, list[int]]) -> list[Unit]:
+    """One unit per (run, seed) pair of ``runs`` (run -> its seeds): its train and eval stages."""
+    return [
+        Unit(f"{run} seed {n}", tuple(f"{run_dvc_file(run)}:{stage}@{n}" for stage in ("train", "eval")))
+        for run, seeds in runs.items()
+        for n in seeds
+    ]
+
+
+def sampling_units(with_papers: bool) -> list[Unit]:
+    """The stages that sample trained models once the pairs are done, each its own unit: the testbed's properties
+    and (with a ``papers`` section) each paper study of ``rlvr_lib.papers.framework.sampling``."""
+    from rlvr_lib.papers.framework.sampling import STUDIES, stage_name
+
+    studies = [Unit(f"study {name}", (stage_name(name),)) for name in STUDIES] if with_papers else []
+    return [Unit("testbed properties", ("testbed_properties",)), *studies]
+
+
+def paper_units(with_papers: bool) -> list[Unit]:
+    """The five paper stages, each its own unit (with a ``papers`` section); the summary, which reads their claims,
+    is left to the final ``dvc repro``."""
+    from rlvr_lib.settings.papers import PAPERS
+
+    return [Unit(f"paper {name}", (f"paper_{name}",)) for name in PAPERS] if with_papers else []
+
+
+def papers_upstream(paper: str, params) -> list[str]:
+    """The paper stages ``paper_<paper>`` needs built first, itself included (the summary reads the claims of the
+    papers it gathers), in order."""
+    from rlvr_lib.settings.papers import ALL_PAPERS
+
+    if paper not in ALL_PAPERS:
+        raise ValueError(f"--paper {paper!r}: not a paper; valid: {', '.join(ALL_PAPERS)}")
+    if params.papers is None:
+        raise ValueError("--paper: params.yaml has no `papers` section")
+    gathered = list(params.papers.summary.papers) if paper == "summary" else []
+    return [*gathered, paper]
+
+
+def paper_scope(paper: str, params) -> tuple[dict[str, list[int]], list[Unit], list[Unit]]:
+    """One paper's share of the lanes: its runs and their seeds (run -> seeds), its sampling units and its paper
+    units (the papers it reads first, the summary excepted: the final ``dvc repro paper_<name>`` runs it)."""
+    from rlvr_lib.papers.framework.sampling import STUDIES, stage_name
+    from rlvr_lib.settings.papers import paper_runs
+
+    names = papers_upstream(paper, params)
+    runs: dict[str, list[int]] = {}
+    for name in names:
+        for run in paper_runs(params.papers.paper(name), trained_only=True):
+            runs.setdefault(run, list(params.runs[run].seeds))
+    studies = [Unit(f"study {s}", (stage_name(s),)) for s, (owner, _) in STUDIES.items() if owner in names]
+    papers = [Unit(f"paper {name}", (f"paper_{name}",)) for name in names if name != "summary"]
+    return runs, studies, papers
+
+
+def clock(seconds: float) -> str:
+    """``h:mm:ss``."""
+    seconds = round(max(seconds, 0))
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def eta_seconds(durations: list[float], remaining: int, lanes: int) -> float | None:
+    """Time left for ``remaining`` units at the mean of the finished units' ``durations``, ``lanes`` at a time
+    (None before any unit finished)."""
+    if not durations:
+        return None
+    if remaining <= 0:
+        return 0.0
+    return sum(durations) / len(durations) * remaining / min(lanes, remaining)
+
+
+def progress_line(done: int, total: int, unit: str, took: float, elapsed: float, eta: float | None) -> str:
+    """The line printed when ``unit`` finished: ``done`` of ``total``, its duration, elapsed time and ETA."""
+    left = "unknown" if eta is None else clock(eta)
+    now = time.strftime("%H:%M:%S")
+    return f"{now} {done}/{total} {unit} done in {clock(took)} | elapsed {clock(elapsed)} | ETA {left}"
+
+
+class UnitFailed(RuntimeError):
+    """A ``dvc repro -s`` call exited non-zero."""
+
+
+def run_units(
+    units: list[Unit],
+    lanes: int,
+    runner: Callable[[Unit], int],
+    what: str,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Run ``units`` with ``runner`` (returns an exit status), ``lanes`` at a time, printing a progress line per
+    finished unit; on the first failure start nothing new, let the running ones finish and raise UnitFailed."""
+    start, durations, failures = time.monotonic(), [], []
+    say(f"{time.strftime('%H:%M:%S')} {what}: {len(units)} to run, {min(lanes, len(units)) or 0} at a time")
+    pending = list(units)
+    with ThreadPoolExecutor(max_workers=max(1, lanes)) as pool:
+        running: dict[Future, tuple[Unit, float]] = {}
+        while pending or running:
+            while pending and len(running) < lanes and not failures:
+                unit = pending.pop(0)
+                running[pool.submit(runner, unit)] = (unit, time.monotonic())
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                unit, began = running.pop(future)
+                status = future.exception() or future.result()
+                took = time.monotonic() - began
+                if status:
+                    failures.append(unit)
+                    say(f"{time.strftime('%H:%M:%S')} FAILED: {unit.name} ({status}); log {log_path(unit)}")
+                    continue
+                durations.append(took)
+                done = len(durations)
+                eta = eta_seconds(durations, len(units) - done - len(failures), lanes)
+                say(progress_line(done, len(units), unit.name, took, time.monotonic() - start, eta))
+    if failures:
+        names, first = ", ".join(u.name for u in failures), failures[0]
+        raise UnitFailed(f"{what}: {names} failed (stages {', '.join(first.stages)}); see {log_path(first)}")
+
+
+def log_path(unit: Unit) -> Path:
+    return LOG_DIR / (unit.name.replace(" ", "_") + ".log")
+
+
+def dvc_runner(env: dict[str, str]) -> Callable[[Unit], int]:
+    """A runner calling ``dvc --wait-for-lock repro -s <stages>``, its output in the unit's log."""
+
+    def run(unit: Unit) -> int:
+        log = log_path(unit)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("w") as out:
+            cmd = ["dvc", "--wait-for-lock", "repro", "-s", *unit.stages]
+            status = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env).returncode
+        if status:
+            tail = log.read_text(errors="replace").splitlines()[-15:]
+            print("\n".join(f"  | {line}" for line in tail), file=sys.stderr)
+        return status
+
+    return run
+
+
+def changed_units(units: list[Unit]) -> list[Unit]:
+    """The units with a stage that is not up to date, from one in-process ``dvc status`` over all their stages."""
+    from dvc.repo import Repo
+
+    if not units:
+        return []
+    with Repo() as repo:
+        changed = set(repo.status(targets=[s for u in units for s in u.stages]))
+    return [u for u in units if any(s in changed for s in u.stages)]
+
+
+def lane_env(threads: int) -> dict[str, str]:
+    return {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    parser = argparse.ArgumentParser(
+        prog="python -m rlvr_lib.pipeline.repro_lanes", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--jobs", type=int, default=cores, help=f"lanes (default: the cores, {cores})")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per lane (default 1: the same bytes whatever the lanes)"
+    )
+    parser.add_argument("--paper", default=None, help="one paper only: erpo, cw_grpo, tepo, opefo, aer or summary")
+    args = parser.parse_args(argv)
+    if args.jobs < 1 or args.threads < 1:
+        parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
+    threads = args.threads
+    env = lane_env(threads)
+    params = load_params()
+    with_papers = params.papers is not None
+    if args.paper:
+        try:
+            runs, sampling, papers = paper_scope(args.paper, params)
+        except ValueError as err:
+            parser.error(str(err))
+        seeds = sorted({n for run_seeds in runs.values() for n in run_seeds})
+        last = ["dvc", "repro", f"paper_{args.paper}"]
+        what = f"make repro PAPER={args.paper}"
+    else:
+        runs = {run: spec.seeds for run, spec in params.runs.items()}
+        sampling, papers, seeds = sampling_units(with_papers), paper_units(with_papers), params.all_seeds
+        last, what = ["dvc", "repro"], "make repro"
+    print(f"{time.strftime('%H:%M:%S')} {what}: {args.jobs} lanes of {threads} thread(s)")
+    try:
+        subprocess.run(["dvc", "repro", "check_params", "data"], env=env, check=True)
+        runner = dvc_runner(env)
+        run_units(changed_units(seed_units(seeds)), args.jobs, runner, "base policies (per seed)")
+        pairs = pair_units(runs)
+        todo = changed_units(pairs)
+        print(f"{len(pairs) - len(todo)} of {len(pairs)} (run, seed) pairs are up to date")
+        run_units(todo, args.jobs, runner, "(run, seed) pairs")
+        run_units(changed_units(sampling), args.jobs, runner, "sampling stages")
+        run_units(changed_units(papers), args.jobs, runner, "paper stages")
+        subprocess.run(last, env=env, check=True)
+    except UnitFailed as err:
+        print(f"{what} stopped: {err}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as err:
+        print(f"{what} stopped: {' '.join(err.cmd)} exited with {err.returncode}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

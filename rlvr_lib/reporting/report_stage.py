@@ -1,0 +1,117 @@
+"""The report stage (``notebooks/report.ipynb``): every run's logs and evaluations, and each paper's claims, into
+``reports/README.md`` with its figures and tables (``rlvr_lib.reporting.main_page``) and the files of the root
+dvc.yaml's ``metrics:`` and ``plots:`` (``rlvr_lib.reporting.dvc_views``).
+
+The main page draws the summary's core methods (params.yaml ``papers.summary.runs.methods``; every run when
+``papers`` is absent); ``dvc plots show`` overlays each paper's runs and the core methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+from rlvr_lib.render import plots
+from rlvr_lib.render.tables import load_histories
+from rlvr_lib.reporting import dvc_views
+from rlvr_lib.reporting.main_page import load_eval_results, paper_verdicts, results_table, write_report
+from rlvr_lib.settings.config import FULL_SET, Params
+from rlvr_lib.settings.papers import PAPER_TITLES, PAPERS, paper_runs
+from rlvr_lib.workspace.layout import (
+    EVAL_DIR,
+    REPORTS_DIR,
+    TESTBED_DIR,
+    TRAINING_LOGS_DIR,
+    check_eval_settings,
+    filter_report_dir,
+    run_seeds,
+    seed_folder,
+)
+
+CORE_GROUP = "core"  # reports/plots/core/: the summary's methods
+
+
+def _takeaway() -> str:
+    """The summary report's generated takeaway (reports/papers/summary/takeaway.md), '' before it exists."""
+    path = REPORTS_DIR / "papers" / "summary" / "takeaway.md"
+    return path.read_text() if path.is_file() else ""
+
+
+def settings_summary(params: Params) -> dict:
+    """The settings the results were made with, as the README's collapsed table lists them."""
+    return {
+        "profile": params.profile,
+        "seed": params.seed,
+        "seeds": params.seeds,
+        "data": asdict(params.data),
+        "train": asdict(params.train),
+        "eval": asdict(params.eval),
+        "methods": {
+            name: {
+                "method": s.method,
+                **s.hparams,
+                **({"train_data": s.train_data} if s.train_data != FULL_SET else {}),
+                **({"seeds": s.seeds} if s.seeds != params.seeds else {}),
+            }
+            for name, s in params.runs.items()
+        },
+    }
+
+
+def other_reports(params: Params) -> dict[str, str]:
+    """Label -> path (relative to reports/) of the testbed and data-filter reports that exist."""
+    links = {}
+    if (TESTBED_DIR / "README.md").exists():
+        links[
+            "The testbed's measured properties: base headroom, GRPO's entropy collapse and sharpening per seed, "
+            "ERPO's perturbation study"
+        ] = "testbed/README.md"
+    first = params.all_seeds[0]
+    if (filter_report_dir(first) / "README.md").exists():
+        links[
+            f"The papers' training-set filters (ERPO, TEPO): problems left after each rule (seed {first}'s base "
+            "policy; every seed's in data_filters/)"
+        ] = f"data_filters/{seed_folder(first)}/README.md"
+    return links
+
+
+def plot_groups(params: Params) -> dict[str, list[str]]:
+    """Group name -> trained runs overlaid in ``dvc plots show``: each paper's, and the core methods."""
+    if params.papers is None:
+        return {CORE_GROUP: list(params.runs)}
+    groups = {paper: paper_runs(getattr(params.papers, paper), trained_only=True) for paper in PAPERS}
+    return {**groups, CORE_GROUP: list(params.papers.summary.runs.methods)}
+
+
+def stage_report(params: Params) -> Path:
+    """Write the report, reports/run_metrics/ and reports/plots/; returns reports/README.md.
+
+    Refuses evaluations made with other settings than params.yaml's (e.g. left by a smoke run), naming the run,
+    and a paper's claims.csv that is missing or malformed, naming the file.
+    """
+    runs = list(params.runs)
+    for run in ["base", *runs]:
+        for seed in run_seeds(params, run):
+            check_eval_settings(params, run, seed)
+    by_seed = {run: {seed: seed_folder(seed) for seed in run_seeds(params, run)} for run in ["base", *runs]}
+    histories = load_histories({run: {s: TRAINING_LOGS_DIR / run / f for s, f in by_seed[run].items()} for run in runs})
+    evals = load_eval_results({run: {s: EVAL_DIR / run / f for s, f in d.items()} for run, d in by_seed.items()})
+    groups = plot_groups(params)
+    papers = [] if params.papers is None else list(PAPER_TITLES.items())
+    five = [(name, title) for name, title in papers if name in PAPERS]
+    write_report(
+        REPORTS_DIR,
+        histories,
+        evals,
+        title="Entropy control in RLVR: results",
+        params_summary=settings_summary(params),
+        links=other_reports(params),
+        papers=papers,
+        verdicts=paper_verdicts(REPORTS_DIR / "papers", five) if five else None,
+        figure_runs=groups[CORE_GROUP],
+        run_methods={run: spec.method for run, spec in params.runs.items()},
+        takeaway=_takeaway(),
+    )
+    tables = {b: results_table(evals, histories, b) for b in evals["benchmark"].unique()}
+    dvc_views.write(REPORTS_DIR, dvc_views.render(tables, histories, groups, plots.DEFAULT_EMA_ALPHA))
+    return REPORTS_DIR / "README.md"

@@ -1,0 +1,344 @@
+"""Peak GPU memory of a training run per card, estimated before the model is loaded, and the generation chunk that fits.
+
+Counted (bytes per card):
+
+- **Resident all run**: the policy's weights, a frozen reference copy where the trainer makes one, AdamW's two
+  states of the trainable parameters. Sharded (accelerate FSDP, ``shards`` processes) each is divided by the shard
+  count, and with bf16 mixed precision FSDP keeps fp32 master weights (accelerate upcasts the trainable parameters),
+  so trainable weights, gradients and states count 4 bytes an element there; sharded, the bf16 parameters gathered
+  for compute (two decoder layers, prefetch, and the root module's embeddings and LM head) come on top.
+- **One of three phases at a time**, the largest counted:
+  1. a **generation chunk**: its KV cache for prompt + completion tokens (a static cache allocates all of it at once),
+     the prefill's attention scores and MLP activations, and the sampling step's logits (float32, ``LOGIT_COPIES``
+     copies). Gradients are freed between optimizer steps (the Trainer zeroes them to None), so a rollout and a
+     backward pass never hold both;
+  2. the **loss pass** at the micro-batch (``micro_rows`` rows of ``sequence_tokens`` tokens per device): with
+     gradient checkpointing every decoder layer's input is kept (rows x tokens x hidden x layers, bf16), plus one
+     layer's recomputation in the backward pass (``ATTENTION_COPIES`` hidden-sized and ``MLP_COPIES``
+     intermediate-sized tensors per token), the padded rows' attention mask (rows x tokens x tokens, bool), and TRL's
+     chunked LM head (``trl.kernels.ChunkedLogProbFunction``: the hidden states it saves, its float32 gradient of
+     them and of the head's weight, and its logit tiles); the gradients grow as the backward pass goes, so the pass
+     peaks either at the LM head's backward (all checkpoints held) or at the first layer's (all gradients held);
+  3. the **optimizer step**: the gradients plus its temporaries (``torch.optim.AdamW(foreach=True)`` allocates one
+     state-sized tensor per dtype group; the fused AdamW that transformers uses by default, ``adamw_torch_fused``,
+     none).
+
+Not counted: the CUDA context (about 0.5 GiB, outside ``torch.cuda.max_memory_allocated``) and the allocator's
+fragmentation (reserved minus allocated). The loss-pass terms were checked against measured peaks
+(``python -m rlvr_lib memory-probe``; docs/gpu.md). A run is refused before its model is loaded when the estimate
+exceeds the card, with settings that would fit (``fitting_settings``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+GIB = 2**30
+LOGIT_COPIES = 6  # float32 (rows, V) tensors alive in one sampling step
+MEMORY_FRACTION = 0.75  # share of the device the estimate may fill when the chunk is chosen automatically
+MAX_AUTO_CHUNK = 256  # rows: decoding a 1.5B model is compute-bound well before this on an H100 (docs/gpu.md)
+# one decoder layer recomputed in the backward pass, per token: hidden-sized tensors (norm input in float32 = 2,
+# norm output, q, k and v before and after the rotary embedding, attention output, o_proj output, residual, and
+# their gradients as they pass) and intermediate-sized ones (gate, up, act(gate), act(gate) * up, and two gradients)
+ATTENTION_COPIES = 12
+MLP_COPIES = 6
+HEAD_TOKEN_TILE = 4096  # trl.kernels.chunked_logprob.TOKEN_CHUNK_SIZE
+HEAD_VOCAB_TILE = 32768  # trl.trainer.utils._CHUNKED_LOGPROB_CHUNK_SIZE
+GATHERED_LAYERS = 2  # FSDP: the layer computing and the one prefetched
+# a setting is suggested when its estimate fills at most this share of the card: the estimate fell up to 17% short
+# of measured peaks (docs/gpu.md: aer's Qwen3 q/k norms, LoRA's adapter tensors), and the allocator reserves more
+SUGGESTION_FRACTION = 0.85
+SETTINGS_TO_CHANGE = (
+    "train.generation_chunk (fewer rows generated at a time), train.max_completion_length, train.lora_r (LoRA: "
+    "no full gradients or optimizer states), model.path (a smaller model), or a method without a reference copy"
+)
+FSDP_CONFIG = "configs/accelerate/fsdp2.yaml"
+
+
+@dataclass(frozen=True)
+class ModelMemory:
+    """What a loaded model puts on the device, and the shapes its generation and loss pass allocate by."""
+
+    weight_bytes: int  # every parameter
+    trainable_bytes: int  # parameters with requires_grad: their gradients, and AdamW's 2 states each
+    reference_bytes: int  # a frozen reference copy (0: none, or LoRA's adapters-off reference)
+    kv_bytes_per_token: int  # K and V of one token over all layers
+    vocab_size: int
+    attention_heads: int
+    intermediate_size: int
+    hidden_size: int = 0  # 0: no loss-pass terms
+    num_layers: int = 0
+    parameter_bytes: int = 2  # bytes per element of the weights as loaded
+    embedding_bytes: int = 0  # input embedding + LM head (once if tied): FSDP's root module, gathered whole
+    head_trainable: bool = True  # the LM head's weight has a gradient (not under LoRA)
+
+
+@dataclass(frozen=True)
+class TrainSetup:
+    """How the loss pass runs on each device."""
+
+    micro_rows: int = 0  # rows per device per forward/backward (per_device_train_batch_size); 0: no loss pass
+    sequence_tokens: int = 0  # prompt + completion tokens of a row
+    shards: int = 1  # FSDP processes sharding weights, gradients and optimizer states (1: not sharded)
+    master_bytes: int = 0  # bytes per trainable element kept by the optimizer (0: the weights' own; FSDP bf16: 4)
+    fused_optimizer: bool = True  # AdamW fused (transformers' default): no step temporaries
+    gradient_checkpointing: bool = True
+    padded: bool = True  # rows of different lengths: a (rows, 1, T, T) bool attention mask is built
+    activation_bytes: int = 2
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes per card for each component (``rlvr_lib.training.memory_estimate`` says what each counts)."""
+
+    chunk_rows: int
+    weights: int
+    reference: int
+    gradients: int
+    optimizer: int
+    kv_cache: int
+    prefill: int
+    logits: int
+    micro_rows: int = 0
+    shards: int = 1
+    gathered: int = 0
+    checkpoints: int = 0
+    layer_recompute: int = 0
+    attention_mask: int = 0
+    lm_head: int = 0
+    head_gradient: int = 0
+    optimizer_step: int = 0
+    num_layers: int = 1
+    loss_pass_terms: bool = False
+
+    @property
+    def generation(self) -> int:
+        return self.kv_cache + self.prefill + self.logits
+
+    @property
+    def loss_pass(self) -> int:
+        """The loss pass's peak above the resident terms: the LM head's backward with every checkpoint held (the
+        last layer's recomputation right after it), or the first layer's with every gradient held."""
+        one_checkpoint = self.checkpoints // self.num_layers
+        at_head = self.checkpoints + self.attention_mask + max(self.lm_head, self.head_gradient + self.layer_recompute)
+        at_first_layer = self.gradients + one_checkpoint + self.attention_mask + self.layer_recompute
+        return max(at_head, at_first_layer)
+
+    @property
+    def step(self) -> int:
+        return self.gradients + self.optimizer_step
+
+    @property
+    def peak(self) -> int:
+        resident = self.weights + self.reference + self.optimizer + self.gathered
+        return resident + max(self.generation, self.loss_pass, self.step)
+
+    def summary(self) -> str:
+        names = ["weights", "reference", "gradients", "optimizer", "kv_cache", "prefill", "logits"]
+        if self.loss_pass_terms:
+            names += ["checkpoints", "layer_recompute", "attention_mask", "lm_head", "optimizer_step", "gathered"]
+        parts = ", ".join(f"{name} {getattr(self, name) / GIB:.2f}" for name in names)
+        where = f"per card of {self.shards} (sharded)" if self.shards > 1 else "one card"
+        phases = (
+            f"; phases: generation {self.generation / GIB:.2f}, loss pass {self.loss_pass / GIB:.2f}, optimizer step "
+            f"{self.step / GIB:.2f}"
+            if self.loss_pass_terms
+            else ""
+        )
+        micro = f", micro-batch {self.micro_rows} rows" if self.loss_pass_terms else ""
+        return (
+            f"peak memory estimate {self.peak / GIB:.2f} GiB {where} (generation chunk {self.chunk_rows} rows{micro}; "
+            f"GiB: {parts}{phases})"
+        )
+
+
+def estimate_peak_memory(
+    model: ModelMemory,
+    *,
+    chunk_rows: int,
+    prompt_tokens: int,
+    completion_tokens: int,
+    activation_bytes: int = 2,
+    setup: TrainSetup | None = None,
+) -> MemoryEstimate:
+    """The components for a generation chunk of ``chunk_rows`` rows of ``prompt_tokens`` (the longest, padded)
+    + ``completion_tokens`` tokens, and (``setup``) the loss pass and optimizer step; ``activation_bytes`` per
+    element of the prefill activations (2: bf16)."""
+    setup = setup or TrainSetup()
+    shards = max(1, setup.shards)
+    element = model.parameter_bytes
+    trainable = model.trainable_bytes
+    if setup.master_bytes:  # FSDP mixed precision: fp32 master copies of the trainable parameters
+        trainable = trainable // element * setup.master_bytes
+    weights = (model.weight_bytes - model.trainable_bytes + trainable) // shards
+    estimate = dict(
+        chunk_rows=chunk_rows,
+        weights=weights,
+        reference=model.reference_bytes // shards,
+        gradients=trainable // shards,
+        optimizer=2 * trainable // shards,
+        kv_cache=chunk_rows * (prompt_tokens + completion_tokens) * model.kv_bytes_per_token,
+        prefill=chunk_rows
+        * prompt_tokens
+        * (model.attention_heads * prompt_tokens * 4 + 2 * model.intermediate_size * activation_bytes),
+        logits=chunk_rows * model.vocab_size * 4 * LOGIT_COPIES,
+        shards=shards,
+        optimizer_step=0 if setup.fused_optimizer else trainable // shards,
+    )
+    layers = max(1, model.num_layers)
+    if setup.micro_rows and model.hidden_size:
+        a = setup.activation_bytes
+        tokens = setup.micro_rows * setup.sequence_tokens
+        hidden, inter, vocab = model.hidden_size, model.intermediate_size, model.vocab_size
+        recompute = tokens * (ATTENTION_COPIES * hidden + MLP_COPIES * inter) * a
+        head_tokens = min(tokens, HEAD_TOKEN_TILE)
+        head_grad_weight = vocab * hidden * 4 if model.head_trainable else 0  # float32 accumulator
+        estimate.update(
+            micro_rows=setup.micro_rows,
+            checkpoints=layers * tokens * hidden * a if setup.gradient_checkpointing else layers * recompute,
+            layer_recompute=recompute,
+            attention_mask=setup.micro_rows * setup.sequence_tokens**2 if setup.padded else 0,
+            # saved: the final hidden states and their masked copy; backward: their float32 gradient and its cast,
+            # the head weight's float32 gradient, and a (token tile x vocabulary tile) logit buffer each way
+            lm_head=tokens * hidden * (2 * a + 4 + a)
+            + head_grad_weight
+            + 2 * head_tokens * min(vocab, HEAD_VOCAB_TILE) * a,
+            head_gradient=vocab * hidden * a if model.head_trainable else 0,
+            gathered=(
+                GATHERED_LAYERS * (model.weight_bytes - model.embedding_bytes) // layers // element * a
+                + model.embedding_bytes // element * a
+                if shards > 1
+                else 0
+            ),
+            num_layers=layers,
+            loss_pass_terms=True,
+        )
+    return MemoryEstimate(**estimate)
+
+
+def auto_generation_chunk(
+    model: ModelMemory,
+    *,
+    device_bytes: int,
+    rollout_rows: int,
+    prompt_tokens: int,
+    completion_tokens: int,
+    setup: TrainSetup | None = None,
+) -> int:
+    """The most rows (at most ``rollout_rows`` and ``MAX_AUTO_CHUNK``) whose estimate stays within
+    ``MEMORY_FRACTION`` of ``device_bytes``; at least 1 (``check_fits`` then refuses what does not fit)."""
+    shape = dict(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, setup=setup)
+    one_row = estimate_peak_memory(model, chunk_rows=1, **shape)
+    fixed = one_row.weights + one_row.reference + one_row.optimizer + one_row.gathered
+    rows = int((MEMORY_FRACTION * device_bytes - fixed) // one_row.generation)
+    return max(1, min(rows, rollout_rows, MAX_AUTO_CHUNK))
+
+
+def fitting_settings(
+    estimate_for: Callable[[int, int, bool], MemoryEstimate],
+    *,
+    device_bytes: int,
+    responses: int,
+    accumulation: int,
+    processes: int,
+    sharded: bool,
+    lora_rank: int = 32,
+) -> list[str]:
+    """Settings under which the estimate fits ``device_bytes``, each keeping the paper's ``responses`` per optimizer
+    step: ``estimate_for(micro_rows, shards, lora)`` gives the estimate of one alternative. Tried: a smaller
+    micro-batch with more gradient accumulation on the same GPUs; sharding over 2, 4 or 8 GPUs (FSDP), at the
+    largest micro-batch that fits; LoRA of rank ``lora_rank`` on one GPU. "Fits": within ``SUGGESTION_FRACTION`` of
+    ``device_bytes``."""
+    device_bytes = int(SUGGESTION_FRACTION * device_bytes)
+    found = []
+    shards_now = processes if sharded else 1
+    micro = responses // (accumulation * processes)
+    for rows in range(micro - 1, 0, -1):
+        if responses % (rows * processes) == 0 and estimate_for(rows, shards_now, False).peak <= device_bytes:
+            found.append(
+                f"train.gradient_accumulation_steps: {responses // (rows * processes)} (micro-batch {rows} rows per "
+                f"device instead of {micro}; the same {responses} responses per optimizer step)"
+            )
+            break
+    for gpus in (2, 4, 8):
+        if sharded and gpus <= processes:
+            continue
+        for rows in range(responses // gpus, 0, -1):
+            if responses % (rows * gpus) == 0 and estimate_for(rows, gpus, False).peak <= device_bytes:
+                found.append(
+                    f"{gpus} GPUs sharded (FSDP): accelerate launch --config_file {FSDP_CONFIG} --num_processes {gpus} "
+                    f"-m rlvr_lib train RUN, with train.gradient_accumulation_steps: {responses // (rows * gpus)} "
+                    f"(micro-batch {rows} rows per device)"
+                )
+                break
+        if len(found) and found[-1].startswith(f"{gpus} GPUs"):
+            break  # the fewest GPUs that fit
+    if estimate_for(min(micro, responses), 1, True).peak <= device_bytes:
+        found.append(
+            f"train.lora_r: {lora_rank} (LoRA on one GPU, micro-batch {micro} rows: no full gradients or optimizer "
+            "states; not the papers' full fine-tuning)"
+        )
+    return found
+
+
+def check_fits(
+    estimate: MemoryEstimate, device_bytes: int, device_name: str, alternatives: list[str] | tuple[str, ...] = ()
+) -> None:
+    """Raise ``MemoryError`` naming the settings to change (``alternatives``: ones that would fit, from
+    ``fitting_settings``) when the estimate exceeds the device's memory."""
+    if estimate.peak > device_bytes:
+        would_fit = (
+            f" Settings that would fit, by the same estimate (within {SUGGESTION_FRACTION:.0%} of the card): "
+            + "; ".join(alternatives)
+            + "."
+            if alternatives
+            else " No micro-batch, GPU count (up to 8, sharded) or LoRA alone fits by the estimate."
+        )
+        raise MemoryError(
+            f"this run cannot fit {device_name} ({device_bytes / GIB:.1f} GiB): {estimate.summary()}.{would_fit} "
+            f"Otherwise change {SETTINGS_TO_CHANGE}"
+        )
+
+
+def model_memory_from_config(
+    config, *, parameter_bytes: int, lora_r: int = 0, reference: bool = False, cache_bytes: int = 2
+) -> ModelMemory:
+    """``ModelMemory`` of a causal LM of ``config`` (a transformers config), counted on a meta-device skeleton (no
+    weights allocated, no download): every parameter at ``parameter_bytes``, LoRA adapters of rank ``lora_r`` on
+    every linear layer of the decoder (trainable, the base frozen), a reference copy when ``reference`` (never
+    under LoRA: its reference is the model with adapters off)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    with torch.device("meta"):
+        skeleton = AutoModelForCausalLM.from_config(config)
+    text = skeleton.config.get_text_config()
+    params = sum(p.numel() for p in skeleton.parameters())
+    embeddings = {
+        id(p): p.numel()
+        for m in (skeleton.get_input_embeddings(), skeleton.get_output_embeddings())
+        for p in m.parameters()
+    }
+    lora = 0
+    if lora_r:
+        head = skeleton.get_output_embeddings()
+        for module in skeleton.modules():
+            if isinstance(module, torch.nn.Linear) and module is not head:
+                lora += lora_r * (module.in_features + module.out_features)
+    head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+    kv_heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
+    return ModelMemory(
+        weight_bytes=(params + lora) * parameter_bytes,
+        trainable_bytes=(lora if lora_r else params) * parameter_bytes,
+        reference_bytes=params * parameter_bytes if reference and not lora_r else 0,
+        kv_bytes_per_token=text.num_hidden_layers * 2 * kv_heads * head_dim * cache_bytes,
+        vocab_size=text.vocab_size,
+        attention_heads=text.num_attention_heads,
+        intermediate_size=getattr(text, "intermediate_size", 4 * text.hidden_size),
+        hidden_size=text.hidden_size,
+        num_layers=text.num_hidden_layers,
+        parameter_bytes=parameter_bytes,
+        embedding_bytes=sum(embeddings.values()) * parameter_bytes,
+        head_trainable=not lora_r,
+    )
