@@ -39,21 +39,26 @@ HEADER = (
     "file.\n"
 )
 PAPERMILL = "mkdir -p reports/notebooks && papermill --cwd . --log-output --no-progress-bar -k python3"
-TRAIN_CODE = [
+TRAIN_CODE = [  # the layers a train stage imports (README.md, "Layout")
     "notebooks/train.ipynb",
     "rlvr_lib/pipeline/stages.py",
-    "rlvr_lib/settings/config.py",
+    "rlvr_lib/workspace",
+    "rlvr_lib/settings",
+    "rlvr_lib/files",
     "rlvr_lib/methods",
-    "rlvr_lib/training/trainer.py",
-    "rlvr_lib/training/train.py",
-    "rlvr_lib/tasks/rewards.py",
+    "rlvr_lib/tasks",
+    "rlvr_lib/eval/sampling.py",
+    "rlvr_lib/training",
 ]
-EVAL_CODE = [
+EVAL_CODE = [  # the layers an eval stage imports
     "notebooks/eval.ipynb",
     "rlvr_lib/pipeline/stages.py",
-    "rlvr_lib/settings/config.py",
+    "rlvr_lib/workspace",
+    "rlvr_lib/settings",
+    "rlvr_lib/methods",
+    "rlvr_lib/tasks",
     "rlvr_lib/eval",
-    "rlvr_lib/tasks/rewards.py",
+    "rlvr_lib/render",
 ]
 NO_CACHE = {"cache": False, "persist": True}
 
