@@ -6,6 +6,7 @@ import typing
 
 import pytest
 
+from rlvr_lib.methods import build_method
 from rlvr_lib.settings.config import (
     MIN_TESTBED_VOCAB,
     TESTBED_LEVELS,
@@ -72,8 +73,21 @@ def test_smoke_profile_applies_overrides():
     ],
 )
 def test_invalid_params_name_the_key(raw, message):
+    """With the method registry's check (as the pipeline loads params.yaml: ``workspace.layout.load_params``)."""
     with pytest.raises(ValueError, match=message):
-        parse_params(raw)
+        parse_params(raw, check_method=partial_build_method)
+
+
+def partial_build_method(method, hparams, path):
+    return build_method(method, hparams, path=path)
+
+
+def test_settings_alone_do_not_check_method_hyperparameters():
+    """The settings layer knows no method: an unknown method hyperparameter passes until the registry checks it."""
+    raw = {**BASE, "methods": {"grpo": {"eps": 0.2}}}
+    assert parse_params(raw).runs["grpo"].hparams == {"eps": 0.2}
+    with pytest.raises(ValueError, match=r"methods\.grpo"):
+        parse_params(raw, check_method=partial_build_method)
 
 
 def test_deep_merge_does_not_mutate():

@@ -24,7 +24,7 @@ from rlvr_lib.tasks.rewards import extract_boxed
 log = logging.getLogger(__name__)
 
 DATA_ROOT_ENV = "RLVR_DATA_ROOT"
-_REPO_ROOT = Path(__file__).resolve().parents[1]
+_REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TEMPLATE = "{problem}\nPlease reason step by step, and put your final answer within \\boxed{}."
 _AIME25_SUFFIX = "\nPlease reason step by step, and put your final answer within \\boxed{}."
 

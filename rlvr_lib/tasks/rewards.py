@@ -177,7 +177,7 @@ class _Worker:
     def __init__(self) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH")])
+            filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")])
         )
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from rlvr_lib.tasks.rewards import worker_loop; worker_loop()"],

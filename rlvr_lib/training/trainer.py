@@ -645,7 +645,7 @@ class RLVRTrainer(GRPOTrainer):
 
     def _step_diagnostics(self) -> dict[str, float]:
         """The optimizer step's diagnostics (``_realised_entropy_change``, the gradient cosine) and the wall time
-        they took inside TRL's ``step_time`` (``timing/diagnostics_s``, which ``papers.results.step_time``
+        they took inside TRL's ``step_time`` (``timing/diagnostics_s``, which ``papers.framework.results.step_time``
         subtracts). {} when no diagnostic is on."""
         out = self._realised_entropy_change()
         pair, self._gradient_pair = self._gradient_pair, None

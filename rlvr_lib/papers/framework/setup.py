@@ -18,7 +18,7 @@ import pandas as pd
 
 from rlvr_lib.settings.config import Params, RunSpec, load_params
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CONFIGS_DIR = REPO / "configs"
 PAPER_CONFIGS_DOC = REPO / "docs" / "paper_configs.md"
 _ROW = re.compile(r"^\| `([^`]+)` \| `(.+)` \| (.+) \|$")
