@@ -25,7 +25,16 @@ from rlvr_lib.papers.claims import (
 )
 from rlvr_lib.papers.config import BASE_RUN
 from rlvr_lib.papers.guard import METHOD
-from rlvr_lib.papers.measures import RETAINED_FLOOR, TAIL_ROLLOUTS, end_mean, rollouts, share, whole_mean, window
+from rlvr_lib.papers.measures import (
+    RETAINED_FLOOR,
+    TAIL_ROLLOUTS,
+    end_mean,
+    paper_share,
+    rollouts,
+    share,
+    whole_mean,
+    window,
+)
 from rlvr_lib.papers.results import ACCURACY, metric_bounds
 
 ACCURACY_MARGIN = 0.01  # margins: argued in claims.py
@@ -39,6 +48,7 @@ LENGTH_MARGIN = 1.0
 # states its main runs' length only as 30 epochs of DeepScaleR (table 3) and caps its supplementary runs "to fewer
 # than 500 steps" (App. C) as a restriction, so the main runs are at least 500 steps: 100 steps is at most 20%.
 PAPER_EARLY_STEPS, PAPER_MIN_TOTAL_STEPS = 100, 500
+PAPER_EARLY_SHARE = paper_share(PAPER_EARLY_STEPS, PAPER_MIN_TOTAL_STEPS)
 SHARP_DROP = 0.5  # "drops sharply": the entropy at least halved from its first step by then
 FRAC_HARD_MARGIN = 0.1  # sec. 5.3 "many questions 'hard'": a tenth of the prompts more (no number in the paper)
 # App. C.3's k50 threshold mapped like the paper's (fixed from table 6 before reading any testbed k50): the paper's

@@ -1,7 +1,5 @@
 """AER's ``Paper``: its name and source, its claims (claims.py) and its experiments bound in the report's order."""
 
-from __future__ import annotations
-
 from rlvr_lib.papers.aer import claims, figures, tables, text
 from rlvr_lib.papers.base import PaperBase
 

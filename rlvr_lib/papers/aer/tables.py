@@ -115,9 +115,8 @@ def pass_at_large_k(paper, heading: str):
     n_seeds, n_problems = next(iter(counts.values())).shape
     text = (
         f"{p.n} samples per problem on the first {n_problems} evaluation problems, {n_seeds} training seed(s) "
-        f"(`papers.aer.pass_at_k`), sampled by the `sample_aer_pass_at_k` stage "
-        "(reports/samples/aer_pass_at_k.json) with params' eval temperature and length; pass@k is the "
-        "unbiased estimator. Paper (Qwen3-8B, AIME24, %): "
+        "(`papers.aer.pass_at_k`), sampled by the `sample_aer_pass_at_k` stage (reports/samples/aer_pass_at_k.json) "
+        "with params' eval temperature and length; pass@k is the unbiased estimator. Paper (Qwen3-8B, AIME24, %): "
         + "; ".join(f"{name} {values[-1]} at k = 256" for name, values in PAPER_PASS_AT_K_AIME24.items())
         + ". k50 on AIME24: 8 (AER), 16 (Clip-Higher), 64 (Base, GRPO). The paper's 50% lies between its base's "
         "pass@1 (11.5) and pass@256 (64.3); every trained testbed run is past 50% at k = 1 (k50 = 1, no "

@@ -110,8 +110,7 @@ def fig2_notes(paper) -> list[str]:
             for run in failing
         )
         out.append(
-            f"Fig. 2 on the {name} testbed level ({level}), trained and evaluated there, mean@n on the level per "
-            "seed: "
+            f"Fig. 2 on the {name} testbed level ({level}), trained and evaluated there, mean@n on the level per seed: "
             + "; ".join(rows)
             + f". On these runs, each trained on one level, {gate}"
             + (f"; {fails}, an explosion its claims take as the evidence (they declare no gate)" if fails else "")
@@ -159,10 +158,9 @@ def tau_between_note(paper) -> str:
     between = [run for run in paper.runs.tau_sweep if lowest.min() < paper.hparam(run, "tau") < default]
     return (
         f"A tau binds only above GRPO's lowest entropy, {lowest.min():.2f}-{lowest.max():.2f} H_0 over its "
-        f"{len(lowest)} seeds: tau 0.3 (table 8's other under-reduction value) binds in "
-        f"{int((lowest < 0.3).sum())} of {len(lowest)}, tau 0.35 in {int((lowest < 0.35).sum())} (the sweep's "
-        f"runs between that floor and the default {default:g}: "
-        f"{', '.join(f'`{run}`' for run in between) or 'none'})."
+        f"{len(lowest)} seeds: tau 0.3 (table 8's other under-reduction value) binds in {int((lowest < 0.3).sum())} of "
+        f"{len(lowest)}, tau 0.35 in {int((lowest < 0.35).sum())} (the sweep's runs between that floor and the default "
+        f"{default:g}: {', '.join(f'`{run}`' for run in between) or 'none'})."
     )
 
 
@@ -205,11 +203,10 @@ def protocol_notes(paper) -> list[str]:
         "steps (App. A.2): the checkpoint is chosen on a test benchmark, which favours every AIME2025 number of "
         "tables 1 and 7 and k50 on AIME2025 (the maximum of about 30 noisy evaluations). The testbed reports the "
         "final model of every run, chosen on nothing.",
-        "eta: the paper gives eta = 0.005 per iteration (table 3) over 30 epochs of DeepScaleR; `aer_eta_scaled` "
-        f"(eta {eta:g}) scaled it by App. C's 'fewer than 500 steps', "
-        "which caps only the supplementary 30B / Llama runs, so its basis is a misreading; it is kept as a "
-        "declared alternative of eq. 11's step size (params.yaml `papers.aer.alternatives`), a x"
-        f"{eta / paper.hparam(paper.runs.aer, 'eta'):.1f} step, and "
-        "every verdict that reads `aer` says whether it hinges on it. alpha_t is updated after every optimizer "
-        "step (2 per rollout batch, from the same H_t), twice per iteration of the paper's workflow.",
+        "eta: the paper gives eta = 0.005 per iteration (table 3) over 30 epochs of DeepScaleR; `aer_eta_scaled` (eta "
+        f"{eta:g}) scaled it by App. C's 'fewer than 500 steps', which caps only the supplementary 30B / Llama runs, "
+        "so its basis is a misreading; it is kept as a declared alternative of eq. 11's step size (params.yaml "
+        f"`papers.aer.alternatives`), a x{eta / paper.hparam(paper.runs.aer, 'eta'):.1f} step, and every verdict that "
+        "reads `aer` says whether it hinges on it. alpha_t is updated after every optimizer step (2 per rollout batch, "
+        "from the same H_t), twice per iteration of the paper's workflow.",
     ]
