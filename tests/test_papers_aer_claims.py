@@ -10,8 +10,11 @@ import pytest
 from conftest import REPO
 
 from rlvr_lib.eval.passk import pass_at_k
-from rlvr_lib.papers.aer import Paper, min_gap, problem_level
+from rlvr_lib.papers.aer import Paper, text
+from rlvr_lib.papers.aer import measures as aer_measures
+from rlvr_lib.papers.aer.measures import min_gap, problem_level
 from rlvr_lib.papers.framework.claims import NotRun, NotTestable
+from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.papers.framework.quotes import find_quote
 from rlvr_lib.settings.config import load_params
 
@@ -89,14 +92,14 @@ def with_counts(paper: Paper, counts: dict[str, float]) -> Paper:
 def test_min_gap_over_k_leaves_out_saturated_k_and_finds_the_worst(paper):
     r = paper.runs
     with_counts(paper, {r.aer: 128.0, r.grpo: 64.0})
-    estimate = paper._min_gap_over_k(r.aer, r.grpo)
+    estimate = aer_measures.min_gap_over_k(paper, r.aer, r.grpo)
     # k = 16 on: both within 2% of 1, left out; the worst of k = 1 .. 8 is k = 8 (AER 0.996 vs GRPO 0.900)
     worst = pass_at_k(256, 128, 8) - pass_at_k(256, 64, 8)
     assert worst < 0.25 and estimate.value == pytest.approx(worst) and "k = [1, 2, 4, 8]" in estimate.detail
     assert estimate.n_seeds == 3 and estimate.ci_low == estimate.ci_high == pytest.approx(worst)
     with_counts(paper, {r.aer: 256.0, r.grpo: 256.0})
     with pytest.raises(NotTestable, match="saturated"):
-        paper._min_gap_over_k(r.aer, r.grpo)
+        aer_measures.min_gap_over_k(paper, r.aer, r.grpo)
     paper._done.pop("_large_k")
 
 
@@ -108,7 +111,7 @@ def test_helpers():
 # ----------------------------------------------------------------------------- round 3 (R3-A*, a*): each fix pinned
 import pandas as pd  # noqa: E402
 
-from rlvr_lib.papers.aer import (  # noqa: E402
+from rlvr_lib.papers.aer.measures import (  # noqa: E402
     PAPER_K50_POSITION,
     after_crossing,
     entropy_by_share,
@@ -146,7 +149,7 @@ def test_k50_reads_a_discrete_measure_and_a_threshold_mapped_like_the_papers(pap
     assert PAPER_K50_POSITION == pytest.approx((50 - 11.5) / (64.3 - 11.5))
     with_counts(paper, {r.base: 64.0, r.grpo: 200.0, r.clip_higher: 200.0, r.aer: 200.0})
     p1, pn = pass_at_k(256, 64, 1), pass_at_k(256, 64, 256)
-    assert paper.mapped_k50_threshold() == pytest.approx(p1 + PAPER_K50_POSITION * (pn - p1))
+    assert aer_measures.mapped_k50_threshold(paper) == pytest.approx(p1 + PAPER_K50_POSITION * (pn - p1))
     paper._done.pop("_large_k")
 
 
@@ -169,7 +172,7 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
     claims = by_key(paper)
     for runs, level in ((r.fig2_easy, [1]), (r.fig2_hard, [3])):
         assert [paper.hparam(run, "alpha_init") for run in runs] == [0.0, 0.01, 0.1]
-        assert all(paper._levels(run) == level for run in runs)
+        assert all(aer_measures.levels_of(paper, run) == level for run in runs)
     assert [c.key for c in claims.values() if c.parent == "fig2_hard_set"] == ["fig2_hard_accuracy", "fig2_hard_length"]
     assert claims["fig2_easy_set"].direction == "less" and claims["fig2_hard_accuracy"].direction == "greater"
     for key in ("fig2_hard_accuracy", "fig2_easy_set"):
@@ -190,10 +193,10 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
     monkeypatch.setattr(paper.results, "uids", lambda run: uids)
     monkeypatch.setattr(paper.results, "common_seeds", lambda *runs: [0, 1, 2])
     monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds: np.asarray(tables[run]))
-    d = paper._on_level(r.fig2_hard[1], r.fig2_hard[0], "accuracy")
+    d = aer_measures.on_level(paper, r.fig2_hard[1], r.fig2_hard[0], "accuracy")
     assert d.value == pytest.approx(0.2) and checked == [("method.alpha_init",)]
     with pytest.raises(ValueError, match="one level set"):
-        paper._on_level(r.fig2_hard[1], r.fig2_easy[0], "accuracy")
+        aer_measures.on_level(paper, r.fig2_hard[1], r.fig2_easy[0], "accuracy")
 
 
 def test_initial_entropy_is_tested_per_factor(paper):
@@ -237,9 +240,9 @@ def test_table_8s_taus_are_runs_and_their_claims_read_them(paper):
     the plateau and the high regime read them; a tau with no run is NOT RUN naming the run to add."""
     taus = sorted(paper.hparam(run, "tau") for run in paper.runs.tau_sweep)
     assert taus == [0.2, 0.3, 0.5, 0.6, 0.8, 1.0, 1.2]
-    assert paper._tau_run(1.2) == "aer_tau_1_2" and paper._tau_run(0.5) == "aer_tau_0_5"
+    assert aer_measures.tau_run(paper, 1.2) == "aer_tau_1_2" and aer_measures.tau_run(paper, 0.5) == "aer_tau_0_5"
     with pytest.raises(NotRun, match="aer_tau_0_7") as missing:
-        paper._tau_run(0.7)
+        aer_measures.tau_run(paper, 0.7)
     assert missing.value.cost == 3
     claims = by_key(paper)
     assert claims["tau_plateau"].direction == "equal"
@@ -265,9 +268,9 @@ def test_margins_are_capped_where_the_paper_states_an_effect(paper):
 def test_fig3_has_one_reading_for_b_c_and_e(paper):
     """R3-A7: reward, entropy and length panels compare AER with GRPO and Clip-Higher only."""
     r = paper.runs
-    assert paper.fig3_runs() == [r.grpo, r.clip_higher]
+    assert aer_measures.fig3_runs(paper) == [r.grpo, r.clip_higher]
     parts = [c.key for c in claims_of(paper) if c.parent == "reward_higher"]
-    assert parts == [f"reward_vs_{b}" for b in paper.fig3_runs()]
+    assert parts == [f"reward_vs_{b}" for b in aer_measures.fig3_runs(paper)]
 
 
 def test_length_claims_read_a_measure_the_task_fixes(paper):
@@ -347,7 +350,7 @@ def test_the_tuned_fixed_coefficient_is_not_read_as_the_claims_runs(paper):
     gate does not fail the claim)."""
     try:
         with paper.results.recording() as reads:
-            tuned = paper.tuned_fixed_coeff()
+            tuned = aer_measures.tuned_fixed_coeff(paper)
     except NotTestable:
         pytest.skip("no training histories here")
     assert tuned in paper.runs.fixed_coeff_grid and reads.runs == []
@@ -376,7 +379,7 @@ def test_the_fig2_note_gives_the_healthy_gates_inputs_on_level_set_runs(paper, m
         lambda run, seeds=None: [exploding if run == r.fig2_easy[2] else flat] * 3,
     )
     monkeypatch.setattr(paper.results.gates, "_cache", {})
-    notes = paper._fig2_notes()
+    notes = text.fig2_notes(paper)
     assert notes[0].startswith("Fig. 2 on the easiest testbed level (1)")
     assert "coefficient 0 [0.8, 0.8, 0.8]" in notes[0] and "coefficient 0.1 [0.4, 0.4, 0.4]" in notes[0]
     assert (
@@ -391,10 +394,23 @@ def test_the_explosion_note_gives_alpha_t_when_the_entropy_passed_the_limit(pape
     h = history([1.0, 0.5, 0.9, 2.5, 4.0])
     h["aer/alpha"] = [0.0, 0.02, 0.03, 0.025, 0.02]
     run = paper.runs.tau_sweep[-1]
-    monkeypatch.setattr(paper, "_c3_runs", lambda: [run])
+    monkeypatch.setattr(aer_measures, "c3_runs", lambda paper: [run])
     monkeypatch.setattr(paper.results, "seeds_of", lambda r: [0])
     monkeypatch.setattr(paper.results, "seed_histories", lambda r, seeds=None: [h])
-    (note,) = paper._explosion_notes()
+    (note,) = text.explosion_notes(paper)
     eta = paper.hparam(run, "eta")
     assert "alpha_t peaked at 0.030 at step 3 (H_t 0.90 H_0 then) and was still 0.025 when H_t passed x2" in note
     assert f"at step 4 ({0.025 / eta:.0f} steps of eta {eta:g} from 0); peak H_t x4.0 H_0" in note
+
+
+def test_every_claim_declares_a_named_measure(paper):
+    """Issue 38 item 2: each claim's measure is a shared measure or a function of the folder's measures.py."""
+    assert paper.declared_measures
+    for key, declared in paper.declared_measures.items():
+        check_declared("aer", key, declared)
+
+
+def test_the_claims_module_holds_declarations_only():
+    """Issue 38 item 2: rlvr_lib/papers/aer/claims.py computes nothing itself (no lambda)."""
+    source = (REPO / "rlvr_lib" / "papers" / "aer" / "claims.py").read_text()
+    assert "lambda" not in source
