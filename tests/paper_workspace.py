@@ -15,9 +15,10 @@ from conftest import REPO
 from rlvr_lib import papers
 from rlvr_lib.atomic import write_json_atomic
 from rlvr_lib.config import load_params, read_yaml
-from rlvr_lib.papers import erpo, sampling
+from rlvr_lib.papers import sampling
 from rlvr_lib.papers.claims import NotTestable
 from rlvr_lib.papers.config import ALL_PAPERS, decodings_for_run
+from rlvr_lib.papers.erpo import tables as erpo_tables
 
 SEEDS = [0, 1]
 HEADLINE_SEEDS = [0, 1, 2]  # the runs params.yaml gives their own (longer) seed list
@@ -162,7 +163,7 @@ def build_papers(workspace: Path, monkeypatch) -> dict:
     def no_files(params, settings):
         raise NotTestable("the real files are not here")
 
-    monkeypatch.setattr(erpo, "count_real_data", no_files)
+    monkeypatch.setattr(erpo_tables, "count_real_data", no_files)
     write_samples(load_params("params.yaml", check_methods=False))
     params = load_params("params.yaml", check_methods=False)
     out = {}
