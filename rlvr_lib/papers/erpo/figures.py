@@ -61,34 +61,21 @@ def figure1b(paper, heading: str):
     fig, (ax,) = plots.new_figure(1, ncols=1, panel_size=(5.0, 3.6))
     for i, row in raw.iterrows():
         ax.bar(i, row["accuracy"], color=plots.QUANTITY_COLORS[i], label=f"perturbed: {row['tokens perturbed']}")
-        ax.errorbar(
-            i,
-            row["accuracy"],
-            yerr=[[row["accuracy"] - row["accuracy_ci_low"]], [row["accuracy_ci_high"] - row["accuracy"]]],
-            color="black",
-            capsize=3,
-        )
-        ax.plot(
-            [i - 0.4, i + 0.4],
-            [row["control_accuracy"]] * 2,
-            "--",
-            color="black",
-            linewidth=1,
-            label="control (token kept)" if i == 0 else None,
-        )
+        yerr = [[row["accuracy"] - row["accuracy_ci_low"]], [row["accuracy_ci_high"] - row["accuracy"]]]
+        ax.errorbar(i, row["accuracy"], yerr=yerr, color="black", capsize=3)
+        control = "control (token kept)" if i == 0 else None
+        ax.plot([i - 0.4, i + 0.4], [row["control_accuracy"]] * 2, "--", color="black", linewidth=1, label=control)
     ax.set_xticks(range(len(raw)), raw["tokens perturbed"])
     ax.set_xlabel("tokens perturbed (by entropy rank)")
     ax.set_ylabel("accuracy (fraction)")
     ax.set_ylim(0, 1.05)
     plots.figure_legend(fig)
     plots.figure_title(fig, f"Paper fig. 1(b): perturbation study on `{p.policy}` (bars: 95% interval)")
-    paper.report.add_figure(
-        heading,
-        "figure1b_perturbation",
-        fig,
+    caption = (
         "The table as bars: accuracy after perturbation with its 95% interval over seeds, the dashed line its "
-        "control; a bar far below its line is a token position the answer depends on.",
+        "control; a bar far below its line is a token position the answer depends on."
     )
+    paper.report.add_figure(heading, "figure1b_perturbation", fig, caption)
     return shown
 
 
@@ -125,13 +112,8 @@ def figure5(paper, heading: str):
     fig, axes = plots.new_figure(3, ncols=3, panel_size=(4.0, 3.2))
     for label, run in paper.rows:
         acc, length = paper.results.eval_summary(run, ACCURACY)[0], paper.results.eval_summary(run, "response_length")
-        axes[0].errorbar(
-            length[0],
-            acc,
-            xerr=[[length[0] - length[1]], [length[2] - length[0]]],
-            label=label,
-            **{**paper.styles[run].points(), "linestyle": "none"},
-        )
+        xerr = [[length[0] - length[1]], [length[2] - length[0]]]
+        axes[0].errorbar(length[0], acc, xerr=xerr, label=label, **{**paper.styles[run].points(), "linestyle": "none"})
     axes[0].set_xlabel("response length (tokens)")
     axes[0].set_ylabel("accuracy (mean@n)")
     plots.panel_title(axes[0], "(a) accuracy vs length (95% interval)")

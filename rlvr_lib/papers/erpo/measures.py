@@ -153,14 +153,12 @@ def drops(paper, which: str | None, baseline: str = "control") -> np.ndarray:
     (``BASELINES``); ``which`` None: the top-entropy drop minus the bottom-entropy one."""
     if which is None:
         return drops(paper, "top", baseline) - drops(paper, "bottom", baseline)
-    out = []
-    for study in perturbation_study(paper):
-        per_response = study["per_response"][which]
-        control, perturbed = (np.asarray(per_response[k], dtype=float).mean() for k in ("control", "perturbed"))
-        out.append(
-            {"control": control - perturbed, "relative": 1 - perturbed / control, "correct": 1 - perturbed}[baseline]
-        )
-    return np.asarray(out)
+    means = [  # per seed: the mean over its responses of the control's and the perturbed one's accuracy
+        [np.asarray(study["per_response"][which][k], dtype=float).mean() for k in ("control", "perturbed")]
+        for study in perturbation_study(paper)
+    ]
+    drop = {"control": lambda c, p: c - p, "relative": lambda c, p: 1 - p / c, "correct": lambda c, p: 1 - p}[baseline]
+    return np.asarray([drop(control, perturbed) for control, perturbed in means])
 
 
 def baselines_text(paper, which: str | None) -> str:

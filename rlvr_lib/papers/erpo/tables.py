@@ -30,14 +30,11 @@ PAPER_TABLE2_AMC_7B = {  # erpo.txt table 2, AMC 23, Qwen2.5-7B: pass@2, 4, 8, 1
 def table1(paper, heading: str) -> pd.DataFrame:
     raw, shown = paper.eval_table(paper.rows, [ACCURACY, "format_rate"], PAPER_TABLE1, "paper (avg. over 4 sets, %)")
     shown = shown.rename(columns={ACCURACY: "Acc (mean@n)", "format_rate": "Fmt (boxed rate)"})
-    paper.report.add_table(
-        heading,
-        "table1",
-        raw,
-        shown,
+    caption = (
         "Acc: mean accuracy over the n evaluation samples of each problem; Fmt: share of samples with a closed "
-        "\\boxed{}. Mean over seeds and problems [95% Student t interval over the per-seed means].",
+        "\\boxed{}. Mean over seeds and problems [95% Student t interval over the per-seed means]."
     )
+    paper.report.add_table(heading, "table1", raw, shown, caption)
     return shown
 
 
@@ -49,13 +46,8 @@ def table2(paper, heading: str) -> pd.DataFrame:
         label: ", ".join(f"{PAPER_TABLE2_AMC_7B[label].get(k, MISSING)}" for k in ks) for label, _ in paper.rows
     }
     shown["paper (AMC23, 7B, %)"] = [paper_values[label] for label, _ in paper.rows]
-    paper.report.add_table(
-        heading,
-        "table2_pass_at_k",
-        raw,
-        shown,
-        f"Unbiased pass@k for k in {ks} from the n samples per problem ({MISSING}: k > n).",
-    )
+    caption = f"Unbiased pass@k for k in {ks} from the n samples per problem ({MISSING}: k > n)."
+    paper.report.add_table(heading, "table2_pass_at_k", raw, shown, caption)
     return shown
 
 
@@ -65,6 +57,7 @@ def ablations(paper, heading: str) -> pd.DataFrame:
     rows, raw_rows = [], []
     for run in [r.erpo, *r.ablations]:
         switch = "none (full ERPO)" if run == r.erpo else ablation_switch(paper, run)
+        row = {"run": f"`{run}`", "switched off": switch, "component": COMPONENT.get(switch, MISSING)}
         try:
             value, low, high = paper.results.eval_summary(run, ACCURACY)
             retained = paper.results.per_seed(run, log_entropy_retained).mean()
@@ -72,15 +65,11 @@ def ablations(paper, heading: str) -> pd.DataFrame:
             if run == r.erpo:
                 raise
             not_run = dict.fromkeys(("mean@n", "minus ERPO (paired)", "log entropy retained"), MISSING)
-            rows.append(
-                {"run": f"`{run}` (not run)", "switched off": switch, "component": COMPONENT[switch], **not_run}
-            )
+            rows.append({**row, "run": f"`{run}` (not run)", "component": COMPONENT[switch], **not_run})
             continue
-        d = (
-            Estimate(math.nan, math.nan, math.nan, 0)
-            if run == r.erpo
-            else paper.compare(run, r.erpo, ACCURACY, differs_in=(f"method.{switch}",))
-        )
+        d = Estimate(math.nan, math.nan, math.nan, 0)  # ERPO's own row: no difference
+        if run != r.erpo:
+            d = paper.compare(run, r.erpo, ACCURACY, differs_in=(f"method.{switch}",))
         raw_rows.append(
             {
                 "run": run,
@@ -96,23 +85,18 @@ def ablations(paper, heading: str) -> pd.DataFrame:
         )
         rows.append(
             {
-                "run": f"`{run}`",
-                "switched off": switch,
-                "component": COMPONENT.get(switch, MISSING),
+                **row,
                 "mean@n": fmt_ci(value, low, high),
                 "minus ERPO (paired)": fmt_ci(d.value, d.ci_low, d.ci_high),  # ERPO's own row: MISSING
                 "log entropy retained": fmt(retained, 2),
             }
         )
     shown = pd.DataFrame(rows)
-    paper.report.add_table(
-        heading,
-        "ablations",
-        pd.DataFrame(raw_rows),
-        shown,
+    caption = (
         "The paper has no ablation; its abstract names three components (i-iii) and eq. 7's progress signal is "
-        "the fourth ingredient. Each run turns one `use_*` switch off (docs/assumptions.md, ERPO).",
+        "the fourth ingredient. Each run turns one `use_*` switch off (docs/assumptions.md, ERPO)."
     )
+    paper.report.add_table(heading, "ablations", pd.DataFrame(raw_rows), shown, caption)
     return shown
 
 
