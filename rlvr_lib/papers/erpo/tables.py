@@ -109,18 +109,14 @@ def real_data(paper, heading: str) -> pd.DataFrame:
         paper.report.section(heading, f"Not counted: {reason}.")
         return pd.DataFrame()
     raw = pd.DataFrame([c])
-    shown = pd.DataFrame(
-        [
-            {"step": f"{rd.train_set} (MATH train + test, MATH-500 removed)", "problems": f"{c['loaded']:,}"},
-            {"step": f"levels {rd.levels}", "problems": f"{c['levels']:,}"},
-            {
-                "step": f"solution <= {rd.fraction:g} x {rd.max_length} = {c['budget']:g} Qwen2.5 tokens",
-                "problems": f"{c['kept']:,}",
-            },
-            {"step": "the paper (App. A.3)", "problems": f"{c['paper']:,}"},
-            {"step": f"solution budget that would keep {c['paper']:,}", "problems": f"{c['budget_for_paper']} tokens"},
-        ]
-    )
+    steps = [
+        (f"{rd.train_set} (MATH train + test, MATH-500 removed)", f"{c['loaded']:,}"),
+        (f"levels {rd.levels}", f"{c['levels']:,}"),
+        (f"solution <= {rd.fraction:g} x {rd.max_length} = {c['budget']:g} Qwen2.5 tokens", f"{c['kept']:,}"),
+        ("the paper (App. A.3)", f"{c['paper']:,}"),
+        (f"solution budget that would keep {c['paper']:,}", f"{c['budget_for_paper']} tokens"),
+    ]
+    shown = pd.DataFrame(steps, columns=["step", "problems"])
     paper.report.section(heading, c["note"])
     paper.report.add_table(heading, "real_data_filter", raw, shown)
     return shown
