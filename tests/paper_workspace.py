@@ -14,7 +14,7 @@ from conftest import REPO
 
 from rlvr_lib import papers
 from rlvr_lib.files.atomic import write_json_atomic
-from rlvr_lib.papers import erpo
+from rlvr_lib.papers.erpo import tables as erpo_tables
 from rlvr_lib.papers.framework import sampling
 from rlvr_lib.papers.framework.claims import NotTestable
 from rlvr_lib.settings.config import load_params, read_yaml
@@ -163,7 +163,7 @@ def build_papers(workspace: Path, monkeypatch) -> dict:
     def no_files(params, settings):
         raise NotTestable("the real files are not here")
 
-    monkeypatch.setattr(erpo, "count_real_data", no_files)
+    monkeypatch.setattr(erpo_tables, "count_real_data", no_files)
     write_samples(load_params("params.yaml"))
     params = load_params("params.yaml")
     out = {}

@@ -1,4 +1,4 @@
-"""ERPO's declared claims (rlvr_lib/papers/erpo.py): the conjunctive claims' parts, the sized claims, the gates
+"""ERPO's declared claims (rlvr_lib/papers/erpo/claims.py): the conjunctive claims' parts, the sized claims, the gates
 and measures each declares, and the round-3 fixes, each pinned by a planted violation (every quote is checked
 against the paper in tests/test_papers_claims.py)."""
 
@@ -13,9 +13,11 @@ import pytest
 from conftest import REPO, declared_claims
 
 from rlvr_lib import papers
-from rlvr_lib.papers import erpo
+from rlvr_lib.papers.erpo import measures as erpo_measures
+from rlvr_lib.papers.erpo import text as erpo_text
 from rlvr_lib.papers.framework import measures, sampling
 from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun, NotTestable
+from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.settings.config import load_params
 from rlvr_lib.settings.schema import SettingError
 
@@ -71,8 +73,8 @@ def test_the_top_entropy_drop_is_a_direction_of_material_size_not_equality_with_
 
 
 def test_the_entropy_band_is_measures_band_and_the_relative_claim_is_the_papers_ratio(by_key):
-    assert erpo.HEALTHY_BAND == pytest.approx(measures.LOG_FACTOR)  # one band, defined in measures.py
-    assert erpo.PAPER_ENTROPY_LOG_RATIO == pytest.approx(math.log(0.2 / 0.05))
+    assert erpo_measures.HEALTHY_BAND == pytest.approx(measures.LOG_FACTOR)  # one band, defined in measures.py
+    assert erpo_measures.PAPER_ENTROPY_LOG_RATIO == pytest.approx(math.log(0.2 / 0.05))
     band = by_key["entropy_erpo_healthy"]
     assert band.direction == "equal" and band.reference == 0.0 and band.margin == pytest.approx(math.log(2.0))
     relative = by_key["entropy_erpo_vs_grpo"]  # R3-E1: ERPO's late entropy over GRPO's, on the log scale
@@ -112,7 +114,7 @@ def test_the_missing_claims_of_round_3_are_declared(by_key):
     # R3-E5: the anchor, components (i)-(ii), eq. 16, causality; R3-E6: the entropy map is computed
     for key in ("outcome_anchor", "gating_component", "bucket_component", "zero_sum_code", "causality"):
         assert key in by_key
-    assert by_key["entropy_map"].reference == erpo.MAP_CONTRAST
+    assert by_key["entropy_map"].reference == erpo_measures.MAP_CONTRAST
     # issue 33 item 5, the paper re-read: fig. 4's caption, the abstract's conciseness, sec. 5.4's growth in k
     prevents = by_key["prevents_mode_collapse"]
     assert prevents.universal and "learned" in prevents.requires and prevents.measure == "log_entropy_retained"
@@ -124,8 +126,8 @@ def test_zero_sum_prevents_hacking_reads_the_no_group_norm_ablation(paper, by_ke
     """Issue 33: eq. 16's claim that Norm_G prevents reward hacking reads `erpo_no_group_norm` (one switch off, an
     ablation like the others), NOT RUN while it has no results."""
     assert "erpo_no_group_norm" in paper.runs.ablations
-    assert paper.ablation_switch("erpo_no_group_norm") == "use_group_norm"
-    assert paper._ablation_run("use_group_norm") == "erpo_no_group_norm"
+    assert erpo_measures.ablation_switch(paper, "erpo_no_group_norm") == "use_group_norm"
+    assert erpo_measures.ablation_run(paper, "use_group_norm") == "erpo_no_group_norm"
     assert "erpo_no_group_norm" in by_key["zero_sum_prevents_hacking"].ours
     assert by_key["zero_sum_prevents_hacking"].requires == ()  # the ablation's hacking is the evidence
     if not (REPO / "reports" / "eval" / "erpo_no_group_norm").exists():
@@ -135,15 +137,15 @@ def test_zero_sum_prevents_hacking_reads_the_no_group_norm_ablation(paper, by_ke
 
 
 def test_eq16_zero_sum_holds_on_the_method_code_and_a_planted_violation_is_caught(params):
-    sums, variances = erpo.zero_sum_check(params, "erpo_erpo_data")
-    assert np.abs(sums).max() <= erpo.ZERO_SUM_TOLERANCE
+    sums, variances = erpo_measures.zero_sum_check(params, "erpo_erpo_data")
+    assert np.abs(sums).max() <= erpo_measures.ZERO_SUM_TOLERANCE
     assert np.all((variances > 0.99) | (variances == 0))  # each mixed group: variance 1 up to delta
     params.runs["erpo_erpo_data"].hparams["use_group_norm"] = False  # planted: eq. 10 without Norm_G
     try:
-        planted, _ = erpo.zero_sum_check(params, "erpo_erpo_data")
+        planted, _ = erpo_measures.zero_sum_check(params, "erpo_erpo_data")
     finally:
         params.runs["erpo_erpo_data"].hparams.pop("use_group_norm")
-    assert np.abs(planted).max() > erpo.ZERO_SUM_TOLERANCE
+    assert np.abs(planted).max() > erpo_measures.ZERO_SUM_TOLERANCE
 
 
 def _study(control: list[float], perturbed: list[float]) -> dict:
@@ -165,16 +167,16 @@ def test_the_perturbation_drops_come_in_three_baselines_with_intervals_inside_th
         _seed([0.8, 0.8], [0.1, 0.1], [1.0, 1.0], [1.0, 1.0]),
     ]
     paper._done["_selection"] = "planted"
-    assert paper._drops("top", "control") == pytest.approx([0.5, 1.0, 0.7])
-    assert paper._drops("top", "relative") == pytest.approx([1.0, 1.0, 1 - 0.1 / 0.8])
-    assert paper._drops("top", "correct") == pytest.approx([1.0, 1.0, 0.9])
-    d = paper._perturbation_drop("bottom")
+    assert erpo_measures.drops(paper, "top", "control") == pytest.approx([0.5, 1.0, 0.7])
+    assert erpo_measures.drops(paper, "top", "relative") == pytest.approx([1.0, 1.0, 1 - 0.1 / 0.8])
+    assert erpo_measures.drops(paper, "top", "correct") == pytest.approx([1.0, 1.0, 0.9])
+    d = erpo_measures.perturbation_drop(paper, "bottom")
     assert -1.0 <= d.ci_low <= d.ci_high <= 1.0
-    for label in erpo.BASELINES.values():
+    for label in erpo_measures.BASELINES.values():
         assert label in d.detail
     assert "selection: planted" in d.detail
     with pytest.raises(NotTestable, match="docs/testbed.md"):  # R3-E4: no redundant low-entropy tokens here
-        paper._bottom_robust()
+        erpo_measures.bottom_robust(paper)
 
 
 def _write_study(root: Path, recorded: dict) -> None:
@@ -188,14 +190,14 @@ def test_a_study_sampled_before_min_correct_is_used_and_says_its_selection(paper
     want = sampling.recorded_settings("erpo_perturbation", params)
     before = {**want, "settings": {k: v for k, v in want["settings"].items() if k != "min_correct"}}
     _write_study(tmp_path, before)
-    _, selection = paper._perturbation_file()
+    _, selection = erpo_measures.perturbation_file(paper)
     assert "any problem solved at least once" in selection and "dvc repro -s sample_erpo_perturbation" in selection
     _write_study(tmp_path, want)  # resampled with params.yaml's selection
-    _, selection = paper._perturbation_file()
+    _, selection = erpo_measures.perturbation_file(paper)
     assert selection.startswith(f"problems solved at least {params.papers.paper('erpo').perturbation.min_correct}")
     _write_study(tmp_path, {**before, "settings": {**before["settings"], "frac": 0.5}})  # planted: another study
     with pytest.raises(NotTestable, match="rerun"):
-        paper._perturbation_file()
+        erpo_measures.perturbation_file(paper)
 
 
 def test_the_selection_keeps_only_problems_solved_reliably(monkeypatch):
@@ -227,12 +229,12 @@ def test_wall_time_and_the_sft_comparison_are_not_judged(paper, monkeypatch):
     # R3-E10: a shared machine's wall time; R3-E9: ERPO trains on top of SFT here, not beside it
     monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None: np.array([200.0, 210.0, 220.0]))
     with pytest.raises(NotTestable, match="shared machine"):
-        paper._time_claim()
+        erpo_measures.time_claim(paper)
     from rlvr_lib.papers.framework.claims import estimate_of
 
     monkeypatch.setattr(paper, "compare", lambda *a, **k: estimate_of(np.array([0.05, 0.05, 0.06])))
     with pytest.raises(NotTestable, match="siblings"):
-        paper._outperforms_sft()
+        erpo_measures.outperforms_sft(paper)
 
 
 def test_the_sigma_note_says_whether_any_tested_sigma_beats_grpo(paper, monkeypatch):
@@ -240,21 +242,21 @@ def test_the_sigma_note_says_whether_any_tested_sigma_beats_grpo(paper, monkeypa
 
     gaps = {"erpo_erpo_data": -0.3, "erpo_sigma_0_25": -0.004, "erpo_sigma_4": -0.38}
     monkeypatch.setattr(
-        paper,
-        "_accuracy_vs",
-        lambda run, other: (estimate_of(np.array([gaps[run] - 0.1, gaps[run], gaps[run] + 0.1])), [0, 1, 2]),
+        erpo_measures,
+        "accuracy_vs",
+        lambda paper, run, other: (estimate_of(np.array([gaps[run] - 0.1, gaps[run], gaps[run] + 0.1])), [0, 1, 2]),
     )
-    monkeypatch.setattr(paper, "_gain", lambda run, seeds: 0.05)
+    monkeypatch.setattr(erpo_text, "gain", lambda paper, run, seeds: 0.05)
     monkeypatch.setattr(paper.results.gates, "check", lambda gate, run, seed: "did not learn")
-    note = paper._note_sigma()
+    note = erpo_text.note_sigma(paper)
     assert "No tested sigma_target (1, 0.25, 4) makes ERPO beat GRPO" in note
     assert "3 of 3 seeds below the learned gate" in note
     gaps["erpo_sigma_0_25"] = 0.5  # planted: a sigma_target that beats GRPO
-    assert "A tested sigma_target makes ERPO beat GRPO" in paper._note_sigma()
+    assert "A tested sigma_target makes ERPO beat GRPO" in erpo_text.note_sigma(paper)
 
 
 def test_no_caption_or_label_says_steps_for_rollout_batches_or_a_bootstrap_for_t_intervals():
-    source = (REPO / "rlvr_lib" / "papers" / "erpo.py").read_text()
+    source = "".join(path.read_text() for path in sorted((REPO / "rlvr_lib" / "papers" / "erpo").glob("*.py")))
     assert "two-way bootstrap" not in source  # R3-E12: the intervals are Student t over seeds
     assert "last {TAIL} steps" not in source and "Rewards are in [0, 2]" not in source
 
@@ -274,11 +276,11 @@ def test_the_decoding_note_names_each_verdict_the_shared_decoding_changes(paper,
     part = ClaimResult(claim=declared["average_acc"], verdict="holds", by_alternative={SHARED_DECODING: "inconclusive"})
     whole = ClaimResult(claim=declared["average_metrics"], verdict="holds", parts=[part])
     monkeypatch.setattr(paper, "evaluate_claims", lambda: [whole])
-    note = paper._note_decoding()
+    note = erpo_text.note_decoding(paper)
     assert f"{paper.runs.erpo} 0.300 against 0.200 (3 seeds)" in note
     assert "1 change: `average_acc` (holds here, inconclusive at the shared decoding)" in note
     part.by_alternative[SHARED_DECODING] = "holds"
-    assert "none changes" in paper._note_decoding()
+    assert "none changes" in erpo_text.note_decoding(paper)
 
 
 def test_the_perturbation_note_measures_why_no_problem_is_selected(paper, monkeypatch):
@@ -287,7 +289,7 @@ def test_the_perturbation_note_measures_why_no_problem_is_selected(paper, monkey
     table = np.full((2, 4), 0.2)
     table[1, 2] = 0.8
     monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds=None: table)
-    note = paper._no_reliable_problems(NotTestable("seed 0: none"))
+    note = erpo_text.no_reliable_problems(paper, NotTestable("seed 0: none"))
     assert "solves at least 75% of its samples on [0, 1] of 4 problems per seed" in note
 
 
@@ -296,7 +298,7 @@ def test_the_no_anchor_text_gives_the_ablations_numbers_per_seed(paper, monkeypa
     monkeypatch.setattr(paper.results, "seeds_of", lambda run: [0, 1, 2])
     monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds=None: np.full((3, 4), values[metric]))
     monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None: np.array([5.0, 4.0, 2.0]))
-    text = paper._no_anchor_text()
+    text = erpo_text.no_anchor_text(paper)
     assert "mean@n [0.0, 0.0, 0.0], format rate [0.0, 0.0, 0.0], response length [64.0, 64.0, 64.0] tokens" in text
     assert "late KL to the reference [5.0, 4.0, 2.0]" in text
 
@@ -313,3 +315,15 @@ def test_the_component_claims_are_judged_on_accuracy_not_on_the_length_their_det
     read = ["accuracy", "format_rate", "response_length"]
     for key in ("outcome_anchor", "gating_component", "bucket_component", "zero_sum_prevents_hacking"):
         assert immovable(by_key[key], read, ["erpo_erpo_data", "erpo_no_group_norm"], healthy) == "", key
+
+
+def test_every_claim_declares_a_named_measure(paper):
+    """Issue 38 item 2: each claim's measure is a shared measure or a function of rlvr_lib/papers/erpo/measures.py,
+    declared with measure(fn, *args), so the claims module holds declarations only."""
+    assert paper.declared_measures
+    for key, declared in paper.declared_measures.items():
+        check_declared("erpo", key, declared)
+
+
+def test_the_claims_module_has_no_lambda():
+    assert "lambda" not in (REPO / "rlvr_lib" / "papers" / "erpo" / "claims.py").read_text()
