@@ -1,0 +1,27 @@
+"""The CW-GRPO replication's class: its name and text, its null run, and its claims, experiments (in the report's
+order) and prose bound from the folder's modules."""
+
+from rlvr_lib.papers.base import PaperBase
+from rlvr_lib.papers.cw_grpo import claims, figures, tables, text
+
+
+class Paper(PaperBase):
+    name = "cw_grpo"
+    title = "CW-GRPO: Covariance-Aware GRPO with Gaussian-Kernel Advantage Reweighting — replication on the testbed"
+    source = "../shared/papers/cw_grpo.txt"
+    intro = text.INTRO
+
+    def null_run(self) -> str | None:
+        """The paper's GRPO (``grpo_cw``: its KL term, one update per rollout batch, G 12, T 0.7)."""
+        return self.runs.grpo
+
+    declare_claims = claims.declare
+    table2 = tables.table2
+    figure1 = figures.figure1
+    table1 = tables.table1
+    kernel_weights = tables.kernel_weights
+    fluctuation_table = tables.fluctuation_table
+    table3 = tables.table3
+    sensitivity = tables.sensitivity
+    discussion_notes = text.discussion_notes
+    decoding_words = text.decoding_words
