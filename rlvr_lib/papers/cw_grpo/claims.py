@@ -4,19 +4,6 @@ keep the text file's escapes (``\\-``, ``\\.``, ``\\(``): they are its words as 
 
 from rlvr_lib.analysis.covariance import SHARE_TOP_PERCENT, share_key
 from rlvr_lib.papers.cw_grpo import measures
-from rlvr_lib.papers.cw_grpo.measures import (
-    GAUSSIAN_DECADES,
-    GAUSSIAN_SHARE,
-    HANDFUL,
-    INTACT,
-    MAX_STEPS,
-    PAPER_DECADES,
-    SHARE_MARGIN,
-    STABLE_BAND,
-    TAIL_BODY,
-    TAIL_TOP,
-    fluctuation,
-)
 from rlvr_lib.papers.declare import compare, compare_history, measure, single_run, unavailable
 from rlvr_lib.papers.measures import TAIL_LABEL, log_entropy_retained
 from rlvr_lib.papers.results import ACCURACY
@@ -41,15 +28,16 @@ def declare(paper) -> None:
         key="heavy_tail_magnitude",
         quote=r"a small fraction of tokens possess large\-magnitude covariance values",
         source="sec. 2.2, table 1",
-        paper_value=f"table 1: top 1% / top 40% = {10 ** PAPER_DECADES['positive']:.1f}x (positive), "
-        f"{10 ** PAPER_DECADES['negative']:.1f}x (negative): {PAPER_DECADES['positive']:.2f} / "
-        f"{PAPER_DECADES['negative']:.2f} decades; a Gaussian c gives {GAUSSIAN_DECADES:.3f}",
-        ours=f"decades between the top {TAIL_TOP:g}% and the top {TAIL_BODY:g}% covariance thresholds of "
-        f"{r.grpo} (table 1 per seed, the smaller side) minus a Gaussian's {GAUSSIAN_DECADES:.3f}",
+        paper_value=f"table 1: top 1% / top 40% = {10 ** measures.PAPER_DECADES['positive']:.1f}x (positive), "
+        f"{10 ** measures.PAPER_DECADES['negative']:.1f}x (negative): {measures.PAPER_DECADES['positive']:.2f} / "
+        f"{measures.PAPER_DECADES['negative']:.2f} decades; a Gaussian c gives {measures.GAUSSIAN_DECADES:.3f}",
+        ours=f"decades between the top {measures.TAIL_TOP:g}% and the top {measures.TAIL_BODY:g}% covariance "
+        f"thresholds of {r.grpo} (table 1 per seed, the smaller side) minus a Gaussian's "
+        f"{measures.GAUSSIAN_DECADES:.3f}",
         direction="greater",
         margin=0.25,
         compute=measure(measures.tail_excess, r.grpo),
-        paper_effect=min(PAPER_DECADES.values()) - GAUSSIAN_DECADES,
+        paper_effect=min(measures.PAPER_DECADES.values()) - measures.GAUSSIAN_DECADES,
         null=None,  # an observation about GRPO itself
         part_of="heavy_tail",
     )
@@ -60,9 +48,9 @@ def declare(paper) -> None:
         paper_value="fig. 3 only (no share given)",
         ours=f"share of the total |c| of a rollout batch carried by its top {SHARE_TOP_PERCENT:g}% of tokens by "
         f"|c| (`grpo/{share_key()}`, both signs), mean over training, per seed, of {r.grpo}, minus a Gaussian "
-        f"c's {GAUSSIAN_SHARE:.3f} (a light tail's top 1% already carries that much)",
+        f"c's {measures.GAUSSIAN_SHARE:.3f} (a light tail's top 1% already carries that much)",
         direction="greater",
-        margin=SHARE_MARGIN,
+        margin=measures.SHARE_MARGIN,
         compute=measure(measures.tail_share, r.grpo),
         null=None,
         part_of="heavy_tail",
@@ -78,7 +66,7 @@ def declare(paper) -> None:
         "the extreme tokens steadies the entropy",
         direction="less",
         margin=0.05,  # as entropy_grpo_unstable: 0.05 of the entropy level per rollout batch
-        compute=measure(measures.distinct_history, r.clip_cov_extreme, r.grpo, fluctuation),
+        compute=measure(measures.distinct_history, r.clip_cov_extreme, r.grpo, measures.fluctuation),
         null=None,
         part_of="heavy_tail",
     )
@@ -98,11 +86,11 @@ def declare(paper) -> None:
         source="sec. 2.3",
         paper_value="no number ('the handful')",
         ours=f"share of a rollout batch's tokens with kernel weight w < 0.5 (`cw_grpo/w_below_half_frac`), mean "
-        f"over training, per seed, of {c90}: every seed under {HANDFUL:g}",
+        f"over training, per seed, of {c90}: every seed under {measures.HANDFUL:g}",
         direction="less",
         margin=0.0,
         compute=measure(measures.weights, c90, "cw_grpo/w_below_half_frac"),
-        reference=HANDFUL,
+        reference=measures.HANDFUL,
         null=None,
         requires=(),
         universal=True,
@@ -114,9 +102,9 @@ def declare(paper) -> None:
         source="sec. 2.3",
         paper_value="no number",
         ours=f"mean kernel weight w over a rollout batch's tokens (`cw_grpo/w_mean`), mean over training, minus 1, "
-        f"per seed, of {c90}: every seed within ±{INTACT:g}",
+        f"per seed, of {c90}: every seed within ±{measures.INTACT:g}",
         direction="equal",
-        margin=INTACT,
+        margin=measures.INTACT,
         compute=measure(measures.weights, c90, "cw_grpo/w_mean", shift=-1.0),
         null=None,
         requires=(),
@@ -217,7 +205,7 @@ def declare(paper) -> None:
             ours=f"log entropy retained ({TAIL_LABEL} over the first) of {run}, per seed: every seed "
             "within ±log 2 (x2 either way)",
             direction="equal",
-            margin=STABLE_BAND,
+            margin=measures.STABLE_BAND,
             compute=measure(single_run, run, log_entropy_retained),
             null=null,  # GRPO of the same length: does the band tell CW-GRPO from it?
             requires=("learned",),
@@ -237,7 +225,7 @@ def declare(paper) -> None:
         f"minus {r.grpo}, paired by seed",
         direction="less",
         margin=0.05,
-        compute=measure(compare_history, r.cw_grpo, r.grpo, fluctuation, digits=3),
+        compute=measure(compare_history, r.cw_grpo, r.grpo, measures.fluctuation, digits=3),
         null=None,
         requires=(),
         part_of="entropy",
@@ -288,7 +276,7 @@ def declare(paper) -> None:
         "cause is not tested",
         direction="equal",
         margin=0.026,
-        compute=measure(compare, last_g, first_g, ACCURACY, (MAX_STEPS,)),
+        compute=measure(compare, last_g, first_g, ACCURACY, (measures.MAX_STEPS,)),
         reference=-0.052,
         paper_effect=-0.052,
         null=None,
@@ -306,7 +294,7 @@ def declare(paper) -> None:
             ours=f"mean@n of {later} minus {first_c} (first checkpoint), on the seeds both ran",
             direction="equal",
             margin=0.01,
-            compute=measure(compare, later, first_c, ACCURACY, (MAX_STEPS,)),
+            compute=measure(compare, later, first_c, ACCURACY, (measures.MAX_STEPS,)),
             null=None,
             measure=ACCURACY,
             part_of="checkpoints",

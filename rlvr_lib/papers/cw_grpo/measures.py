@@ -1,7 +1,8 @@
-"""CW-GRPO's own quantities and the measures of its claims (``fn(paper, ...) -> Estimate``): the entropy
-fluctuation (normalised by the run's own entropy level), the within-method rank correlation of fluctuation and
-accuracy over checkpoints, the covariance tail in decades, and the kernel's weight shares. Every window, entropy
-scale and health notion comes from ``rlvr_lib.papers.measures`` and ``gates``."""
+"""CW-GRPO's constants, quantities and claim measures (``fn(paper, ...) -> Estimate``): the entropy fluctuation (over
+the run's own entropy level), the within-method correlation of fluctuation and accuracy over checkpoints, the
+covariance tail in decades, the kernel's weights. Windows, entropy scales and health: ``rlvr_lib.papers.measures``."""
+
+import functools
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,8 @@ HANDFUL = 0.05  # "the handful of extreme covariance tokens": under 1 in 20 of a
 INTACT = 0.05  # "leaves ... moderate-covariance tokens intact": the mean kernel weight within 5% of 1
 GRADIENT_RATIO = "gradient_cosine/norm_ratio"  # ||g(CW-GRPO)|| / ||g(no kernel)||, same batch (log_gradient_cosine)
 GRADIENT_COSINE = "gradient_cosine/weighted_vs_unweighted"
+END_ACCURACY = functools.partial(measures.end_mean, key="accuracy")  # rollouts' accuracy at the training temperature
+END_ENTROPY = functools.partial(measures.end_mean, key=ENTROPY)
 # The project's stable band on the log scale, read from the shared measure: the log entropy retained of an entropy
 # that ends at ``measures.ENTROPY_FACTOR`` x its first batch (log 2; ``measures.stable`` is the same test).
 _ENDS = [1.0] + [measures.ENTROPY_FACTOR] * measures.TAIL_ROLLOUTS
@@ -50,11 +53,6 @@ class _ShareNotLogged(NotTestable):
 def checkpoint_methods(runs) -> tuple[tuple[str, list[str]], ...]:
     """(label, checkpoint runs) of GRPO and of CW-GRPO (table 3's rows)."""
     return ("GRPO", runs.grpo_checkpoints), ("CW-GRPO", runs.cw_grpo_checkpoints)
-
-
-def end_accuracy(history: pd.DataFrame) -> float:
-    """The rollouts' accuracy at the training temperature over the last rollout batches."""
-    return measures.end_mean(history, "accuracy")
 
 
 def fluctuation(history: pd.DataFrame) -> float:
@@ -112,9 +110,8 @@ def tail_excess(paper, run: str) -> Estimate:
     decades = np.asarray([tail_decades(t) for t in tables]) - GAUSSIAN_DECADES
     # the paper's table 1 is GRPO's first 50 of its 200 steps (table 3's budget): the same share of ours
     last = measures.step_at_share(paper.results.max_steps(run), measures.paper_share(50, 200))
-    early = [
-        tail_decades(t) - GAUSSIAN_DECADES for t in covariance_table(paper, run, [TAIL_TOP, TAIL_BODY], slice(1, last))
-    ]
+    early_tables = covariance_table(paper, run, [TAIL_TOP, TAIL_BODY], slice(1, last))
+    early = [tail_decades(t) - GAUSSIAN_DECADES for t in early_tables]
     return estimate_of(
         decades,
         detail=f"{run}: per seed {np.round(decades + GAUSSIAN_DECADES, 3).tolist()} decades (Gaussian "
@@ -133,7 +130,7 @@ def weights(paper, run: str, key: str, shift: float = 0.0) -> Estimate:
     )
 
 
-def _fluctuation_and_accuracy(paper, runs: list[str]) -> tuple[list[int], np.ndarray, np.ndarray]:
+def fluctuation_and_accuracy(paper, runs: list[str]) -> tuple[list[int], np.ndarray, np.ndarray]:
     """The seeds every run of ``runs`` has, and per seed (rows) and run (columns) its fluctuation and mean@n."""
     seeds = paper.results.common_seeds(*runs)
     fluct = np.stack([paper.results.per_seed(run, fluctuation, seeds) for run in runs], axis=1)
@@ -143,7 +140,7 @@ def _fluctuation_and_accuracy(paper, runs: list[str]) -> tuple[list[int], np.nda
 
 def within_method_correlation(paper, runs: list[str]) -> Estimate:
     """``entropy_correlates``' parts: per seed, Pearson's r of fluctuation and mean@n over one method's checkpoints."""
-    seeds, fluct, accuracy = _fluctuation_and_accuracy(paper, runs)
+    seeds, fluct, accuracy = fluctuation_and_accuracy(paper, runs)
     r = pearson_per_seed(fluct, accuracy)
     ranks = np.round(spearman_per_seed(fluct, accuracy), 2).tolist()
     return estimate_of(
@@ -154,23 +151,10 @@ def within_method_correlation(paper, runs: list[str]) -> Estimate:
     )
 
 
-def between_method_correlation(paper) -> np.ndarray:
-    """Per seed, rho over both methods' six checkpoints together (the round-3 verdict's reading: evidence)."""
-    _, fluct, accuracy = _fluctuation_and_accuracy(
-        paper, [*paper.runs.grpo_checkpoints, *paper.runs.cw_grpo_checkpoints]
-    )
-    return spearman_per_seed(fluct, accuracy)
-
-
-def _two_runs(paper, a: str, b: str, reason: str) -> None:
-    """NotTestable (``reason``) where ``a`` and ``b`` read one run (a reduced protocol or an alternative)."""
-    if paper.results.resolve(a) == paper.results.resolve(b):
-        unavailable(reason)
-
-
 def distinct_history(paper, a: str, b: str, fn) -> Estimate:
     """``compare_history`` of two runs that must be two (a reduced protocol may stand one run in for both)."""
-    _two_runs(paper, a, b, f"'{a}' and '{b}' read the same run here: the comparison would compare a run with itself")
+    if paper.results.resolve(a) == paper.results.resolve(b):
+        unavailable(f"'{a}' and '{b}' read the same run here: the comparison would compare a run with itself")
     return paper.results.compare_history(a, b, fn, digits=3)
 
 
@@ -178,9 +162,8 @@ def scope_effect(paper, scope_batch: str, default: str) -> Estimate:
     """``hyperparameter_free``: mean@n of the scope-batch run minus the default's. Under the scope alternative
     (which reads the scope-batch run for the default) the claim would compare a run with itself: not
     applicable there."""
-    _two_runs(
-        paper, scope_batch, default, "under the scope alternative this claim compares the alternative's run with itself"
-    )
+    if paper.results.resolve(scope_batch) == paper.results.resolve(default):
+        unavailable("under the scope alternative this claim compares the alternative's run with itself")
     return paper.compare(scope_batch, default, ACCURACY, differs_in=("method.scope",))
 
 

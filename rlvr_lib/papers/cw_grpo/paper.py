@@ -1,5 +1,4 @@
-"""The CW-GRPO replication's class: its name and text, its null run, and its claims, experiments (in the report's
-order) and prose bound from the folder's modules."""
+"""The CW-GRPO replication's class: its name and text, its claims, experiments (report order) and prose hooks."""
 
 from rlvr_lib.papers.base import PaperBase
 from rlvr_lib.papers.cw_grpo import claims, figures, tables, text
@@ -10,10 +9,6 @@ class Paper(PaperBase):
     title = "CW-GRPO: Covariance-Aware GRPO with Gaussian-Kernel Advantage Reweighting — replication on the testbed"
     source = "../shared/papers/cw_grpo.txt"
     intro = text.INTRO
-
-    def null_run(self) -> str | None:
-        """The paper's GRPO (``grpo_cw``: its KL term, one update per rollout batch, G 12, T 0.7)."""
-        return self.runs.grpo
 
     declare_claims = claims.declare
     table2 = tables.table2

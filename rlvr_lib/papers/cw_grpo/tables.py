@@ -1,48 +1,31 @@
-"""CW-GRPO's tables, in the report's order: table 2 (accuracy at the paper's step-100 checkpoint and at the end),
-table 1 (token covariance percentiles), the kernel's weights, the entropy fluctuation, table 3 (three checkpoints)
-and the sensitivity runs; each an ``@experiment`` taking ``(paper, heading)``, with its helpers."""
+"""CW-GRPO's tables (table 2, table 1 with its plot, the kernel's weights, the fluctuation, table 3, sensitivity):
+each an ``@experiment`` taking ``(paper, heading)``, with its helpers."""
 
+import contextlib
 import math
 
 import numpy as np
 import pandas as pd
 
+from rlvr_lib import plots
 from rlvr_lib.papers import measures
 from rlvr_lib.papers.base import MISSING, experiment, fmt, fmt_ci
 from rlvr_lib.papers.claims import NotRun, NotTestable, seed_values
-from rlvr_lib.papers.cw_grpo.figures import covariance_thresholds
-from rlvr_lib.papers.cw_grpo.measures import (
-    ENTROPY,
-    GAUSSIAN_DECADES,
-    GRADIENT_COSINE,
-    GRADIENT_RATIO,
-    PAPER_TABLE1,
-    SIDES,
-    TAIL_BODY,
-    TAIL_TOP,
-    checkpoint_methods,
-    covariance_table,
-    end_accuracy,
-    fluctuation,
-    fluctuation_over_first,
-)
+from rlvr_lib.papers.cw_grpo import measures as own
+from rlvr_lib.papers.cw_grpo.text import CAPTIONS
 from rlvr_lib.papers.guard import METHOD, settings_difference
 from rlvr_lib.papers.results import ACCURACY
 
-PAPER_TABLE2 = {  # cw_grpo.txt table 2, Avg. of five benchmarks, pass@1 (%)
+# cw_grpo.txt table 2, Avg. of five benchmarks, pass@1 (%); table 3, MATH-500 accuracy (%) at steps 100 / 150 / 200,
+# and its OlympiadBench column (no testbed counterpart)
+PAPER_TABLE2 = {
     "Base": "48.9 (1.5B) / 41.4 (7B)",
     "GRPO": "52.6 / 44.1",
     "Clip-Cov": "53.6 / 44.7",
     "CW-GRPO": "55.3 / 46.7",
 }
-PAPER_TABLE3 = {  # cw_grpo.txt table 3: MATH-500 accuracy (%) at steps 100 / 150 / 200
-    "GRPO": [85.0, 82.0, 79.8],
-    "CW-GRPO": [87.0, 86.2, 86.4],
-}
-PAPER_TABLE3_OLYMPIAD = {  # its OlympiadBench column: no testbed counterpart
-    "GRPO": [49.9, 49.9, 47.8],
-    "CW-GRPO": [52.0, 53.9, 53.5],
-}
+PAPER_TABLE3 = {"GRPO": [85.0, 82.0, 79.8], "CW-GRPO": [87.0, 86.2, 86.4]}
+PAPER_TABLE3_OLYMPIAD = {"GRPO": [49.9, 49.9, 47.8], "CW-GRPO": [52.0, 53.9, 53.5]}
 
 
 def seeds_text(paper, run: str) -> str:
@@ -52,15 +35,11 @@ def seeds_text(paper, run: str) -> str:
 def clip_cov_activity(paper, run: str) -> tuple[float, float, float]:
     """(mean Clip-Cov selected tokens per rollout batch, mean response tokens per rollout batch, share of the
     batches with a token selected) over ``run``'s seeds, from its logs."""
-    t = paper.params.runs[run].train
-    selected, tokens, active = [], [], []
-    for h in paper.results.seed_histories(run):
-        sel = measures.rollouts(h, "clip_cov/selected_tokens")
-        length = measures.rollouts(h, "completions/mean_length")
-        selected.append(float(sel.mean()))
-        tokens.append(float(length.mean()) * t.prompts_per_step * t.num_generations)
-        active.append(float((sel > 0).mean()))
-    return float(np.mean(selected)), float(np.mean(tokens)), float(np.mean(active))
+    t, key = paper.params.runs[run].train, "clip_cov/selected_tokens"
+    selected = paper.results.per_seed(run, lambda h: measures.whole_mean(h, key)).mean()
+    length = paper.results.per_seed(run, lambda h: measures.whole_mean(h, "completions/mean_length"))
+    active = paper.results.per_seed(run, lambda h: float((measures.rollouts(h, key) > 0).mean())).mean()
+    return float(selected), float(np.mean(length * t.prompts_per_step * t.num_generations)), float(active)
 
 
 @experiment("Table 2: accuracy")
@@ -68,13 +47,9 @@ def table2(paper, heading: str) -> pd.DataFrame:
     r = paper.runs
     g90, c90 = r.grpo_checkpoints[0], r.cw_grpo_checkpoints[0]
     raw_rows, shown_rows, missing = [], [], []
-    for checkpoint, rows in (
-        (
-            "90 (paper 100: table 2's)",
-            [("Base", r.base), ("GRPO", g90), ("Clip-Cov", r.clip_cov_table2), ("CW-GRPO", c90)],
-        ),
-        ("180 (paper 200)", [("GRPO", r.grpo), ("Clip-Cov", r.clip_cov), ("CW-GRPO", r.cw_grpo)]),
-    ):
+    at_90 = [("Base", r.base), ("GRPO", g90), ("Clip-Cov", r.clip_cov_table2), ("CW-GRPO", c90)]
+    at_180 = [("GRPO", r.grpo), ("Clip-Cov", r.clip_cov), ("CW-GRPO", r.cw_grpo)]
+    for checkpoint, rows in (("90 (paper 100: table 2's)", at_90), ("180 (paper 200)", at_180)):
         for label, run in rows:
             try:
                 raw, shown = paper.eval_table([(label, run)], [ACCURACY], PAPER_TABLE2, "paper (Avg. pass@1, %)")
@@ -109,14 +84,7 @@ def table2(paper, heading: str) -> pd.DataFrame:
         + " ".join([*missing, *notes])
     )
     paper.report.section(heading, text)
-    paper.report.add_table(
-        heading,
-        "table2",
-        raw,
-        shown,
-        caption="Compare CW-GRPO's mean@n with GRPO's and Clip-Cov's at the 90-step checkpoint (the verdicts'), "
-        "then at 180 steps; the paper's column is its five-benchmark average at 1.5B / 7B.",
-    )
+    paper.report.add_table(heading, "table2", raw, shown, caption=CAPTIONS["table2"])
     return shown
 
 
@@ -128,16 +96,16 @@ def table1(paper, heading: str) -> pd.DataFrame:
     raw_rows, shown_rows, notes, means, entropy = [], [], [], {}, {}
     for label, run in (("GRPO", r.grpo), ("CW-GRPO", r.cw_grpo)):
         try:
-            tables = covariance_table(paper, run)
+            tables = own.covariance_table(paper, run)
         except NotTestable as reason:
             notes.append(f"`{run}`: {reason}.")
             continue
         mean = means[label] = sum(tables) / len(tables)
-        for side in SIDES:
+        for side in own.SIDES:
             raw_rows.append({"run": run, "side": side, **{c: mean.loc[side, c] for _, c in columns}})
             shown_rows.append({"row": f"{label} ({side})", **{c: fmt(mean.loc[side, c], 4) for _, c in columns}})
-    for side in SIDES:
-        paper_row = {c: fmt(PAPER_TABLE1[side].get(float(p), math.nan), 2) for p, c in columns}
+    for side in own.SIDES:
+        paper_row = {c: fmt(own.PAPER_TABLE1[side].get(float(p), math.nan), 2) for p, c in columns}
         shown_rows.append({"row": f"paper GRPO ({side})", **paper_row})
     text = (
         "Each cell: the covariance threshold beyond which that share of the positive (negative) tokens lies, per "
@@ -145,23 +113,27 @@ def table1(paper, heading: str) -> pd.DataFrame:
         "come from 50 steps of GRPO on DeepSeek-R1-Distill-Qwen-1.5B; magnitudes depend on the model and length."
     )
     for label, run in (("GRPO", r.grpo), ("CW-GRPO", r.cw_grpo)):
-        try:
-            entropy[label] = float(paper.results.per_seed(run, lambda h: measures.whole_mean(h, ENTROPY)).mean())
-        except (NotTestable, KeyError):
-            continue
+        with contextlib.suppress(NotTestable, KeyError):
+            entropy[label] = float(paper.results.per_seed(run, lambda h: measures.whole_mean(h, own.ENTROPY)).mean())
     paper.report.section(heading, " ".join([text, *notes, table1_direction(means, entropy)]))
-    paper.report.add_table(
-        heading,
-        "table1_covariance_percentiles",
-        pd.DataFrame(raw_rows),
-        pd.DataFrame(shown_rows),
-        caption=f"Compare the top {TAIL_TOP:g}% with the top {TAIL_BODY:g}% of each row: a ratio well above a "
-        f"Gaussian's (x{10**GAUSSIAN_DECADES:.1f}) is a heavy tail; the top 0.01% and the smallest covariance "
-        "('100%') fall apart for any distribution.",
-    )
-    if raw_rows:
-        covariance_thresholds(paper, heading, raw_rows, percents)
-    return pd.DataFrame(shown_rows)
+    raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
+    name = "table1_covariance_percentiles"
+    paper.report.add_table(heading, name, raw, shown, caption=CAPTIONS[name])
+    if raw_rows:  # the same table as a plot
+        fig, axes = plots.new_figure(2, ncols=2, panel_size=(4.2, 3.2))
+        for ax, side in zip(axes, own.SIDES, strict=True):
+            for row in (x for x in raw_rows if x["side"] == side):
+                style = paper.styles[row["run"]].points()
+                ax.plot(percents, [abs(row[c]) for _, c in columns], label=row["run"], **style)
+            paper_line = [abs(own.PAPER_TABLE1[side][float(p)]) for p in percents]
+            ax.plot(percents, paper_line, "s--", color=plots.PAPER_COLOR, label="paper GRPO (table 1)")
+            ax.set(xscale="log", yscale="log", xlabel="top share of tokens (%)", ylabel="|covariance threshold| (a.u.)")
+            ax.set_title(f"{side} covariances")
+        plots.figure_legend(fig)
+        plots.figure_title(fig, "Table 1 as a plot: covariance threshold of each top share (not the paper's fig. 3)")
+        name = "table1_covariance_thresholds"
+        paper.report.add_figure(heading, name, fig, caption=CAPTIONS[name])
+    return shown
 
 
 def table1_direction(means: dict[str, pd.DataFrame], entropy: dict[str, float] | None = None) -> str:
@@ -171,12 +143,12 @@ def table1_direction(means: dict[str, pd.DataFrame], entropy: dict[str, float] |
     if not {"GRPO", "CW-GRPO"} <= set(means):
         return ""
     g, c = means["GRPO"], means["CW-GRPO"]
-    cells = [(side, col) for side in SIDES for col in g.columns]
+    cells = [(side, col) for side in own.SIDES for col in g.columns]
     larger = [x for x in cells if abs(c.loc[x]) > abs(g.loc[x])]
-    pos1 = f"top {TAIL_TOP:g}%"
+    pos1 = f"top {own.TAIL_TOP:g}%"
     return (
         f"Direction: CW-GRPO's thresholds are larger than GRPO's in {len(larger)} of {len(cells)} cells (its "
-        f"positive top {TAIL_TOP:g}% {fmt(c.loc['positive', pos1], 3)} vs GRPO's {fmt(g.loc['positive', pos1], 3)}"
+        f"positive top {own.TAIL_TOP:g}% {fmt(c.loc['positive', pos1], 3)} vs GRPO's {fmt(g.loc['positive', pos1], 3)}"
         f", x{abs(c.loc['positive', pos1] / g.loc['positive', pos1]):.1f}). The kernel does not shrink the "
         "covariances it sees: it down-weights the extreme ones in the loss of their batch, and CW-GRPO's policy "
         + (
@@ -226,29 +198,28 @@ def kernel_weights(paper, heading: str) -> pd.DataFrame:
             # every batch, where logged (`log_gradient_cosine`): the kernel's gradient against the same loss
             # without it on the same batch and policy
             row["kernel_removes"] = row["kernel_cosine"] = math.nan
-            if GRADIENT_RATIO in h.columns and h[GRADIENT_RATIO].notna().any():
-                row["kernel_removes"] = float(1.0 - measures.column(h, GRADIENT_RATIO).median())
-                row["kernel_cosine"] = float(measures.column(h, GRADIENT_COSINE).median())
+            if own.GRADIENT_RATIO in h.columns and h[own.GRADIENT_RATIO].notna().any():
+                row["kernel_removes"] = float(1.0 - measures.column(h, own.GRADIENT_RATIO).median())
+                row["kernel_cosine"] = float(measures.column(h, own.GRADIENT_COSINE).median())
             raw_rows.append(row)
-            shown_rows.append(
-                {
-                    "run": f"`{cw}`",
-                    "seed": str(seed),
-                    "w min": fmt(row["w_min"]),
-                    "mean w": fmt(row["w_mean"]),
-                    "share w < 0.5": f"{row['w_below_half']:.2%}",
-                    "largest w̃ (median / max over batches)": f"{row['w_tilde_max_median']:.3f} / "
-                    f"{row['w_tilde_max_max']:.3f}",
-                    "median grad norm": fmt(row["grad_norm_median"]),
-                    "GRPO's (same seed)": f"{fmt(row['grpo_grad_norm_median'])} (`{grpo}`)",
-                    "GRPO / CW-GRPO": f"x{row['grad_norm_ratio']:.1f}",
-                    "step 1 grad norm, CW-GRPO / GRPO (same batch?)": f"{fmt(row['grad_norm_step1'])} / "
-                    f"{fmt(row['grpo_grad_norm_step1'])} ({'yes' if row['same_first_batch'] else 'no'})",
-                    "grad norm the kernel removes, same batch (median; cosine)": MISSING
-                    if math.isnan(row["kernel_removes"])
-                    else f"{row['kernel_removes']:.1%} ({row['kernel_cosine']:.3f})",
-                }
-            )
+            shown = {
+                "run": f"`{cw}`",
+                "seed": str(seed),
+                "w min": fmt(row["w_min"]),
+                "mean w": fmt(row["w_mean"]),
+                "share w < 0.5": f"{row['w_below_half']:.2%}",
+                "largest w̃ (median / max over batches)": f"{row['w_tilde_max_median']:.3f} / "
+                f"{row['w_tilde_max_max']:.3f}",
+                "median grad norm": fmt(row["grad_norm_median"]),
+                "GRPO's (same seed)": f"{fmt(row['grpo_grad_norm_median'])} (`{grpo}`)",
+                "GRPO / CW-GRPO": f"x{row['grad_norm_ratio']:.1f}",
+                "step 1 grad norm, CW-GRPO / GRPO (same batch?)": f"{fmt(row['grad_norm_step1'])} / "
+                f"{fmt(row['grpo_grad_norm_step1'])} ({'yes' if row['same_first_batch'] else 'no'})",
+                "grad norm the kernel removes, same batch (median; cosine)": MISSING
+                if math.isnan(row["kernel_removes"])
+                else f"{row['kernel_removes']:.1%} ({row['kernel_cosine']:.3f})",
+            }
+            shown_rows.append(shown)
     paper.report.section(
         heading,
         "From the rollout logs of each seed (every rollout batch): the raw kernel weight w in (0, 1], the share of "
@@ -258,18 +229,11 @@ def kernel_weights(paper, heading: str) -> pd.DataFrame:
         "checked on its reward), so there the two gradient norms differ only by the kernel's reweighting. Where "
         "a run logs it (`log_gradient_cosine`), every optimizer step compares the gradient of CW-GRPO's loss with "
         "that of the same loss without the kernel (w̃ = 1, the same KL term) on the same batch: the share of the "
-        f"gradient norm the kernel removes is 1 - `{GRADIENT_RATIO}` (median over steps), beside the median "
-        f"cosine `{GRADIENT_COSINE}`.",
+        f"gradient norm the kernel removes is 1 - `{own.GRADIENT_RATIO}` (median over steps), beside the median "
+        f"cosine `{own.GRADIENT_COSINE}`.",
     )
     raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
-    paper.report.add_table(
-        heading,
-        "kernel_weights",
-        raw,
-        shown,
-        caption="Compare the share of tokens the kernel down-weights with how much smaller CW-GRPO's gradient is "
-        "than GRPO's, over training and on the identical first batch.",
-    )
+    paper.report.add_table(heading, "kernel_weights", raw, shown, caption=CAPTIONS["kernel_weights"])
     return raw
 
 
@@ -279,13 +243,13 @@ def fluctuation_table(paper, heading: str) -> pd.DataFrame:
     batch's) beside it as evidence, log entropy retained, and the rollouts' accuracy at the training temperature
     0.7 early and at the end (R3-C2, R3-C3)."""
     r = paper.runs
-    rows = [(label, run) for label, runs in checkpoint_methods(r) for run in runs] + [("Clip-Cov", r.clip_cov)]
+    rows = [(label, run) for label, runs in own.checkpoint_methods(r) for run in runs] + [("Clip-Cov", r.clip_cov)]
     quantities = {
-        "fluctuation / mean H (declared)": fluctuation,
-        "fluctuation / first H (round 3)": fluctuation_over_first,
+        "fluctuation / mean H (declared)": own.fluctuation,
+        "fluctuation / first H (round 3)": own.fluctuation_over_first,
         "log entropy retained": measures.log_entropy_retained,
         "rollout accuracy T 0.7, first 20%": lambda h: float(measures.window(h, "accuracy", "early").mean()),
-        f"rollout accuracy T 0.7, {measures.TAIL_LABEL}": end_accuracy,
+        f"rollout accuracy T 0.7, {measures.TAIL_LABEL}": own.END_ACCURACY,
     }
     raw, shown = paper.seed_values_table(rows, quantities)
     shown.insert(2, "seeds", [seeds_text(paper, run) for _, run in rows])
@@ -297,15 +261,7 @@ def fluctuation_table(paper, heading: str) -> pd.DataFrame:
         "the training temperature 0.7 on training problems (the evaluations sample held-out problems at "
         f"{paper.decoding_words()}, the verdicts', and at {paper.decoding_words(shared=True)}).",
     )
-    paper.report.add_table(
-        heading,
-        "fluctuation",
-        raw,
-        shown,
-        caption="Compare the two fluctuation columns: over the first batch's entropy CW-GRPO looks less steady "
-        "because its level is higher; over its own level the order can turn. The last columns: accuracy at the "
-        "training temperature.",
-    )
+    paper.report.add_table(heading, "fluctuation", raw, shown, caption=CAPTIONS["fluctuation"])
     return raw
 
 
@@ -330,40 +286,38 @@ def table3(paper, heading: str) -> pd.DataFrame:
     raw_rows, shown_rows = [], []
     every = [*r.grpo_checkpoints, *r.cw_grpo_checkpoints]
     shared = paper.results.common_seeds(*every)
-    for label, runs in checkpoint_methods(r):
+    for label, runs in own.checkpoint_methods(r):
         for i, run in enumerate(runs):
             acc, low, high = paper.results.eval_summary(run, ACCURACY)
             on_shared = float(seed_values(paper.results.eval_table(run, ACCURACY, shared)).mean())
-            entropy = paper.results.per_seed(run, lambda h: measures.end_mean(h, ENTROPY))
+            entropy = paper.results.per_seed(run, own.END_ENTROPY)
             steps = paper.results.max_steps(run)
             same = MISSING if run == runs[-1] else checkpoint_equality(paper, run, runs[-1])
-            raw_rows.append(
-                {
-                    "method": label,
-                    "run": run,
-                    "step": steps,
-                    "paper_step": paper.settings.paper_steps[i],
-                    "seeds": seeds_text(paper, run),
-                    "accuracy": acc,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "accuracy_shared_seeds": on_shared,
-                    "entropy_end": entropy.mean(),
-                }
-            )
-            shown_rows.append(
-                {
-                    "method": label,
-                    "run": f"`{paper.results.label(run)}`",
-                    "step (paper's)": f"{steps} ({paper.settings.paper_steps[i]})",
-                    "seeds": seeds_text(paper, run),
-                    "mean@n": fmt_ci(acc, low, high),
-                    f"mean@n, seeds {', '.join(map(str, shared))}": fmt(on_shared),
-                    f"rollout entropy ({measures.TAIL_LABEL})": fmt(entropy.mean()),
-                    "paper (MATH-500, %)": fmt(PAPER_TABLE3[label][i], 1) if i < len(PAPER_TABLE3[label]) else MISSING,
-                    "= the full run's checkpoint": same,
-                }
-            )
+            raw = {
+                "method": label,
+                "run": run,
+                "step": steps,
+                "paper_step": paper.settings.paper_steps[i],
+                "seeds": seeds_text(paper, run),
+                "accuracy": acc,
+                "ci_low": low,
+                "ci_high": high,
+                "accuracy_shared_seeds": on_shared,
+                "entropy_end": entropy.mean(),
+            }
+            shown = {
+                "method": label,
+                "run": f"`{paper.results.label(run)}`",
+                "step (paper's)": f"{steps} ({paper.settings.paper_steps[i]})",
+                "seeds": seeds_text(paper, run),
+                "mean@n": fmt_ci(acc, low, high),
+                f"mean@n, seeds {', '.join(map(str, shared))}": fmt(on_shared),
+                f"rollout entropy ({measures.TAIL_LABEL})": fmt(entropy.mean()),
+                "paper (MATH-500, %)": fmt(PAPER_TABLE3[label][i], 1) if i < len(PAPER_TABLE3[label]) else MISSING,
+                "= the full run's checkpoint": same,
+            }
+            raw_rows.append(raw)
+            shown_rows.append(shown)
     text = (
         "The paper evaluates checkpoints at steps 100, 150 and 200; here each checkpoint is a run stopped at that "
         "share of the budget (`train.max_steps` of the run). With the same seed, data order and a constant "
@@ -453,12 +407,5 @@ def sensitivity(paper, heading: str) -> pd.DataFrame:
         "marked (diverged) has a seed that failed the `healthy` gate.",
     )
     raw, shown = pd.DataFrame(raw_rows), pd.DataFrame(shown_rows)
-    paper.report.add_table(
-        heading,
-        "sensitivity",
-        raw,
-        shown,
-        caption="Read each row's d as what that change does to CW-GRPO against the same GRPO; rows that change a "
-        "shared setting are not alternatives, so no verdict is re-judged on them.",
-    )
+    paper.report.add_table(heading, "sensitivity", raw, shown, caption=CAPTIONS["sensitivity"])
     return shown

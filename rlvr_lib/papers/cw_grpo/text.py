@@ -1,19 +1,14 @@
-"""CW-GRPO's prose: the README's intro paragraph, the decoding in words, and the Discussion's own paragraphs, each
-with the numbers from the runs that support it (``fn(paper) -> str``)."""
+"""CW-GRPO's prose: the README's intro, the tables' and figures' captions, the decoding in words, and the
+Discussion's own paragraphs, each with the numbers from the runs that support it (``fn(paper) -> str``)."""
+
+import contextlib
 
 import numpy as np
 
 from rlvr_lib.papers import measures
 from rlvr_lib.papers.base import _decoding_words
 from rlvr_lib.papers.claims import NotTestable, seed_values
-from rlvr_lib.papers.cw_grpo.measures import (
-    ENTROPY,
-    between_method_correlation,
-    checkpoint_methods,
-    end_accuracy,
-    fluctuation,
-    within_method_correlation,
-)
+from rlvr_lib.papers.cw_grpo import measures as own
 from rlvr_lib.papers.results import ACCURACY
 
 INTRO = (
@@ -25,16 +20,33 @@ INTRO = (
     "not (table 3)."
 )
 
+CAPTIONS = {  # each table's and figure's caption line, by its file name
+    "table2": "Compare CW-GRPO's mean@n with GRPO's and Clip-Cov's at the 90-step checkpoint (the verdicts'), then at "
+    "180 steps; the paper's column is its five-benchmark average at 1.5B / 7B.",
+    "figure1_entropy": "Compare each seed's entropy path across the three runs, not their mean: a dashed seed failed a "
+    "health gate (below its base policy, or entropy past x2 of its start).",
+    "table1_covariance_percentiles": f"Compare the top {own.TAIL_TOP:g}% with the top {own.TAIL_BODY:g}% of each "
+    f"row: a ratio well above a Gaussian's (x{10**own.GAUSSIAN_DECADES:.1f}) is a heavy tail; the top 0.01% and the "
+    "smallest covariance ('100%') fall apart for any distribution.",
+    "table1_covariance_thresholds": "The same thresholds on log axes, the paper's GRPO dashed: compare the slopes "
+    "between 1% and 40%, not the magnitudes (those depend on model, length and how much entropy a policy keeps).",
+    "kernel_weights": "Compare the share of tokens the kernel down-weights with how much smaller CW-GRPO's gradient "
+    "is than GRPO's, over training and on the identical first batch.",
+    "fluctuation": "Compare the two fluctuation columns: over the first batch's entropy CW-GRPO looks less steady "
+    "because its level is higher; over its own level the order can turn. The last columns: accuracy at the "
+    "training temperature.",
+    "sensitivity": "Read each row's d as what that change does to CW-GRPO against the same GRPO; rows that change a "
+    "shared setting are not alternatives, so no verdict is re-judged on them.",
+}
+
 
 def discussion_notes(paper) -> list[str]:
     """The Discussion's paper-specific paragraphs (after the generated lists): each explanation with the numbers
     from the runs that support it, computed here (a quantity the runs do not give leaves its paragraph out)."""
     notes = []
     for note in (mechanism_note, temperature_note, correlation_note):
-        try:
+        with contextlib.suppress(NotTestable, KeyError, ValueError):
             notes.append(note(paper))
-        except (NotTestable, KeyError, ValueError):
-            continue
     return notes
 
 
@@ -76,7 +88,7 @@ def mechanism_note(paper) -> str:
             f"{span(rows['grad_norm_ratio'])} smaller in every seed)"
         )
     acc = paper.results.per_seed(paper.runs.cw_grpo, lambda h: float(measures.window(h, "accuracy", "early").mean()))
-    end = paper.results.per_seed(paper.runs.cw_grpo, end_accuracy)
+    end = paper.results.per_seed(paper.runs.cw_grpo, own.END_ACCURACY)
     first = w.drop_duplicates("seed")
     same = f"{int(first['same_first_batch'].sum())} of {len(first)} seeds"
     failed = paper.results.gates.run_failures(paper.runs.cw_grpo)
@@ -105,38 +117,35 @@ def temperature_note(paper) -> str:
     shared one, what each run gains from the cooler sampler, the rollouts' accuracy at the training temperature
     and the end entropy that explains the gains, all from the runs."""
     r = paper.runs
-    own, base = paper.results.decoding, r.base
+    decoding, base = paper.results.decoding, r.base
     out, narrower, same_sign, gains_more = [], [], [], []
     for cw, grpo in ((r.cw_grpo_checkpoints[0], r.grpo_checkpoints[0]), (r.cw_grpo, r.grpo)):
         seeds = paper.results.common_seeds(cw, grpo)
-        acc = {(run, at): mean_accuracy(paper, run, seeds, at) for run in (cw, grpo) for at in (own, None)}
-        d_own, d_shared = acc[cw, own] - acc[grpo, own], acc[cw, None] - acc[grpo, None]
-        d_roll = paper.results.per_seed(cw, end_accuracy, seeds) - paper.results.per_seed(grpo, end_accuracy, seeds)
-        entropy = {
-            run: float(paper.results.per_seed(run, lambda h: measures.end_mean(h, ENTROPY), seeds).mean())
-            for run in (cw, grpo)
-        }
+        acc = {(run, at): mean_accuracy(paper, run, seeds, at) for run in (cw, grpo) for at in (decoding, None)}
+        d_own, d_shared = acc[cw, decoding] - acc[grpo, decoding], acc[cw, None] - acc[grpo, None]
+        roll = {run: paper.results.per_seed(run, own.END_ACCURACY, seeds) for run in (cw, grpo)}
+        entropy = {run: float(paper.results.per_seed(run, own.END_ENTROPY, seeds).mean()) for run in (cw, grpo)}
         narrower.append(abs(d_own.mean()) < abs(d_shared.mean()))
         gains_more.append(bool(entropy[cw] > entropy[grpo] and d_own.mean() > d_shared.mean()))
         same_sign.append(bool(np.sign(d_own.mean()) == np.sign(d_shared.mean())))
         out.append(
-            f"`{cw}` minus `{grpo}` ({len(seeds)} paired seeds): mean@n {d_own.mean():+.3f} at `{own}`, "
+            f"`{cw}` minus `{grpo}` ({len(seeds)} paired seeds): mean@n {d_own.mean():+.3f} at `{decoding}`, "
             f"{d_shared.mean():+.3f} at the shared decoding (negative in {int((d_own < 0).sum())} and "
-            f"{int((d_shared < 0).sum())} of {len(seeds)} seeds), {d_roll.mean():+.3f} in rollout accuracy at "
-            f"the training temperature ({measures.TAIL_LABEL}, training problems); the cooler sampler adds "
-            f"{(acc[cw, own] - acc[cw, None]).mean():+.3f} to CW-GRPO and "
-            f"{(acc[grpo, own] - acc[grpo, None]).mean():+.3f} "
+            f"{int((d_shared < 0).sum())} of {len(seeds)} seeds), {(roll[cw] - roll[grpo]).mean():+.3f} in rollout "
+            f"accuracy at the training temperature ({measures.TAIL_LABEL}, training problems); the cooler sampler adds "
+            f"{(acc[cw, decoding] - acc[cw, None]).mean():+.3f} to CW-GRPO and "
+            f"{(acc[grpo, decoding] - acc[grpo, None]).mean():+.3f} "
             f"to GRPO, whose rollout entropy ends at {entropy[grpo]:.3f} against CW-GRPO's {entropy[cw]:.3f} "
             f"({measures.TAIL_LABEL})"
         )
     base_seeds = paper.results.seeds_of(base)
-    base_gain = (mean_accuracy(paper, base, base_seeds, own) - mean_accuracy(paper, base, base_seeds, None)).mean()
+    base_gain = (mean_accuracy(paper, base, base_seeds, decoding) - mean_accuracy(paper, base, base_seeds, None)).mean()
     return (
         f"The evaluation decoding (R3-C3): the paper trains at temperature 0.7 and gives no evaluation "
-        f"temperature; the verdicts read a second evaluation of the same models at `{own}` "
+        f"temperature; the verdicts read a second evaluation of the same models at `{decoding}` "
         f"({decoding_words(paper)}), the shared one ({decoding_words(paper, shared=True)}) is their robustness "
         "column. " + "; ".join(out) + f". The base policy gains {base_gain:+.3f}. The gap is "
-        f"{'narrower' if all(narrower) else 'not always narrower'} at `{own}` and "
+        f"{'narrower' if all(narrower) else 'not always narrower'} at `{decoding}` and "
         f"{'of the same sign' if all(same_sign) else 'not always of the same sign'} at both decodings"
         + (
             ": the higher-entropy CW-GRPO policy gains more from the cooler sampler than GRPO's lower-entropy one"
@@ -148,14 +157,15 @@ def temperature_note(paper) -> str:
 
 
 def correlation_note(paper) -> str:
-    between = between_method_correlation(paper)
     r = paper.runs
     every = [*r.grpo_checkpoints, *r.cw_grpo_checkpoints]
-    seeds = paper.results.common_seeds(*every)
-    within = {label: within_method_correlation(paper, runs).per_seed for label, runs in checkpoint_methods(r)}
+    seeds, fluct, accuracy = own.fluctuation_and_accuracy(paper, every)
+    between = own.spearman_per_seed(fluct, accuracy)  # the round-3 verdict's reading: evidence
+    within = {label: own.within_method_correlation(paper, runs).per_seed for label, runs in own.checkpoint_methods(r)}
     per_seed = ", ".join(f"seed {s}: {v:+.2f}" for s, v in zip(seeds, between, strict=True))
     inside = "; ".join(f"{k} {', '.join(f'{v:+.2f}' for v in vals)}" for k, vals in within.items())
-    acc = {run: float(seed_values(paper.results.eval_table(run, ACCURACY, seeds)).mean()) for run in every}
+    acc = {run: float(accuracy[:, i].mean()) for i, run in enumerate(every)}
+    steady = {run: fluct[:, i].mean() for i, run in enumerate(every)}
     ordered = min(acc[x] for x in r.grpo_checkpoints) > max(acc[x] for x in r.cw_grpo_checkpoints)
     order = (
         "every GRPO checkpoint beats every CW-GRPO one on these seeds"
@@ -164,9 +174,8 @@ def correlation_note(paper) -> str:
     )
     along = [
         label
-        for label, runs in checkpoint_methods(r)
-        if bool(np.all(np.diff([acc[x] for x in runs]) > 0))
-        and bool(np.all(np.diff([paper.results.per_seed(x, fluctuation, seeds).mean() for x in runs]) > 0))
+        for label, runs in own.checkpoint_methods(r)
+        if bool(np.all(np.diff([acc[x] for x in runs]) > 0)) and bool(np.all(np.diff([steady[x] for x in runs]) > 0))
     ]
     confound = (
         f" Within {', '.join(along)} both the fluctuation and mean@n rise from checkpoint to checkpoint: the "
