@@ -1,5 +1,5 @@
-"""CW-GRPO's declared claims (rlvr_lib/papers/cw_grpo.py): the conjunctive claims' parts, the sized and band claims,
-and each round-3 fix pinned by a planted violation (every quote is checked against the paper in
+"""CW-GRPO's declared claims (rlvr_lib/papers/cw_grpo/claims.py): the conjunctive claims' parts, the sized and band
+claims, and each round-3 fix pinned by a planted violation (every quote is checked against the paper in
 tests/test_papers_claims.py)."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 from conftest import REPO, declared_claims
 
-from rlvr_lib.papers import cw_grpo
-from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun, NotTestable
+from rlvr_lib.papers.cw_grpo import measures, tables, text
+from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun, NotTestable, estimate_of
+from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.workspace import layout
 
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
@@ -63,7 +64,7 @@ def test_sized_and_band_claims(claims):
     for run in ("cw_grpo_1update_90steps", "cw_grpo_1update"):  # R3-C7: both checkpoints
         band = c[f"entropy_reasonable_{run}"]  # within x2 either way, per seed; a seed that explodes refutes it
         assert band.direction == "equal" and band.reference == 0.0 and band.universal
-        assert band.margin == pytest.approx(math.log(2.0)) == pytest.approx(cw_grpo.STABLE_BAND)
+        assert band.margin == pytest.approx(math.log(2.0)) == pytest.approx(measures.STABLE_BAND)
         assert band.measure == "log_entropy_retained"
         assert band.requires == ("learned",)  # entropy kept by a policy that did not move is not the method's
 
@@ -85,9 +86,9 @@ def test_the_fluctuation_is_read_relative_to_the_entropy_level():
         return pd.DataFrame({"step": range(1, len(values) + 1), "entropy/mean": values})
 
     low, high = history(0.05 * wobble), history(0.5 * wobble)
-    assert cw_grpo.fluctuation(low) == pytest.approx(cw_grpo.fluctuation(high))
+    assert measures.fluctuation(low) == pytest.approx(measures.fluctuation(high))
     grows = history(np.r_[0.05 * wobble[:1], 0.5 * wobble[1:]])  # starts low, lives at the high level
-    assert cw_grpo.fluctuation_over_first(grows) > 5 * cw_grpo.fluctuation(grows)
+    assert measures.fluctuation_over_first(grows) > 5 * measures.fluctuation(grows)
 
 
 def test_entropy_correlation_is_judged_within_each_method(claims):
@@ -100,9 +101,9 @@ def test_entropy_correlation_is_judged_within_each_method(claims):
     assert "grpo_cw" not in c["entropy_correlates_cw_grpo"].ours
     fluct = np.array([[0.30, 0.31, 0.32, 0.10, 0.11, 0.12]])  # GRPO (first 3) wobbles more ...
     acc = np.array([[0.45, 0.44, 0.43, 0.25, 0.24, 0.23]])  # ... and is more accurate at every checkpoint
-    assert cw_grpo.spearman_per_seed(fluct, acc)[0] > 0.5  # pooled: "wobble goes with accuracy"
+    assert measures.spearman_per_seed(fluct, acc)[0] > 0.5  # pooled: "wobble goes with accuracy"
     for cols in (slice(0, 3), slice(3, 6)):
-        assert cw_grpo.pearson_per_seed(fluct[:, cols], acc[:, cols])[0] == pytest.approx(-1.0)
+        assert measures.pearson_per_seed(fluct[:, cols], acc[:, cols])[0] == pytest.approx(-1.0)
 
 
 def test_heavy_tail_magnitude_can_fail_and_the_full_range_reading_cannot():
@@ -119,9 +120,9 @@ def test_heavy_tail_magnitude_can_fail_and_the_full_range_reading_cannot():
 
     gaussian = table(rng.standard_normal(200_000))
     heavy = table(rng.standard_t(1.5, 200_000))
-    assert cw_grpo.tail_decades(gaussian) == pytest.approx(cw_grpo.GAUSSIAN_DECADES, abs=0.02)
-    assert cw_grpo.tail_decades(heavy) - cw_grpo.GAUSSIAN_DECADES > 0.25
-    assert cw_grpo.full_range_decades(gaussian) > min(cw_grpo.PAPER_DECADES.values())  # any c "has a tail"
+    assert measures.tail_decades(gaussian) == pytest.approx(measures.GAUSSIAN_DECADES, abs=0.02)
+    assert measures.tail_decades(heavy) - measures.GAUSSIAN_DECADES > 0.25
+    assert measures.full_range_decades(gaussian) > min(measures.PAPER_DECADES.values())  # any c "has a tail"
 
 
 def test_clip_cov_comparison_is_at_table_2s_checkpoint(claims):
@@ -143,12 +144,12 @@ def test_temperature_note_reads_both_evaluations(paper, monkeypatch):
     p = paper
     cw_runs = {*p.runs.cw_grpo_checkpoints, p.runs.cw_grpo}
 
-    def planted(run, seeds, decoding):
+    def planted(paper, run, seeds, decoding):
         level = 0.4 - (0.1 if run in cw_runs else 0.0) + (0.2 if decoding is not None else 0.0)
         return np.full(len(list(seeds)), level)
 
-    monkeypatch.setattr(p, "_mean_accuracy", planted)
-    note = p._temperature_note()
+    monkeypatch.setattr(text, "mean_accuracy", planted)
+    note = text.temperature_note(p)
     assert "has not been made" not in note and "NOT RUN" not in note
     assert "mean@n -0.100 at `t_0_7`, -0.100 at the shared decoding" in note
     assert "the cooler sampler adds +0.200 to CW-GRPO and +0.200 to GRPO" in note
@@ -162,12 +163,12 @@ def test_kernel_claims_are_per_seed_properties_of_the_logged_weights(claims):
     c = by_key(claims)
     for key in ("kernel_handful", "kernel_intact"):
         assert c[key].universal and c[key].requires == () and c[key].null is None
-    assert c["kernel_handful"].direction == "less" and c["kernel_handful"].reference == cw_grpo.HANDFUL
+    assert c["kernel_handful"].direction == "less" and c["kernel_handful"].reference == measures.HANDFUL
 
 
 def test_sensitivity_rows_that_change_shared_settings_are_labelled():
     """R3-C8: beta and the update count are settings GRPO shares: those rows are not alternatives."""
-    kind = cw_grpo.Paper.change_kind
+    kind = tables.change_kind
     assert "not an alternative" in kind({"method.beta": (0.0, 0.04)})
     assert "not an alternative" in kind({"method.use_clip": (True, False), "train.steps_per_generation": (2, 1)})
     assert kind({"method.scope": ("batch", "group")}) == "CW-GRPO's own setting: an alternative"
@@ -178,22 +179,22 @@ def test_table1_direction_is_stated():
     cols = ["top 1%", "top 40%"]
     grpo = pd.DataFrame([[0.7, 0.02], [-0.2, -0.05]], index=["positive", "negative"], columns=cols)
     cw = pd.DataFrame([[3.9, 0.05], [-0.3, -0.09]], index=["positive", "negative"], columns=cols)
-    text = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw})
+    text = tables.table1_direction({"GRPO": grpo, "CW-GRPO": cw})
     assert "larger than GRPO's in 4 of 4 cells" in text and "x5.6" in text
-    assert cw_grpo.Paper.table1_direction({"GRPO": grpo}) == ""
+    assert tables.table1_direction({"GRPO": grpo}) == ""
     # issue 33 item 6: the explanation (more entropy, hence larger c) cites the runs' entropy, and is not made
     # where the runs do not show it
-    cited = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.05, "CW-GRPO": 0.2})
+    cited = tables.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.05, "CW-GRPO": 0.2})
     assert "mean rollout entropy over training 0.200 against GRPO's 0.050" in cited
-    refuted = cw_grpo.Paper.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.2, "CW-GRPO": 0.05})
+    refuted = tables.table1_direction({"GRPO": grpo, "CW-GRPO": cw}, {"GRPO": 0.2, "CW-GRPO": 0.05})
     assert "keeps more entropy" not in refuted
 
 
 def test_table3_premise_says_whether_grpo_entropy_swings_low_to_high_as_the_paper_says():
-    flat = cw_grpo.Paper.table3_premise([0.017, 0.018, 0.015])
+    flat = tables.table3_premise([0.017, 0.018, 0.015])
     assert "0.017 → 0.018 → 0.015" in flat and "no low-then-high swing" in flat
     assert "49.9, 49.9, 47.8" in flat  # the paper's OlympiadBench column, named as having no counterpart
-    assert "as the paper's low-then-high" in cw_grpo.Paper.table3_premise([0.02, 0.01, 0.05])
+    assert "as the paper's low-then-high" in tables.table3_premise([0.02, 0.01, 0.05])
 
 
 def test_no_alternative_is_declared_for_a_shared_setting():
@@ -265,7 +266,7 @@ def test_clip_cov_activity_is_counted_against_the_response_tokens(paper, monkeyp
     """R3-C6: selected tokens per rollout batch against prompts x G x mean length (the tokens Clip-Cov could act on)."""
     h = _history({"clip_cov/selected_tokens": [0.0, 1.0, 2.0, 1.0], "completions/mean_length": [30.0] * 4})
     monkeypatch.setattr(paper.results, "seed_histories", lambda run, s=None: [h])
-    selected, tokens, active = paper.clip_cov_activity(paper.runs.clip_cov)
+    selected, tokens, active = tables.clip_cov_activity(paper, paper.runs.clip_cov)
     t = paper.params.runs[paper.runs.clip_cov].train
     assert selected == 1.0 and active == 0.75
     assert tokens == 30.0 * t.prompts_per_step * t.num_generations
@@ -287,10 +288,10 @@ def test_heavy_tail_share_reads_the_logged_share_against_a_gaussian(paper, monke
     )
     monkeypatch.setattr(paper.results, "label", lambda run: run)  # the gates read evaluations the test has not
     estimate = computes["heavy_tail_share"]()
-    assert estimate.value == pytest.approx(np.mean([0.25, 0.035]) - cw_grpo.GAUSSIAN_SHARE)
-    assert cw_grpo.GAUSSIAN_SHARE == pytest.approx(0.0362, abs=1e-4)
+    assert estimate.value == pytest.approx(np.mean([0.25, 0.035]) - measures.GAUSSIAN_SHARE)
+    assert measures.GAUSSIAN_SHARE == pytest.approx(0.0362, abs=1e-4)
     claim = by_key(declared_claims("cw_grpo"))["heavy_tail_share"]
-    assert (claim.direction, claim.margin) == ("greater", cw_grpo.SHARE_MARGIN)
+    assert (claim.direction, claim.margin) == ("greater", measures.SHARE_MARGIN)
 
 
 def test_kernel_table_shows_the_gradient_share_the_kernel_removes(paper, monkeypatch):
@@ -304,7 +305,7 @@ def test_kernel_table_shows_the_gradient_share_the_kernel_removes(paper, monkeyp
         "grad_norm": [0.1, 0.2, 0.3],
         "reward": [0.5, 0.6, 0.7],
     }
-    logged = {**base, cw_grpo.GRADIENT_RATIO: [0.2, 0.25, 0.3], cw_grpo.GRADIENT_COSINE: [0.5, 0.6, 0.7]}
+    logged = {**base, measures.GRADIENT_RATIO: [0.2, 0.25, 0.3], measures.GRADIENT_COSINE: [0.5, 0.6, 0.7]}
 
     def histories(run, seeds=None):
         return [_history(logged if run.startswith("cw_grpo") else base)]
@@ -330,7 +331,7 @@ def test_sensitivity_table_keeps_a_row_whose_decoding_evaluation_is_under_way(pa
         return summary(run, metric, *args, **kwargs)
 
     monkeypatch.setattr(results, "eval_summary", planted)
-    monkeypatch.setattr(p, "compare", lambda *a, **k: cw_grpo.estimate_of(np.array([0.1, 0.2, 0.3])))
+    monkeypatch.setattr(p, "compare", lambda *a, **k: estimate_of(np.array([0.1, 0.2, 0.3])))
     p._done.pop("sensitivity", None)
     shown = p.sensitivity()
     p._done.pop("sensitivity", None)
@@ -338,3 +339,14 @@ def test_sensitivity_table_keeps_a_row_whose_decoding_evaluation_is_under_way(pa
     assert row["mean@n, `t_0_7` (the verdicts')"].startswith("not run")
     assert not row["mean@n, shared"].startswith("not run")
     assert len(shown) == 1 + len(p.runs.sensitivity)
+
+
+def test_every_claim_declares_a_named_measure(paper):
+    """Issue 38: each claim's measure is declared by name (a shared measure or one of the folder's ``measures``)."""
+    assert paper.declared_measures
+    for key, declared in paper.declared_measures.items():
+        check_declared("cw_grpo", key, declared)
+
+
+def test_the_claims_module_holds_declarations_only():
+    assert "lambda" not in (REPO / "rlvr_lib/papers/cw_grpo/claims.py").read_text()
