@@ -12,10 +12,11 @@ from conftest import REPO
 from rlvr_lib.eval.passk import pass_at_k
 from rlvr_lib.papers.aer import Paper, text
 from rlvr_lib.papers.aer import measures as aer_measures
-from rlvr_lib.papers.aer.measures import min_gap, problem_level
+from rlvr_lib.papers.aer.measures import min_gap
 from rlvr_lib.papers.framework.claims import NotRun, NotTestable
 from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.papers.framework.quotes import find_quote
+from rlvr_lib.papers.framework.results import RunResults
 from rlvr_lib.settings.config import load_params
 
 
@@ -104,7 +105,7 @@ def test_min_gap_over_k_leaves_out_saturated_k_and_finds_the_worst(paper):
 
 
 def test_helpers():
-    assert problem_level("L3-ab12cd34ef") == 3 and problem_level("17") is None
+    assert RunResults.problem_level("L3-ab12cd34ef") == 3 and RunResults.problem_level("17") is None
     assert min_gap([31.4, 72.4], [27.1, 69.5]) == pytest.approx(2.9)
 
 
@@ -172,7 +173,7 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
     claims = by_key(paper)
     for runs, level in ((r.fig2_easy, [1]), (r.fig2_hard, [3])):
         assert [paper.hparam(run, "alpha_init") for run in runs] == [0.0, 0.01, 0.1]
-        assert all(aer_measures.levels_of(paper, run) == level for run in runs)
+        assert all(paper.results.training_levels(run) == level for run in runs)
     assert [c.key for c in claims.values() if c.parent == "fig2_hard_set"] == ["fig2_hard_accuracy", "fig2_hard_length"]
     assert claims["fig2_easy_set"].direction == "less" and claims["fig2_hard_accuracy"].direction == "greater"
     for key in ("fig2_hard_accuracy", "fig2_easy_set"):
@@ -193,10 +194,10 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
     monkeypatch.setattr(paper.results, "uids", lambda run: uids)
     monkeypatch.setattr(paper.results, "common_seeds", lambda *runs: [0, 1, 2])
     monkeypatch.setattr(paper.results, "eval_table", lambda run, metric, seeds: np.asarray(tables[run]))
-    d = aer_measures.on_level(paper, r.fig2_hard[1], r.fig2_hard[0], "accuracy")
+    d = paper.results.compare_on_levels(r.fig2_hard[1], r.fig2_hard[0], "accuracy", ("method.alpha_init",))
     assert d.value == pytest.approx(0.2) and checked == [("method.alpha_init",)]
     with pytest.raises(ValueError, match="one level set"):
-        aer_measures.on_level(paper, r.fig2_hard[1], r.fig2_easy[0], "accuracy")
+        paper.results.compare_on_levels(r.fig2_hard[1], r.fig2_easy[0], "accuracy", ("method.alpha_init",))
 
 
 def test_initial_entropy_is_tested_per_factor(paper):

@@ -9,7 +9,14 @@ import math
 from rlvr_lib.papers.aer import measures
 from rlvr_lib.papers.aer.measures import ACCURACY_MARGIN, ENTROPY_MARGIN, LENGTH_MARGIN, LOG_ENTROPY_MARGIN, differs_in
 from rlvr_lib.papers.framework.base import MISSING
-from rlvr_lib.papers.framework.declare import compare, compare_history, measure, unavailable
+from rlvr_lib.papers.framework.declare import (
+    compare,
+    compare_history,
+    compare_on_levels,
+    measure,
+    per_seed,
+    unavailable,
+)
 from rlvr_lib.papers.framework.guard import METHOD
 from rlvr_lib.papers.framework.measures import (
     ENTROPY_FACTOR,
@@ -38,6 +45,8 @@ GAIN = {"direction": "greater", "margin": ACCURACY_MARGIN}  # above the other ar
 LOG_ENTROPY = {"margin": LOG_ENTROPY_MARGIN, "measure": "log_entropy_retained"}  # entropy levels, on the log scale
 LENGTH = {"margin": LENGTH_MARGIN, "measure": "response_length"}  # the eval response length (fixed by the task)
 EVERY_SEED = {"margin": 0.0, "universal": True}  # a universal claim: each seed on the claimed side of the reference
+
+ALPHA = ("method.alpha_init",)  # what two fig. 2 runs on one level set differ in: the fixed coefficient
 
 
 def declare(paper) -> None:
@@ -92,9 +101,8 @@ def _preliminary_claims(paper) -> None:
     # fig2_hard, in this order) and evaluated on the problems of that level. "Increasing the coefficient" is read
     # from 0 to 0.01 (per seed, the difference at the two coefficients the paper does not call overly large);
     # 0.01 to 0.1 is the "overly large" sentence's (fig2_large_coefficient).
-    easy0, easy_mid = (r.fig2_easy + [measures.FIG2_NONE] * 2)[
-        :2
-    ]  # a reduced protocol (rlvr_lib.pipeline.smoke) may have none
+    # a reduced protocol (rlvr_lib.pipeline.smoke) may have none
+    easy0, easy_mid = (r.fig2_easy + [measures.FIG2_NONE] * 2)[:2]
     hard0, hard_mid = (r.fig2_hard + [measures.FIG2_NONE] * 2)[:2]
     hard = paper.conjunction(
         key="fig2_hard_set",
@@ -115,7 +123,7 @@ def _preliminary_claims(paper) -> None:
         f"{measures.coefficient_text(paper, hard_mid)} vs {measures.coefficient_text(paper, hard0)}, both trained on "
         "that level only), per seed",
         **GAIN,
-        compute=measure(measures.on_level, hard_mid, hard0, ACCURACY),
+        compute=measure(compare_on_levels, hard_mid, hard0, ACCURACY, ALPHA),
         null=None,  # the claim is about the coefficient, not about AER
         requires=("healthy",),  # coefficient 0 is GRPO: no `active` gate
         part_of=hard,
@@ -129,7 +137,7 @@ def _preliminary_claims(paper) -> None:
         "per seed",
         direction="greater",
         **LENGTH,
-        compute=measure(measures.on_level, hard_mid, hard0, "response_length"),
+        compute=measure(compare_on_levels, hard_mid, hard0, "response_length", ALPHA),
         null=None,
         requires=("healthy",),
         part_of=hard,
@@ -144,7 +152,7 @@ def _preliminary_claims(paper) -> None:
         "that level only), per seed",
         direction="less",
         margin=ACCURACY_MARGIN,
-        compute=measure(measures.on_level, easy_mid, easy0, ACCURACY),
+        compute=measure(compare_on_levels, easy_mid, easy0, ACCURACY, ALPHA),
         null=None,
         requires=("healthy",),
     )
@@ -185,7 +193,7 @@ def _preliminary_claims(paper) -> None:
             "level only), per seed",
             direction="less",
             margin=ACCURACY_MARGIN,
-            compute=measure(measures.on_level, top, mid, ACCURACY),
+            compute=measure(compare_on_levels, top, mid, ACCURACY, ALPHA),
             null=None,
             requires=(),  # the collapse is the evidence
             part_of=big,
@@ -200,7 +208,7 @@ def _preliminary_claims(paper) -> None:
             "trained on that level only), per seed",
             direction="greater",
             **LENGTH,
-            compute=measure(measures.on_level, top, mid, "response_length"),
+            compute=measure(compare_on_levels, top, mid, "response_length", ALPHA),
             null=None,
             requires=(),  # the explosion is the evidence
             part_of=big,
@@ -250,7 +258,7 @@ def _preliminary_claims(paper) -> None:
         f"x{ENTROPY_FACTOR:g} (a sign per seed: the same on the log scale)",
         direction="greater",
         **EVERY_SEED,
-        compute=measure(measures.per_seed, large, peak_entropy_ratio),
+        compute=measure(per_seed, large, peak_entropy_ratio),
         reference=ENTROPY_FACTOR,
         measure="log_peak_entropy_ratio",
         requires=(),  # the explosion is the evidence
@@ -266,7 +274,7 @@ def _preliminary_claims(paper) -> None:
         "for GRPO's end level, not for this shape)",
         direction="less",
         **EVERY_SEED,
-        compute=measure(measures.per_seed, r.grpo, measures.largest_rise_between_fifths),
+        compute=measure(per_seed, r.grpo, measures.largest_rise_between_fifths),
     )
     factors = paper.conjunction(
         key="fig2c_initial_entropy",
@@ -344,7 +352,7 @@ def _controller_claims(paper) -> None:
             f"reaches H*, per seed; collapse: more than {ENTROPY_MARGIN:g} H_0 below the target",
             direction="greater",
             **EVERY_SEED,
-            compute=measure(measures.per_seed, run, measures.gap_after_crossing, tau),
+            compute=measure(per_seed, run, measures.gap_after_crossing, tau),
             reference=-ENTROPY_MARGIN,
             part_of=whole,
         )
@@ -358,7 +366,7 @@ def _controller_claims(paper) -> None:
             "counts; a sign per seed, the same on the log scale)",
             direction="less",
             **EVERY_SEED,
-            compute=measure(measures.per_seed, run, peak_entropy_ratio),
+            compute=measure(per_seed, run, peak_entropy_ratio),
             reference=ENTROPY_FACTOR,
             measure="log_peak_entropy_ratio",
             requires=("active",),  # an exploded seed is the evidence; an idle controller is no test of C3
@@ -603,7 +611,7 @@ def _dynamics_claims(paper) -> None:
         f"/ the first batch's, per seed; 'drops sharply': below {measures.SHARP_DROP:g}",
         direction="less",
         margin=0.0,
-        compute=measure(measures.per_seed, r.grpo, measures.entropy_by_share, early),
+        compute=measure(per_seed, r.grpo, measures.entropy_by_share, early),
         reference=measures.SHARP_DROP,
         measure="entropy_retained",  # GRPO's entropy level: what the testbed's budget was calibrated to produce
     )
@@ -634,7 +642,7 @@ def _dynamics_claims(paper) -> None:
         ours=f"log entropy retained ({TAIL_LABEL} / first batch) of {r.clip_higher}, per seed",
         direction="less",
         **LOG_ENTROPY,
-        compute=measure(measures.per_seed, r.clip_higher, log_entropy_retained),
+        compute=measure(per_seed, r.clip_higher, log_entropy_retained),
         null=None,  # "still declines" says Clip-Higher behaves like GRPO here: GRPO passing is no contrast
         part_of=mitigates,
     )
@@ -701,7 +709,7 @@ def _dynamics_claims(paper) -> None:
         "entropy, around the level AER holds)",
         direction="less",
         **EVERY_SEED,
-        compute=measure(measures.per_seed, r.aer, measures.excursion_after_crossing, paper.hparam(r.aer, "tau")),
+        compute=measure(per_seed, r.aer, measures.excursion_after_crossing, paper.hparam(r.aer, "tau")),
         reference=ENTROPY_FACTOR,
         part_of=stable,
     )
@@ -730,7 +738,7 @@ def _dynamics_claims(paper) -> None:
         ours=f"{r.aer}'s mean training reward over the last fifth of training minus over the fourth, per seed "
         "(the test score is not evaluated during training; the training reward stands for it)",
         **GAIN,
-        compute=measure(measures.per_seed, r.aer, measures.late_reward_gain),
+        compute=measure(per_seed, r.aer, measures.late_reward_gain),
         requires=("healthy", "active", "learned"),
     )
 

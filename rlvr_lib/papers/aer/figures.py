@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from rlvr_lib.papers.aer.measures import fig3_runs, initial_entropy, level_of, level_values
+from rlvr_lib.papers.aer.measures import fig3_runs, initial_entropy, level_of
 from rlvr_lib.papers.framework.base import experiment, fmt_ci
 from rlvr_lib.papers.framework.claims import NotTestable, bounded_t_interval, t_interval
 from rlvr_lib.papers.framework.measures import peak_entropy_ratio, rollouts
@@ -24,8 +24,8 @@ def figure2(paper, heading: str) -> pd.DataFrame:
     for run in [*paper.runs.fig2_easy, *paper.runs.fig2_hard]:
         row = {"run": run, "level": level_of(paper, run), "coefficient": paper.hparam(run, "alpha_init")}
         try:
-            acc = level_values(paper, run, ACCURACY)
-            length = level_values(paper, run, "response_length")
+            acc = paper.results.level_values(run, ACCURACY, paper.results.training_levels(run))
+            length = paper.results.level_values(run, "response_length", paper.results.training_levels(run))
             peak = paper.results.per_seed(run, peak_entropy_ratio)
             # the `healthy` gate only: a fixed coefficient has no controller to be idle (coefficient 0 is
             # GRPO by design, which the `active` gate would mark 'idle')

@@ -23,6 +23,7 @@ from rlvr_lib.papers.framework.claims import (
     paired_difference,
     seed_values,
 )
+from rlvr_lib.papers.framework.declare import per_seed
 from rlvr_lib.papers.framework.guard import METHOD
 from rlvr_lib.papers.framework.measures import (
     RETAINED_FLOOR,
@@ -100,12 +101,6 @@ def min_gap(a: list[float], b: list[float]) -> float:
 def points(difference: float) -> float:
     """A difference of the paper's percentages as a fraction (d's units), rounded to the tables' 0.1 point."""
     return round(difference / 100, 4)
-
-
-def problem_level(uid: str) -> int | None:
-    """The testbed level of a problem from its uid ('L<level>-<hash>'); None for another uid."""
-    head, _, _ = uid.partition("-")
-    return int(head[1:]) if head.startswith("L") and head[1:].isdigit() else None
 
 
 # ----------------------------------------------------------------------------- history quantities (one seed)
@@ -271,66 +266,11 @@ def level_of(paper, run: str) -> str:
     """The testbed level(s) ``run`` trains on (its ``train_data`` set's levels), as text."""
     if run == FIG2_NONE:
         return "?"
-    levels = levels_of(paper, run)
+    levels = paper.results.training_levels(run)
     return ", ".join(str(v) for v in levels) if levels else "all levels"
 
 
-def levels_of(paper, run: str) -> list[int]:
-    if run == FIG2_NONE:
-        raise NotRun("papers.aer.runs.fig2_easy / fig2_hard name no runs here (a reduced protocol)", 18)
-    spec = paper.params.runs[run]  # a levels-only set (params.yaml level_sets) or a filter_data set with levels
-    cfg = getattr(paper.params.level_sets, spec.train_data, None) or getattr(
-        paper.params.data_filters, spec.train_data, None
-    )
-    return list(getattr(cfg, "levels", []) or [])
-
-
-def on_levels(uids: list[str], levels: list[int]) -> np.ndarray:
-    """Which evaluation problems (by uid, 'L<level>-...') lie at ``levels``; NotTestable when none does."""
-    on = np.asarray([problem_level(uid) in levels for uid in uids])
-    if not on.any():
-        raise NotTestable(f"no evaluation problem at level(s) {levels} (testbed uids 'L<level>-...')")
-    return on
-
-
-def level_values(paper, run: str, metric: str) -> np.ndarray:
-    """Per seed: ``metric`` of ``run`` on the evaluation problems of the level(s) it trained on."""
-    levels = levels_of(paper, run)
-    on = on_levels(paper.results.uids(run), levels)
-    return paper.results.eval_table(run, metric)[:, on].mean(axis=1)
-
-
 # ----------------------------------------------------------------------------- measures: fn(paper, ...) -> Estimate
-def per_seed(paper, run: str, fn, *args) -> Estimate:
-    """A per-seed history quantity ``fn(history, *args)`` of one run, with its seeds named (universal claims name
-    the seed refuting)."""
-    seeds = paper.results.seeds_of(run)
-    values = paper.results.per_seed(run, (lambda h: fn(h, *args)) if args else fn, seeds)
-    return estimate_of(
-        values, detail=f"{paper.results.label(run)}: per seed {np.round(values, 3).tolist()}", seeds=seeds
-    )
-
-
-def on_level(paper, a: str, b: str, metric: str) -> Estimate:
-    """Per seed: ``metric`` of run ``a`` minus run ``b`` on the evaluation problems of the level(s) both trained
-    on (levels from the uids, 'L<level>-...'); the two runs differ in the fixed coefficient only."""
-    levels = levels_of(paper, a)
-    if not levels or levels != levels_of(paper, b):
-        raise ValueError(f"runs '{a}' and '{b}' must train on one level set (train_data), got {levels}")
-    paper.results.check(a, b, ("method.alpha_init",))
-    uids = paper.results.uids(a)
-    if uids != paper.results.uids(b):
-        raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
-    on = on_levels(uids, levels)
-    seeds = paper.results.common_seeds(a, b)
-    va = paper.results.eval_table(a, metric, seeds)[:, on].mean(axis=1)
-    vb = paper.results.eval_table(b, metric, seeds)[:, on].mean(axis=1)
-    return estimate_of(
-        va - vb,
-        detail=f"{metric} on the {int(on.sum())} evaluation problems at level(s) {levels}: {a} "
-        f"{np.round(va, 3).tolist()} vs {b} {np.round(vb, 3).tolist()} (per seed)",
-        seeds=seeds,
-    )
 
 
 def initial_entropy_ratio(paper, a: str, b: str) -> Estimate:
@@ -385,7 +325,7 @@ def gain_by_level(paper, a: str, b: str) -> Estimate:
     """Per seed: the mean@n gain of ``a`` over ``b`` on the hardest testbed level minus that on the easiest
     (levels from the problems' uids, 'L<level>-...')."""
     paper.results.check(a, b, (METHOD,))
-    levels = [problem_level(uid) for uid in paper.results.uids(a)]
+    levels = [paper.results.problem_level(uid) for uid in paper.results.uids(a)]
     if paper.results.uids(a) != paper.results.uids(b):
         raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
     if None in levels or len(set(levels)) < 2:

@@ -27,16 +27,6 @@ from rlvr_lib.render import plots
 from rlvr_lib.settings.papers import BASE_RUN
 
 
-def run_mark(paper, run: str) -> str:
-    """'idle' (alpha_t never on in a seed: the `active` gate) and/or 'diverged' (the `healthy` gate)."""
-    marks = []
-    if paper.results.gates.failures([run], ("active",)):
-        marks.append("idle")
-    if paper.results.divergence(run):
-        marks.append("diverged")
-    return ", ".join(marks)
-
-
 def add_seed_columns(paper, raw: pd.DataFrame, shown: pd.DataFrame) -> None:
     """Each row's seed count, and AER minus the row over the seeds both share (the paired value the claims
     test: an unpaired mean over other seeds is not it)."""
@@ -189,7 +179,7 @@ def sweep(paper, heading: str, name: str, runs: list[str], paper_avg: dict[float
         try:
             acc, low, high = paper.results.eval_summary(run, ACCURACY)
             retained = paper.results.per_seed(run, log_entropy_retained).mean()
-            mark = run_mark(paper, run)
+            mark = paper.results.marks(run)
         except NotRun:  # a sweep run not trained yet: its row says so
             acc = low = high = retained = math.nan
             mark = "not run"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlvr_lib.papers.aer import measures
-from rlvr_lib.papers.aer.measures import ENTROPY_MARGIN, initial_entropy, level_of, level_values, lowest_entropy
+from rlvr_lib.papers.aer.measures import ENTROPY_MARGIN, initial_entropy, level_of, lowest_entropy
 from rlvr_lib.papers.framework.claims import NotTestable, seed_values
 from rlvr_lib.papers.framework.measures import ENTROPY_FACTOR, TAIL_LABEL, peak_entropy_ratio, rollouts
 from rlvr_lib.papers.framework.results import ACCURACY
@@ -81,7 +81,7 @@ def fig2_notes(paper) -> list[str]:
         try:
             rows = [
                 f"coefficient {paper.hparam_text(run, 'alpha_init')} "
-                f"{np.round(level_values(paper, run, ACCURACY), 3).tolist()}"
+                f"{np.round(paper.results.level_values(run, ACCURACY, paper.results.training_levels(run)), 3).tolist()}"
                 for run in runs
             ]
             checks = {run: health_numbers(paper, run) for run in runs}

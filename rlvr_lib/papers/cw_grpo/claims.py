@@ -4,8 +4,8 @@ Quotes keep the text file's escapes (``\\-``, ``\\.``, ``\\(``): they are its wo
 
 from rlvr_lib.methods.covariance import SHARE_TOP_PERCENT, share_key
 from rlvr_lib.papers.cw_grpo import measures
-from rlvr_lib.papers.framework.declare import compare, compare_history, measure, single_run, unavailable
-from rlvr_lib.papers.framework.measures import TAIL_LABEL, log_entropy_retained
+from rlvr_lib.papers.framework.declare import compare, compare_history, measure, per_seed, single_run, unavailable
+from rlvr_lib.papers.framework.measures import TAIL_LABEL, log_entropy_retained, whole_mean
 from rlvr_lib.papers.framework.results import ACCURACY
 
 
@@ -89,7 +89,7 @@ def declare(paper) -> None:
         f"over training, per seed, of {c90}: every seed under {measures.HANDFUL:g}",
         direction="less",
         margin=0.0,
-        compute=measure(measures.weights, c90, "cw_grpo/w_below_half_frac"),
+        compute=measure(per_seed, c90, whole_mean, "cw_grpo/w_below_half_frac", digits=4, named=False),
         reference=measures.HANDFUL,
         null=None,
         requires=(),
@@ -105,7 +105,7 @@ def declare(paper) -> None:
         f"per seed, of {c90}: every seed within ±{measures.INTACT:g}",
         direction="equal",
         margin=measures.INTACT,
-        compute=measure(measures.weights, c90, "cw_grpo/w_mean", shift=-1.0),
+        compute=measure(per_seed, c90, whole_mean, "cw_grpo/w_mean", digits=4, shift=-1.0, named=False),
         null=None,
         requires=(),
         universal=True,

@@ -131,14 +131,6 @@ def tail_excess(paper, run: str) -> Estimate:
     )
 
 
-def weights(paper, run: str, key: str, shift: float = 0.0) -> Estimate:
-    """``kernel_filters``' parts: per seed, the mean over training of the logged kernel-weight ``key`` + ``shift``."""
-    values = paper.results.per_seed(run, lambda h: measures.whole_mean(h, key)) + shift
-    return estimate_of(
-        values, detail=f"{run}: per seed {np.round(values, 4).tolist()}", seeds=paper.results.seeds_of(run)
-    )
-
-
 def fluctuation_and_accuracy(paper, runs: list[str]) -> tuple[list[int], np.ndarray, np.ndarray]:
     """The seeds every run of ``runs`` has, and per seed (rows) and run (columns) its fluctuation and mean@n."""
     seeds = paper.results.common_seeds(*runs)

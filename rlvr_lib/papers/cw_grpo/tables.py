@@ -28,10 +28,6 @@ PAPER_TABLE3 = {"GRPO": [85.0, 82.0, 79.8], "CW-GRPO": [87.0, 86.2, 86.4]}
 PAPER_TABLE3_OLYMPIAD = {"GRPO": [49.9, 49.9, 47.8], "CW-GRPO": [52.0, 53.9, 53.5]}
 
 
-def seeds_text(paper, run: str) -> str:
-    return ", ".join(map(str, paper.results.seeds_of(run)))
-
-
 def clip_cov_activity(paper, run: str) -> tuple[float, float, float]:
     """(mean Clip-Cov selected tokens per rollout batch, mean response tokens per rollout batch, share of the
     batches with a token selected) over ``run``'s seeds, from its logs."""
@@ -59,7 +55,7 @@ def table2(paper, heading: str) -> pd.DataFrame:
                 shown = pd.DataFrame([{"row": label, "run": f"`{run}`", ACCURACY: "not run yet"}])
             raw.insert(0, "checkpoint", checkpoint)
             shown.insert(0, "step", checkpoint)
-            shown.insert(3, "seeds", seeds_text(paper, run))
+            shown.insert(3, "seeds", paper.results.seeds_text(run))
             raw_rows.append(raw)
             shown_rows.append(shown)
     raw = pd.concat(raw_rows, ignore_index=True)
@@ -252,7 +248,7 @@ def fluctuation_table(paper, heading: str) -> pd.DataFrame:
         f"rollout accuracy T 0.7, {measures.TAIL_LABEL}": own.END_ACCURACY,
     }
     raw, shown = paper.seed_values_table(rows, quantities)
-    shown.insert(2, "seeds", [seeds_text(paper, run) for _, run in rows])
+    shown.insert(2, "seeds", [paper.results.seeds_text(run) for _, run in rows])
     paper.report.section(
         heading,
         "Per run: the mean over seeds (each seed's value in brackets). The declared fluctuation divides the mean "
@@ -298,7 +294,7 @@ def table3(paper, heading: str) -> pd.DataFrame:
                 "run": run,
                 "step": steps,
                 "paper_step": paper.settings.paper_steps[i],
-                "seeds": seeds_text(paper, run),
+                "seeds": paper.results.seeds_text(run),
                 "accuracy": acc,
                 "ci_low": low,
                 "ci_high": high,
@@ -309,7 +305,7 @@ def table3(paper, heading: str) -> pd.DataFrame:
                 "method": label,
                 "run": f"`{paper.results.label(run)}`",
                 "step (paper's)": f"{steps} ({paper.settings.paper_steps[i]})",
-                "seeds": seeds_text(paper, run),
+                "seeds": paper.results.seeds_text(run),
                 "mean@n": fmt_ci(acc, low, high),
                 f"mean@n, seeds {', '.join(map(str, shared))}": fmt(on_shared),
                 f"rollout entropy ({measures.TAIL_LABEL})": fmt(entropy.mean()),
@@ -378,7 +374,7 @@ def sensitivity(paper, heading: str) -> pd.DataFrame:
             "run": f"`{paper.results.label(run)}`",
             "changed from the verdicts' run": changed or "—",
             "kind of change": raw["kind"],
-            "seeds": seeds_text(paper, run),
+            "seeds": paper.results.seeds_text(run),
             "log entropy retained": fmt(retained),
         }
         for suffix, label, at in (("", f"`{decoding}` (the verdicts')", decoding), ("_shared", "shared", None)):

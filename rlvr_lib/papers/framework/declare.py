@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from rlvr_lib.papers.framework.claims import BEYOND, Estimate, NotTestable
+from rlvr_lib.papers.framework.claims import BEYOND, Estimate, NotTestable, estimate_of
 from rlvr_lib.papers.framework.guard import METHOD
 from rlvr_lib.papers.framework.results import ACCURACY
 
@@ -61,6 +62,25 @@ def compare_history(
     return paper.results.compare_history(a, b, fn, digits, differs_in)
 
 
+def per_seed(
+    paper: Any, run: str, fn: Callable[..., float], *args: Any, digits: int = 3, shift: float = 0.0, named: bool = True
+) -> Estimate:
+    """One run's per-seed history quantity ``fn(history, *args)`` (+ ``shift``), its seeds named (a universal claim
+    names the seed that refutes it); the run is shown with its '(diverged)' mark unless ``named`` is False."""
+    seeds = paper.results.seeds_of(run)
+    values = paper.results.per_seed(run, (lambda h: fn(h, *args)) if args else fn, seeds)
+    if shift:
+        values = values + shift
+    label = paper.results.label(run) if named else run
+    return estimate_of(values, detail=f"{label}: per seed {np.round(values, digits).tolist()}", seeds=seeds)
+
+
+def compare_on_levels(paper: Any, a: str, b: str, metric: str, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
+    """Paired difference of ``metric`` on the problems at the level(s) both runs trained on
+    (``RunResults.compare_on_levels``)."""
+    return paper.results.compare_on_levels(a, b, metric, differs_in)
+
+
 def single_run(paper: Any, run: str, fn: Callable[[pd.DataFrame], float]) -> Estimate:
     """One run's per-seed history quantity ``fn`` (``PaperBase.single_run``)."""
     return paper.single_run(run, fn)
@@ -71,7 +91,9 @@ def unavailable(paper: Any, reason: str, kind: str = BEYOND) -> Estimate:
     raise NotTestable(reason, kind)
 
 
-SHARED: dict[str, Callable[..., Any]] = {f.__name__: f for f in (compare, compare_history, single_run, unavailable)}
+SHARED: dict[str, Callable[..., Any]] = {
+    f.__name__: f for f in (compare, compare_history, compare_on_levels, per_seed, single_run, unavailable)
+}
 
 
 def register(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -33,6 +33,7 @@ from rlvr_lib.papers.framework.claims import (
     NotRun,
     NotTestable,
     bounded_t_interval,
+    estimate_of,
     paired_difference,
     seed_values,
     t_interval,
@@ -294,6 +295,63 @@ class RunResults:
         bounds = metric_bounds(metric)
         mean, low, high, _ = t_interval(per_seed) if bounds is None else bounded_t_interval(per_seed, bounds)
         return mean, low, high
+
+    def marks(self, run: str) -> str:
+        """'idle' (a seed's mechanism never acted: the ``active`` gate) and/or 'diverged' (the ``healthy`` gate)."""
+        idle = ["idle"] if self.gates.failures([run], ("active",)) else []
+        return ", ".join([*idle, *(["diverged"] if self.divergence(run) else [])])
+
+    def seeds_text(self, run: str) -> str:
+        """The training seeds of ``run`` as a table cell ('0, 1, 2')."""
+        return ", ".join(map(str, self.seeds_of(run)))
+
+    # ------------------------------------------------------------------ problem levels (testbed uids 'L<level>-...')
+    @staticmethod
+    def problem_level(uid: str) -> int | None:
+        """The testbed level of a problem from its uid ('L<level>-<hash>'); None for another uid."""
+        head, _, _ = uid.partition("-")
+        return int(head[1:]) if head.startswith("L") and head[1:].isdigit() else None
+
+    def training_levels(self, run: str) -> list[int]:
+        """The levels of ``run``'s training set: a levels-only set (params.yaml ``level_sets``) or a filter_data set
+        with levels; [] for every level."""
+        if run not in self.params.runs:  # a role a reduced protocol leaves empty (e.g. aer's fig. 2 runs in smoke)
+            raise NotRun(f"'{run}' is not a run of params.yaml here (a reduced protocol)", len(self.params.seeds))
+        spec = self.params.runs[run]
+        cfg = getattr(self.params.level_sets, spec.train_data, None) or getattr(
+            self.params.data_filters, spec.train_data, None
+        )
+        return list(getattr(cfg, "levels", []) or [])
+
+    def level_mask(self, uids: list[str], levels: list[int]) -> np.ndarray:
+        """(problems,) which evaluation problems lie at ``levels``; NotTestable when none does."""
+        on = np.asarray([self.problem_level(uid) in levels for uid in uids])
+        if not on.any():
+            raise NotTestable(f"no evaluation problem at level(s) {levels} (testbed uids 'L<level>-...')")
+        return on
+
+    def level_values(self, run: str, metric: str, levels: list[int], seeds: Iterable[int] | None = None) -> np.ndarray:
+        """(seeds,) ``metric`` of ``run`` on its evaluation problems at ``levels``."""
+        return self.eval_table(run, metric, seeds)[:, self.level_mask(self.uids(run), levels)].mean(axis=1)
+
+    def compare_on_levels(self, a: str, b: str, metric: str, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
+        """Paired difference of ``metric`` between ``a`` and ``b`` on the evaluation problems of the level(s) both
+        trained on; the runs differ only in ``differs_in``."""
+        levels = self.training_levels(a)
+        if not levels or levels != self.training_levels(b):
+            raise ValueError(f"runs '{a}' and '{b}' must train on one level set (train_data), got {levels}")
+        self.check(a, b, differs_in)
+        if self.uids(a) != self.uids(b):
+            raise ValueError(f"runs '{a}' and '{b}' were evaluated on different problems")
+        on = self.level_mask(self.uids(a), levels)
+        seeds = self.common_seeds(a, b)
+        va, vb = (self.level_values(run, metric, levels, seeds) for run in (a, b))
+        return estimate_of(
+            va - vb,
+            detail=f"{metric} on the {int(on.sum())} evaluation problems at level(s) {levels}: {a} "
+            f"{np.round(va, 3).tolist()} vs {b} {np.round(vb, 3).tolist()} (per seed)",
+            seeds=seeds,
+        )
 
     def label(self, run: str) -> str:
         """The run's name, marked '(diverged)' when a seed of it failed the ``healthy`` gate."""
