@@ -830,7 +830,13 @@ def read_yaml(path: str | Path) -> Any:
     except DuplicateKeyError as err:
         raise ValueError(f"{path}: {err}") from None
     except yaml.YAMLError as err:
-        raise ValueError(f"{path}: not valid YAML: {err}") from None
+        mark = getattr(err, "problem_mark", None)
+        if mark is None or not getattr(err, "problem", None):
+            raise ValueError(f"{path}: not valid YAML: {err}") from None
+        context = f" ({err.context}, line {err.context_mark.line + 1})" if err.context and err.context_mark else ""
+        raise ValueError(
+            f"{path}: not valid YAML at line {mark.line + 1}, column {mark.column + 1}: {err.problem}{context}"
+        ) from None
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
 
