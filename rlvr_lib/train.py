@@ -257,7 +257,7 @@ def plan_memory(model_path, method, cfg: TrainConfig, args: GRPOConfig, tokenize
             f"rollout batch {rollout_rows} rows of <= {prompt_tokens} prompt + {cfg.max_completion_length} completion "
             f"tokens per process; {estimate.summary()}"
         )
-    if device.type == "cuda" and not cfg.use_vllm and estimate.peak > device_bytes:
+    if device.type == "cuda" and not cfg.use_vllm and not estimate.fits(device_bytes):
 
         def estimate_for(rows: int, shards: int, lora: bool):
             m, s = model_memory(lora), setup(rows, shards)
