@@ -558,6 +558,7 @@ class Params:
     data_filters: DataFiltersConfig = dataclasses.field(default_factory=DataFiltersConfig)
     level_sets: LevelSetsConfig = dataclasses.field(default_factory=LevelSetsConfig)
     papers: Any = None  # rlvr_lib.papers.config.PapersConfig, or None without a `papers` section
+    file: str = dataclasses.field(default="params.yaml", compare=False)  # the file read (errors name its settings)
 
     def testbed_build(self, policy_seed: int) -> TestbedConfig:
         """The build settings of training seed ``policy_seed``'s base policy: the model section plus the data split
@@ -854,6 +855,8 @@ def load_params(path: str | Path = "params.yaml", *, check_methods: bool = True)
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: expected a mapping of settings at the top level, got a {type(raw).__name__}")
     try:
-        return parse_params(raw, check_methods=check_methods)
+        params = parse_params(raw, check_methods=check_methods)
     except SettingError as err:  # raised outside a build() (should not happen): still name the file
         raise ValueError(f"{path}: {err}") from None
+    params.file = str(path)
+    return params

@@ -542,8 +542,8 @@ def test_report_refuses_evaluations_with_other_settings(repo):
 
 
 # ----------------------------------------------------------------------------- the command line (issue 38, item 5)
-def cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+def cli(args: list[str], cwd: Path, **env_vars: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", **env_vars}
     return subprocess.run(
         [sys.executable, "-m", "rlvr_lib", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
@@ -603,3 +603,39 @@ def test_qwen_tokenizer_names_a_missing_ranks_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: tiktoken file not found: ") and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("cache", ["empty", "without weights"])
+def test_train_names_a_hub_model_missing_offline(tmp_path, cache):
+    """Issue 38 item 5: `python -m rlvr_lib train erpo --params configs/erpo.yaml` with no model files ended in
+    transformers' OSError traceback. Offline (HF_HUB_OFFLINE=1, as the Makefile sets) the hub id is looked up in the
+    Hugging Face cache first: one error line names it, the params key and how to get it; nothing is written."""
+    import yaml
+
+    profile = tmp_path / "configs/erpo.yaml"
+    profile.parent.mkdir()
+    text = (REPO / "configs/erpo.yaml").read_text(encoding="utf-8")
+    model = yaml.safe_load(text)["model"]["path"]
+    assert not Path(model).exists() and model.count("/") == 1  # a hub id
+    profile.write_text(text.replace("bf16: true", "bf16: false"))  # no CUDA here: the bf16 check would come first
+    (tmp_path / "params.yaml").write_text((REPO / "params.yaml").read_text())  # the repository root for enter_repo
+    cache_dir = tmp_path / "hf" / "hub"
+    if cache == "without weights":  # an interrupted download: config.json alone
+        commit = "0" * 40
+        entry = cache_dir / f"models--{model.replace('/', '--')}"
+        (entry / "refs").mkdir(parents=True)
+        (entry / "refs/main").write_text(commit)
+        (entry / "snapshots" / commit).mkdir(parents=True)
+        (entry / "snapshots" / commit / "config.json").write_text("{}")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    done = cli(
+        ["train", "erpo", "--params", "configs/erpo.yaml"], cwd=tmp_path, HF_HOME=str(tmp_path / "hf"),
+        HF_HUB_CACHE=str(cache_dir),
+    )  # fmt: skip
+    expected = [f"model '{model}' (configs/erpo.yaml model.path)", f"`hf download {model}`", "set model.path"]
+    if cache == "empty":
+        expected.append("is not a local folder and is not in the Hugging Face cache")
+    else:
+        expected += ["lacks a tokenizer", "weights", "is cached incompletely"]
+    one_error_line(done, *expected)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
