@@ -61,7 +61,7 @@ def profile_rows(name: str, device_bytes: int) -> list[dict]:
                 "gradient accumulation": t.gradient_accumulation_steps,
                 "estimate per card (GiB)": f"{e.peak / GIB:.1f}",
                 "of which loss pass (GiB)": f"{e.loss_pass / GIB:.1f}",
-                "fits": "yes" if e.peak <= device_bytes else "no",
+                "fits": "yes" if e.fits(device_bytes) else "no",
             }
         )
     return rows

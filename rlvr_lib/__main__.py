@@ -10,6 +10,9 @@ file, which leaves the pipeline's record reports/params_check.txt alone);
 ``python -m rlvr_lib memory-probe --params configs/<paper>.yaml [--rows N]`` measures a profile's loss pass and
 optimizer step on the GPU next to the memory estimate (``rlvr_lib.training.memory_probe``; sharded under
 ``accelerate launch --config_file configs/accelerate/fsdp2.yaml``).
+
+Bad input to any command (a malformed or missing params file, an unknown key or run, a bad value) ends in one
+``error: ...`` line on stderr naming the file, key or value, with exit status 2 and no traceback.
 """
 
 from __future__ import annotations
@@ -42,12 +45,25 @@ def format_methods() -> str:
     return "\n".join(lines)
 
 
+BAD_INPUT = (ValueError, FileNotFoundError)  # what a command raises for a bad file, key or value: no traceback
+
+
+def error_line(err: Exception) -> int:
+    """Every command's answer to bad input: one ``error: ...`` line on stderr (the message names the file, key or
+    value; its line breaks joined), exit status 2."""
+    print("error: " + " ".join(line.strip() for line in str(err).splitlines() if line.strip()), file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["memory-probe"]:
         from rlvr_lib.training.memory_probe import main as memory_probe
 
-        return memory_probe(argv[1:])
+        try:
+            return memory_probe(argv[1:])
+        except BAD_INPUT as err:
+            return error_line(err)
     parser = argparse.ArgumentParser(prog="python -m rlvr_lib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("methods", help="list registered methods with their paper and hyperparameters")
@@ -85,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         from rlvr_lib.tasks.data import resolve_data_root
         from rlvr_lib.tasks.qwen_tokenizer import save_qwen_tokenizer
 
-        source = args.tiktoken or resolve_data_root() / "tokenizers" / "qwen.tiktoken"
-        print(save_qwen_tokenizer(source, args.out))
+        try:
+            source = args.tiktoken or resolve_data_root() / "tokenizers" / "qwen.tiktoken"
+            print(save_qwen_tokenizer(source, args.out))
+        except BAD_INPUT as err:
+            return error_line(err)
         return 0
     from rlvr_lib.pipeline import stages
     from rlvr_lib.workspace import layout
@@ -101,9 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         params = layout.enter_repo(args.params)
         stage = stages.stage_train if args.command == "train" else stages.stage_eval
         stage(params, args.run)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except BAD_INPUT as err:
+        return error_line(err)
     return 0
 
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from rlvr_lib.pipeline import stages
 from rlvr_lib.reporting import report_stage
@@ -537,3 +541,103 @@ def test_report_refuses_evaluations_with_other_settings(repo):
         r"settings.*n=99 \(params: 2\).*dvc repro eval_base@0",
     ):
         report_stage.stage_report(params)
+
+
+# ----------------------------------------------------------------------------- the command line (issue 38, item 5)
+def cli(args: list[str], cwd: Path, **env_vars: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", **env_vars}
+    return subprocess.run(
+        [sys.executable, "-m", "rlvr_lib", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def one_error_line(done: subprocess.CompletedProcess, *expected: str) -> str:
+    """The run ended with exit status 2 and one ``error: ...`` line, the last of stderr, holding ``expected``; no
+    traceback."""
+    out = done.stdout + done.stderr
+    assert "Traceback" not in out, out[-3000:]
+    errors = [line for line in out.splitlines() if line.startswith("error: ")]
+    assert done.returncode == 2 and len(errors) == 1 and done.stderr.strip().splitlines()[-1] == errors[0], out[-3000:]
+    for text in expected:
+        assert text in errors[0], errors[0]
+    return errors[0]
+
+
+def bad_profile(tmp_path: Path, case: str) -> Path:
+    """A copy of configs/aer.yaml as a hand edit leaves it: a list left open (malformed YAML) or a misspelt key."""
+    text = (REPO / "configs/aer.yaml").read_text(encoding="utf-8")
+    assert "\ntrain:\n" in text
+    edit = "  max_steps: [1, 2\n" if case == "malformed" else "  max_stepz: 2\n"
+    path = tmp_path / "configs" / "aer.yaml"
+    path.parent.mkdir()
+    path.write_text(text.replace("\ntrain:\n", "\ntrain:\n" + edit, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("malformed", ["not valid YAML at line", "expected ',' or ']'"]),
+        ("unknown key", ["unknown key(s) ['train.max_stepz']"]),
+        ("missing file", ["not found"]),
+    ],
+)
+def test_memory_probe_names_bad_input_in_one_error_line(tmp_path, case, expected):
+    """Issue 38 item 5: `memory-probe` was handed off before the block that turns errors into one line, so a
+    malformed profile ended in a traceback."""
+    path = bad_profile(tmp_path, case) if case != "missing file" else tmp_path / "configs/nosuch.yaml"
+    done = cli(["memory-probe", "--params", str(path), "--estimate-only"], cwd=tmp_path)
+    one_error_line(done, *expected, *([str(path)] if case != "unknown key" else []))
+
+
+def test_train_names_a_malformed_profile_in_one_error_line(tmp_path):
+    path = bad_profile(tmp_path, "malformed")
+    (tmp_path / "params.yaml").write_text((REPO / "params.yaml").read_text())  # the repository root for enter_repo
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    one_error_line(cli(["train", "aer", "--params", "configs/aer.yaml"], cwd=tmp_path), str(path.relative_to(tmp_path)))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_qwen_tokenizer_names_a_missing_ranks_file(tmp_path, capsys):
+    from rlvr_lib.__main__ import main
+
+    assert main(["qwen-tokenizer", str(tmp_path / "out"), "--tiktoken", str(tmp_path / "none.tiktoken")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: tiktoken file not found: ") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("cache", ["empty", "without weights"])
+def test_train_names_a_hub_model_missing_offline(tmp_path, cache):
+    """Issue 38 item 5: `python -m rlvr_lib train erpo --params configs/erpo.yaml` with no model files ended in
+    transformers' OSError traceback. Offline (HF_HUB_OFFLINE=1, as the Makefile sets) the hub id is looked up in the
+    Hugging Face cache first: one error line names it, the params key and how to get it; nothing is written."""
+    import yaml
+
+    profile = tmp_path / "configs/erpo.yaml"
+    profile.parent.mkdir()
+    text = (REPO / "configs/erpo.yaml").read_text(encoding="utf-8")
+    model = yaml.safe_load(text)["model"]["path"]
+    assert not Path(model).exists() and model.count("/") == 1  # a hub id
+    profile.write_text(text.replace("bf16: true", "bf16: false"))  # no CUDA here: the bf16 check would come first
+    (tmp_path / "params.yaml").write_text((REPO / "params.yaml").read_text())  # the repository root for enter_repo
+    cache_dir = tmp_path / "hf" / "hub"
+    if cache == "without weights":  # an interrupted download: config.json alone
+        commit = "0" * 40
+        entry = cache_dir / f"models--{model.replace('/', '--')}"
+        (entry / "refs").mkdir(parents=True)
+        (entry / "refs/main").write_text(commit)
+        (entry / "snapshots" / commit).mkdir(parents=True)
+        (entry / "snapshots" / commit / "config.json").write_text("{}")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    done = cli(
+        ["train", "erpo", "--params", "configs/erpo.yaml"], cwd=tmp_path, HF_HOME=str(tmp_path / "hf"),
+        HF_HUB_CACHE=str(cache_dir),
+    )  # fmt: skip
+    expected = [f"model '{model}' (configs/erpo.yaml model.path)", f"`hf download {model}`", "set model.path"]
+    if cache == "empty":
+        expected.append("is not a local folder and is not in the Hugging Face cache")
+    else:
+        expected += ["lacks a tokenizer", "weights", "is cached incompletely"]
+    one_error_line(done, *expected)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written

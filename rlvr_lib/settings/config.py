@@ -565,6 +565,7 @@ class Params:
     data_filters: DataFiltersConfig = dataclasses.field(default_factory=DataFiltersConfig)
     level_sets: LevelSetsConfig = dataclasses.field(default_factory=LevelSetsConfig)
     papers: Any = None  # rlvr_lib.settings.papers.PapersConfig, or None without a `papers` section
+    file: str = dataclasses.field(default="params.yaml", compare=False)  # the file read (errors name its settings)
 
     def testbed_build(self, policy_seed: int) -> TestbedConfig:
         """The build settings of training seed ``policy_seed``'s base policy: the model section plus the data split
@@ -835,7 +836,13 @@ def read_yaml(path: str | Path) -> Any:
     except DuplicateKeyError as err:
         raise ValueError(f"{path}: {err}") from None
     except yaml.YAMLError as err:
-        raise ValueError(f"{path}: not valid YAML: {err}") from None
+        mark = getattr(err, "problem_mark", None)
+        if mark is None or not getattr(err, "problem", None):
+            raise ValueError(f"{path}: not valid YAML: {err}") from None
+        context = f" ({err.context}, line {err.context_mark.line + 1})" if err.context and err.context_mark else ""
+        raise ValueError(
+            f"{path}: not valid YAML at line {mark.line + 1}, column {mark.column + 1}: {err.problem}{context}"
+        ) from None
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
 
@@ -854,6 +861,8 @@ def load_params(path: str | Path = "params.yaml", *, check_method: MethodCheck |
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: expected a mapping of settings at the top level, got a {type(raw).__name__}")
     try:
-        return parse_params(raw, check_method=check_method)
+        params = parse_params(raw, check_method=check_method)
     except SettingError as err:  # raised outside a build() (should not happen): still name the file
         raise ValueError(f"{path}: {err}") from None
+    params.file = str(path)
+    return params

@@ -14,19 +14,27 @@ Counted (bytes per card):
      backward pass never hold both;
   2. the **loss pass** at the micro-batch (``micro_rows`` rows of ``sequence_tokens`` tokens per device): with
      gradient checkpointing every decoder layer's input is kept (rows x tokens x hidden x layers, bf16), plus one
-     layer's recomputation in the backward pass (``ATTENTION_COPIES`` hidden-sized and ``MLP_COPIES``
-     intermediate-sized tensors per token), the padded rows' attention mask (rows x tokens x tokens, bool), and TRL's
-     chunked LM head (``trl.kernels.ChunkedLogProbFunction``: the hidden states it saves, its float32 gradient of
-     them and of the head's weight, and its logit tiles); the gradients grow as the backward pass goes, so the pass
-     peaks either at the LM head's backward (all checkpoints held) or at the first layer's (all gradients held);
+     layer's recomputation in the backward pass (per token ``ATTENTION_COPIES`` tensors of the attention block, of
+     which ``ATTENTION_WIDTH_COPIES`` are as wide as the attention, num_attention_heads x head_dim, and the rest
+     hidden-sized; ``QK_NORM_COPIES`` more of q's and of k's width where the model normalises q and k per head, as
+     Qwen3 does; ``MLP_COPIES`` intermediate-sized), the padded rows' attention mask (rows x tokens x tokens, bool),
+     and TRL's chunked LM head (``trl.kernels.ChunkedLogProbFunction``: the hidden states it saves, its float32
+     gradient of them and of the head's weight, and its logit tiles); the gradients grow as the backward pass goes,
+     so the pass peaks either at the LM head's backward (all checkpoints held) or at the first layer's (all gradients
+     held);
   3. the **optimizer step**: the gradients plus its temporaries (``torch.optim.AdamW(foreach=True)`` allocates one
      state-sized tensor per dtype group; the fused AdamW that transformers uses by default, ``adamw_torch_fused``,
      none).
 
 Not counted: the CUDA context (about 0.5 GiB, outside ``torch.cuda.max_memory_allocated``) and the allocator's
 fragmentation (reserved minus allocated). The loss-pass terms were checked against measured peaks
-(``python -m rlvr_lib memory-probe``; docs/gpu.md). A run is refused before its model is loaded when the estimate
-exceeds the card, with settings that would fit (``fitting_settings``).
+(``python -m rlvr_lib memory-probe``; docs/gpu.md, benchmarks/gpu_results/issue31_probes.jsonl): every full
+fine-tuning profile within 5% (aer, whose Qwen3 attention is 4,096 wide on a hidden size of 2,560, at most 4% short
+since its attention-width and q/k-norm tensors are counted; before, up to 12% short); LoRA (erpo) 17% short (what
+PEFT's adapters keep is not counted).
+
+A run is refused before its model is loaded when the estimate times ``1 + REFUSAL_MARGIN`` exceeds the card (a
+safety margin of 5% for what the estimate misses), with settings that would fit (``fitting_settings``).
 """
 
 from __future__ import annotations
@@ -42,6 +50,15 @@ MAX_AUTO_CHUNK = 256  # rows: decoding a 1.5B model is compute-bound well before
 # norm output, q, k and v before and after the rotary embedding, attention output, o_proj output, residual, and
 # their gradients as they pass) and intermediate-sized ones (gate, up, act(gate), act(gate) * up, and two gradients)
 ATTENTION_COPIES = 12
+# of those, the ones as wide as the attention (num_attention_heads x head_dim, which may differ from hidden_size:
+# Qwen3-4B's 32 x 128 = 4,096 on 2,560): q after the rotary embedding, k and v repeated to the query heads (with a
+# padded batch's mask SDPA does not group them), the attention output (SDPA's, saved by o_proj); counted at
+# hidden_size, they and the q/k norms' tensors left aer's estimate 9-12% short of its measured peaks (docs/gpu.md
+# section 0)
+ATTENTION_WIDTH_COPIES = 4
+# a per-head RMSNorm of q and of k (Qwen3's q_norm, k_norm) saves its float32 input (2 copies) and its normalised
+# output, of q's width (num_attention_heads x head_dim) and of k's (num_key_value_heads x head_dim)
+QK_NORM_COPIES = 3
 MLP_COPIES = 6
 HEAD_TOKEN_TILE = 4096  # trl.kernels.chunked_logprob.TOKEN_CHUNK_SIZE
 HEAD_VOCAB_TILE = 32768  # trl.trainer.utils._CHUNKED_LOGPROB_CHUNK_SIZE
@@ -49,6 +66,10 @@ GATHERED_LAYERS = 2  # FSDP: the layer computing and the one prefetched
 # a setting is suggested when its estimate fills at most this share of the card: the estimate fell up to 17% short
 # of measured peaks (docs/gpu.md: aer's Qwen3 q/k norms, LoRA's adapter tensors), and the allocator reserves more
 SUGGESTION_FRACTION = 0.85
+# a run is refused when its estimate times (1 + REFUSAL_MARGIN) exceeds the card: the estimate fell up to 4% short of
+# the measured peaks of full fine-tuning (docs/gpu.md section 0, with the attention-width terms), and leaves out the
+# CUDA context and the allocator's reserve
+REFUSAL_MARGIN = 0.05
 SETTINGS_TO_CHANGE = (
     "train.generation_chunk (fewer rows generated at a time), train.max_completion_length, train.lora_r (LoRA: "
     "no full gradients or optimizer states), model.path (a smaller model), or a method without a reference copy"
@@ -68,6 +89,9 @@ class ModelMemory:
     attention_heads: int
     intermediate_size: int
     hidden_size: int = 0  # 0: no loss-pass terms
+    attention_width: int = 0  # num_attention_heads x head_dim: q's and the attention output's width (0: hidden_size)
+    key_value_width: int = 0  # num_key_value_heads x head_dim
+    qk_norm: bool = False  # q and k normalised per head (Qwen3's q_norm, k_norm)
     num_layers: int = 0
     parameter_bytes: int = 2  # bytes per element of the weights as loaded
     embedding_bytes: int = 0  # input embedding + LM head (once if tied): FSDP's root module, gathered whole
@@ -134,6 +158,10 @@ class MemoryEstimate:
         resident = self.weights + self.reference + self.optimizer + self.gathered
         return resident + max(self.generation, self.loss_pass, self.step)
 
+    def fits(self, device_bytes: int) -> bool:
+        """Whether the run may start on a card of ``device_bytes``: the estimate times ``1 + REFUSAL_MARGIN``."""
+        return self.peak * (1 + REFUSAL_MARGIN) <= device_bytes
+
     def summary(self) -> str:
         names = ["weights", "reference", "gradients", "optimizer", "kv_cache", "prefill", "logits"]
         if self.loss_pass_terms:
@@ -191,7 +219,11 @@ def estimate_peak_memory(
         a = setup.activation_bytes
         tokens = setup.micro_rows * setup.sequence_tokens
         hidden, inter, vocab = model.hidden_size, model.intermediate_size, model.vocab_size
-        recompute = tokens * (ATTENTION_COPIES * hidden + MLP_COPIES * inter) * a
+        width = model.attention_width or hidden
+        attention = (ATTENTION_COPIES - ATTENTION_WIDTH_COPIES) * hidden + ATTENTION_WIDTH_COPIES * width
+        if model.qk_norm:
+            attention += QK_NORM_COPIES * (width + model.key_value_width)
+        recompute = tokens * (attention + MLP_COPIES * inter) * a
         head_tokens = min(tokens, HEAD_TOKEN_TILE)
         head_grad_weight = vocab * hidden * 4 if model.head_trainable else 0  # float32 accumulator
         estimate.update(
@@ -286,8 +318,9 @@ def check_fits(
     estimate: MemoryEstimate, device_bytes: int, device_name: str, alternatives: list[str] | tuple[str, ...] = ()
 ) -> None:
     """Raise ``MemoryError`` naming the settings to change (``alternatives``: ones that would fit, from
-    ``fitting_settings``) when the estimate exceeds the device's memory."""
-    if estimate.peak > device_bytes:
+    ``fitting_settings``) when the estimate with its safety margin (``MemoryEstimate.fits``) exceeds the device's
+    memory."""
+    if not estimate.fits(device_bytes):
         would_fit = (
             f" Settings that would fit, by the same estimate (within {SUGGESTION_FRACTION:.0%} of the card): "
             + "; ".join(alternatives)
@@ -296,7 +329,9 @@ def check_fits(
             else " No micro-batch, GPU count (up to 8, sharded) or LoRA alone fits by the estimate."
         )
         raise MemoryError(
-            f"this run cannot fit {device_name} ({device_bytes / GIB:.1f} GiB): {estimate.summary()}.{would_fit} "
+            f"this run cannot fit {device_name} ({device_bytes / GIB:.1f} GiB): {estimate.summary()}; with the "
+            f"refusal's safety margin of {REFUSAL_MARGIN:.0%} for what the estimate leaves out "
+            f"(memory_estimate.REFUSAL_MARGIN), {estimate.peak * (1 + REFUSAL_MARGIN) / GIB:.2f} GiB.{would_fit} "
             f"Otherwise change {SETTINGS_TO_CHANGE}"
         )
 
@@ -328,6 +363,7 @@ def model_memory_from_config(
                 lora += lora_r * (module.in_features + module.out_features)
     head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
     kv_heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
+    qk_norm = any(name.rsplit(".", 1)[-1] == "q_norm" for name, _ in skeleton.named_modules())
     return ModelMemory(
         weight_bytes=(params + lora) * parameter_bytes,
         trainable_bytes=(lora if lora_r else params) * parameter_bytes,
@@ -337,6 +373,9 @@ def model_memory_from_config(
         attention_heads=text.num_attention_heads,
         intermediate_size=getattr(text, "intermediate_size", 4 * text.hidden_size),
         hidden_size=text.hidden_size,
+        attention_width=text.num_attention_heads * head_dim,
+        key_value_width=kv_heads * head_dim,
+        qk_norm=qk_norm,
         num_layers=text.num_hidden_layers,
         parameter_bytes=parameter_bytes,
         embedding_bytes=sum(embeddings.values()) * parameter_bytes,

@@ -93,6 +93,8 @@ def probe_plan(
     if run is None:
         stem = Path(params_file).stem
         run = stem if stem in params.runs else next(iter(params.runs))
+    if run not in params.runs:
+        raise ValueError(f"{params_file}: --run {run!r} is not an entry of 'methods'; runs: {', '.join(params.runs)}")
     spec = params.runs[run]
     cfg = params.train_config(run, params.seed if isinstance(params.seed, int) else 0)
     responses = cfg.prompts_per_step * cfg.num_generations
@@ -283,6 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--estimate-only", action="store_true", help="print the estimate; build nothing")
     args = parser.parse_args(argv)
+    try:
+        shape = json.loads(args.shape) if args.shape else None
+    except ValueError as err:
+        raise ValueError(f"--shape {args.shape!r}: not a JSON object of config fields ({err})") from None
     from accelerate import PartialState
 
     state = PartialState()
@@ -295,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         sharded,
         foreach=args.foreach,
         reference=args.reference or None,
-        overrides=json.loads(args.shape) if args.shape else None,
+        overrides=shape,
         completion_tokens=args.completion_tokens,
     )
     estimate = plan["estimate"]
@@ -312,7 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     if not torch.cuda.is_available() and not args.cpu:
-        print("error: memory-probe measures a CUDA GPU; none is visible (--estimate-only prints the estimate)")
+        print(
+            "error: memory-probe measures a CUDA GPU; none is visible (--estimate-only prints the estimate)",
+            file=sys.stderr,
+        )
         return 2
     try:
         result = run_probe(plan, foreach=args.foreach)

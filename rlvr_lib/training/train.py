@@ -115,13 +115,32 @@ BASE_MODEL_HINT = (
 )
 
 
-def check_model_folder(path: str | Path, *, hint: str = BASE_MODEL_HINT) -> None:
+def check_model_folder(path: str | Path, *, hint: str = BASE_MODEL_HINT, setting: str = "model.path") -> None:
     """A local model folder must hold config.json, a tokenizer and weights, safetensors weights complete (their
-    headers are read); a hub id (``org/name``, no such folder here) is left to ``from_pretrained``. Errors name
-    the folder or file and end with ``hint`` (how to make the folder again)."""
+    headers are read); a hub id (``org/name``, no such folder here) is left to ``from_pretrained``, except offline
+    (``HF_HUB_OFFLINE=1``, as the Makefile sets), where it must be in the Hugging Face cache, complete. Errors name
+    the folder, file or hub id (and ``setting``, the params key that names it) and end with ``hint`` (how to make
+    the folder again)."""
     folder = Path(path)
     if not folder.exists():
         if re.fullmatch(r"[\w.-]+/[\w.-]+", str(path)):
+            from huggingface_hub import constants, is_offline_mode, snapshot_download
+            from huggingface_hub.errors import LocalEntryNotFoundError
+
+            if not is_offline_mode():
+                return
+            how = (
+                f"download it with `hf download {path}` where the network is reachable (into the cache, "
+                f"{constants.HF_HUB_CACHE}) or set {setting.split()[-1]} to a local model folder"
+            )
+            try:
+                snapshot = snapshot_download(str(path), local_files_only=True)
+            except LocalEntryNotFoundError:
+                raise FileNotFoundError(
+                    f"model '{path}' ({setting}) is not a local folder and is not in the Hugging Face cache, and "
+                    f"HF_HUB_OFFLINE=1 downloads nothing: {how}"
+                ) from None
+            check_model_folder(snapshot, hint=f"model '{path}' ({setting}) is cached incompletely: {how}")
             return
         raise FileNotFoundError(f"model folder {folder} does not exist")
     missing = []
@@ -257,7 +276,7 @@ def plan_memory(model_path, method, cfg: TrainConfig, args: GRPOConfig, tokenize
             f"rollout batch {rollout_rows} rows of <= {prompt_tokens} prompt + {cfg.max_completion_length} completion "
             f"tokens per process; {estimate.summary()}"
         )
-    if device.type == "cuda" and not cfg.use_vllm and estimate.peak > device_bytes:
+    if device.type == "cuda" and not cfg.use_vllm and not estimate.fits(device_bytes):
 
         def estimate_for(rows: int, shards: int, lora: bool):
             m, s = model_memory(lora), setup(rows, shards)

@@ -162,7 +162,7 @@ def base_model_path(params: Params, seed: int) -> str:
     from rlvr_lib.training.train import check_model_folder
 
     if params.model.path is not None:
-        check_model_folder(params.model.path)
+        check_model_folder(params.model.path, setting=f"{params.file} model.path")
         return params.model.path
     folder = base_model_dir(seed)
     if not (folder / "config.json").exists():
