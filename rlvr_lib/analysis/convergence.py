@@ -58,7 +58,7 @@ def convergence_step(
     """Step of peak ``key`` per training seed of one run, and the mean step across seeds with its interval.
 
     history: one run's rows (columns ``step``, ``key`` and ``seed``; no ``seed`` column is one seed, 0), as
-    ``report.load_histories`` gives them filtered to one run. ``key``: the logged quantity (training
+    ``rlvr_lib.render.tables.load_histories`` gives them filtered to one run. ``key``: the logged quantity (training
     ``accuracy`` by default; any column). ``ema_alpha``: None for raw values (default) or the EMA weight of the
     newest value. ``n_boot``, ``seed``, ``level``: the percentile bootstrap over seeds.
     """
