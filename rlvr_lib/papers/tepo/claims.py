@@ -10,14 +10,7 @@ from rlvr_lib.papers.declare import compare_history, measure, unavailable
 from rlvr_lib.papers.measures import log_entropy_retained, log_reward_volatility
 from rlvr_lib.papers.results import ACCURACY
 from rlvr_lib.papers.tepo import measures
-from rlvr_lib.papers.tepo.measures import (
-    MATCHED_WINDOW,
-    PAPER_PANEL_D,
-    PAPER_PANEL_E,
-    PAPER_STRUCTURE,
-    PAPER_TABLE1,
-    TEPO_VS_DAPO,
-)
+from rlvr_lib.papers.tepo.measures import PAPER_STRUCTURE, TEPO_VS_DAPO
 
 # Accuracy claims: the paper's gains are 0.38-2.5 pp of average accuracy (tables 1, 3); a difference under 1 pp of
 # mean@n would not be one of them.
@@ -66,6 +59,10 @@ def declare(paper) -> None:
     r = paper.runs
     claim = functools.partial(paper.claim, null=None)  # every claim's contrast arm is named: no null run
     accuracy = functools.partial(claim, margin=ACCURACY_MARGIN, measure=ACCURACY)  # a difference of mean@n
+    unnumbered = functools.partial(claim, paper_value="no number")  # the paper states it without a number
+    steadier = functools.partial(unnumbered, measure="log_reward_volatility")  # every stability claim: fig. 3's measure
+    # entropy kept is evidence only from a policy that learned
+    kept = functools.partial(unnumbered, requires=("healthy", "active", "learned"), measure="log_entropy_retained")
     volatility = measure(compare_history, r.tepo, r.grpo_dapo, log_reward_volatility, 3, TEPO_VS_DAPO)
 
     # ------------------------------------------------------------------ table 1
@@ -80,7 +77,7 @@ def declare(paper) -> None:
     )
     for run in [r.grpo_dapo, *r.baselines]:
         label = paper.label(run)
-        value = PAPER_TABLE1.get(label)
+        value = measures.PAPER_TABLE1.get(label)
         accuracy(
             key=f"acc_vs_{run}",
             quote="TEPO outperforms the baseline method GRPO/DAPO"
@@ -195,11 +192,10 @@ def declare(paper) -> None:
     )
     # "Preserves stability": not less stable than without the KL, on fig. 3's measure (the reward's volatility,
     # log scale): at most 10% more volatile (a non-inferiority bound).
-    claim(
+    steadier(
         key="kl_remark_stability",
         quote="KL-Divergence constraint preserves stability",
         source="sec. 3.2.1",
-        paper_value="no number",
         ours=f"log reward volatility (std of the rollout reward's change between batches) of the global-KL beta "
         f"0.001 run minus {r.no_kl}'s, per seed; claimed below ln 1.1",
         direction="less",
@@ -207,7 +203,6 @@ def declare(paper) -> None:
         compute=measure(measures.panel_a_volatility, 0.001),
         reference=LN_1_1,
         part_of=remark,
-        measure="log_reward_volatility",
     )
     accuracy(
         key="kl_remark_performance",
@@ -221,16 +216,14 @@ def declare(paper) -> None:
         part_of=remark,
     )
     # App. D says the opposite of the remark's first half; tested on the same pair and measure.
-    claim(
+    steadier(
         key="kl_degrades_stability",
         quote="adding a global KL-Divergence term often degrades stability",
         source="App. D (contradicts sec. 3.2.1's remark 'KL-Divergence constraint preserves stability')",
-        paper_value="no number",
         ours=f"log reward volatility of the global-KL beta 0.001 run minus {r.no_kl}'s, per seed",
         direction="greater",
         margin=LN_1_1,
         compute=measure(measures.panel_a_volatility, 0.001),
-        measure="log_reward_volatility",
     )
     panel = paper.conjunction(
         key="panel_b",
@@ -302,11 +295,11 @@ def declare(paper) -> None:
             key=f"panel_d_{agg}".replace("-", "_"),
             quote=quote,
             source="sec. 4.3, table 3 panel D",
-            paper_value=f"32.21 vs {PAPER_PANEL_D[agg]}",
+            paper_value=f"32.21 vs {measures.PAPER_PANEL_D[agg]}",
             ours=f"mean@n of {r.no_kl} minus TEPO-w/o. KL with {agg}",
             direction="greater",
             compute=measure(measures.panel_d, agg),
-            paper_effect=(32.21 - PAPER_PANEL_D[agg]) / 100,
+            paper_effect=(32.21 - measures.PAPER_PANEL_D[agg]) / 100,
             part_of=panel,
         )
     panel = paper.conjunction(
@@ -322,11 +315,11 @@ def declare(paper) -> None:
             key=f"panel_e_vs_{scope}",
             quote=quote,
             source="sec. 4.3, table 3 panel E",
-            paper_value=f"32.59 vs {PAPER_PANEL_E[scope]}",
+            paper_value=f"32.59 vs {measures.PAPER_PANEL_E[scope]}",
             ours=f"mean@n of {r.tepo} minus TEPO with mask_scope {scope}, at the paper's {PAPER_STRUCTURE}",
             direction="greater",
             compute=measure(measures.at_paper_structure, measures.panel_e, scope),
-            paper_effect=(32.59 - PAPER_PANEL_E[scope]) / 100,
+            paper_effect=(32.59 - measures.PAPER_PANEL_E[scope]) / 100,
             part_of=panel,
         )
     accuracy(
@@ -348,9 +341,9 @@ def declare(paper) -> None:
         "nearly half",
         source="sec. 4.3, table 4 (sec. 1: 72 vs 132 steps; abstract: 'reducing convergence time by 50%')",
         paper_value="TEPO@72 32.61 vs GRPO/DAPO@72 30.58 and @132 31.71 (mean of two seeds)",
-        ours=f"both parts on the training history: mean rollout accuracy over the last {MATCHED_WINDOW} rollout "
-        f"batches up to a step; the paper's steps as shares of its {measures.paper_total(paper)} "
-        f"(configs/tepo.yaml): 72 -> {at_tepo:.1%}, 132 -> {at_grpo:.1%} of each run",
+        ours="both parts on the training history: mean rollout accuracy over the last "
+        f"{measures.MATCHED_WINDOW} rollout batches up to a step; the paper's steps as shares of its "
+        f"{measures.paper_total(paper)} (configs/tepo.yaml): 72 -> {at_tepo:.1%}, 132 -> {at_grpo:.1%} of each run",
     )
     for key, grpo_share, paper_b, than in (
         ("at_72", at_tepo, 30.58, "higher than GRPO/DAPO (72 steps, 30.58%)"),
@@ -406,24 +399,21 @@ def declare(paper) -> None:
         ours=f"both parts, {r.tepo} against {r.grpo_dapo}",
     )
     # Steadier: the reward's volatility on the log scale; 10% less is visible in a curve.
-    claim(
+    steadier(
         key="reward_steadier",
         quote="our method achieves steadier",
         source="fig. 3(a)",
-        paper_value="no number",
         ours=f"log reward volatility (std of the rollout reward's change between batches) of {r.tepo} minus "
         f"{r.grpo_dapo}'s, per seed",
         direction="less",
         margin=LN_1_1,
         compute=volatility,
         part_of=whole,
-        measure="log_reward_volatility",
     )
-    claim(
+    unnumbered(
         key="reward_higher",
         quote="higher rewards across training steps",
         source="fig. 3(a)",
-        paper_value="no number",
         ours=f"mean rollout reward over training of {r.tepo} minus {r.grpo_dapo}, per seed",
         direction="greater",
         margin=ACCURACY_MARGIN,
@@ -431,11 +421,10 @@ def declare(paper) -> None:
         part_of=whole,
     )
     # "Consistently higher": a log ratio of the mean gradient norms; 5% is the smallest gap a curve would show.
-    claim(
+    unnumbered(
         key="grad_norm",
         quote="our method exhibits consistently higher gradient norms",
         source="fig. 3(b)",
-        paper_value="no number",
         ours="log of the mean gradient norm over training, TEPO over GRPO/DAPO, per seed",
         direction="greater",
         margin=LN_1_05,
@@ -451,73 +440,62 @@ def declare(paper) -> None:
     )
     # "Maintains stability": the measure of fig. 3 and of every stability claim here (the reward's volatility,
     # log scale): at most 10% more volatile than GRPO/DAPO (non-inferiority). The entropy band is the health gate.
-    claim(
+    steadier(
         key="stability",
         quote="Maintains training stability",
         source="sec. 3.3.1",
-        paper_value="no number",
         ours=f"log reward volatility of {r.tepo} minus {r.grpo_dapo}'s, per seed; claimed below ln 1.1",
         direction="less",
         margin=0.0,
         compute=volatility,
         reference=LN_1_1,
         part_of=whole,
-        measure="log_reward_volatility",
     )
     # Non-inferiority on the log scale: TEPO keeps at least GRPO/DAPO's entropy / 1.1; it must have learned.
-    claim(
+    kept(
         key="exploration",
         quote="exploration capability",
         source="sec. 3.3.1",
-        paper_value="no number",
         ours=f"log entropy retained of {r.tepo} minus {r.grpo_dapo}'s, per seed; claimed above -ln 1.1",
         direction="greater",
         margin=0.0,
         compute=measure(compare_history, r.tepo, r.grpo_dapo, log_entropy_retained, 3, TEPO_VS_DAPO),
         reference=-LN_1_1,
         part_of=whole,
-        requires=("healthy", "active", "learned"),
-        measure="log_entropy_retained",
     )
     # "Mitigates rapid entropy decay": a claim about the mask's selection, NOT RUN until the paper's structure.
-    claim(
+    kept(
         key="mask_entropy",
         quote="the token-level KL-Divergence mask mitigates rapid entropy decay",
         source="sec. 1",
-        paper_value="no number",
         ours=f"log entropy retained of {r.tepo} minus {r.no_kl}'s, per seed, at the paper's {PAPER_STRUCTURE}",
         direction="greater",
         margin=LN_1_1,
         compute=measure(
             measures.at_paper_structure, compare_history, r.tepo, r.no_kl, log_entropy_retained, differs_in=MASK
         ),
-        requires=("healthy", "active", "learned"),
-        measure="log_entropy_retained",
     )
     # "Markedly": 25% less volatile than GRPO/DAPO.
-    claim(
+    steadier(
         key="stability_marked",
         quote="markedly enhances training stability",
         source="abstract (sec. 6: 'significantly enhances training stability')",
-        paper_value="no number",
         ours=f"log reward volatility of {r.tepo} minus {r.grpo_dapo}'s, per seed",
         direction="less",
         margin=LN_1_25,
         compute=volatility,
-        measure="log_reward_volatility",
     )
 
     # ------------------------------------------------------------------ the mechanism
     # The mask's stated purpose: fewer abrupt updates than without it. Both runs log the clip's share (tokens of
     # responses whose weight w_i moved past 1 +- eps from the rollout policy); TEPO-w/o. KL computes no KL, so
     # tepo/kl is shown for the KL runs only (the trust-region table). 0.002 (0.2% of tokens), as `clip_ratio`.
-    claim(
+    unnumbered(
         key="abrupt_updates",
         quote="introduces a token-level KL-Divergence mask constraint that targets tokens with positive advantages "
         "and decreasing entropy to mitigate abrupt policy updates",
         source="abstract (sec. 1, sec. 3.3.2: 'token-level KL-Divergence regularization can effectively mitigate "
         "this issue')",
-        paper_value="no number",
         ours="share of tokens whose sequence weight w_i left [1 - eps, 1 + eps] (clip_ratio/region: the "
         f"response's likelihood moved past the trust region), mean over training, {r.tepo} minus {r.no_kl}, "
         "per seed",
@@ -532,18 +510,15 @@ def declare(paper) -> None:
         paper_value="no number",
         ours=f"both parts, {r.tepo} against {r.grpo_dapo}: a larger entropy drop and a higher mean@n",
     )
-    claim(
+    kept(
         key="delta_h_larger",
         quote=r"trading larger $\Delta\mathcal{H}$",
         source="sec. 1",
-        paper_value="no number",
         ours=f"log entropy retained of {r.tepo} minus {r.grpo_dapo}'s, per seed (a larger drop is a lower value)",
         direction="less",
         margin=LN_1_1,
         compute=measure(compare_history, r.tepo, r.grpo_dapo, log_entropy_retained, 3, TEPO_VS_DAPO),
         part_of=trade,
-        requires=("healthy", "active", "learned"),
-        measure="log_entropy_retained",
     )
     accuracy(
         key="delta_h_performance",

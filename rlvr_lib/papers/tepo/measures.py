@@ -12,23 +12,15 @@ base-policy group is all correct or all wrong, sec. 4.1).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import yaml
 
 from rlvr_lib import pipeline
+from rlvr_lib.papers import measures as common  # the project's windows and scales (one definition each)
 from rlvr_lib.papers.claims import Estimate, NotRun, NotTestable, estimate_of, format_number, not_run, paired_difference
-from rlvr_lib.papers.measures import (
-    UPDATES_ATTR,
-    column,
-    log_ratio,
-    log_reward_volatility,
-    paper_share,
-    rollouts,
-    share,
-    step_at_share,
-    whole_mean,
-)
 from rlvr_lib.papers.results import ACCURACY, mean_over_training
 from rlvr_lib.papers.setup import paper_profile
 
@@ -119,42 +111,27 @@ NOT_MADE = {
 def accuracy_at(history: pd.DataFrame, fraction: float) -> float:
     """One seed's rollout accuracy at ``fraction`` of its training: the mean over the rollout batches in the last
     ``MATCHED_WINDOW`` batches' share of training up to it (``measures.share``, rounded outward)."""
-    n = len(rollouts(history, "accuracy"))
-    return float(share(history, "accuracy", max(0.0, fraction - MATCHED_WINDOW / n), fraction).mean())
+    n = len(common.rollouts(history, "accuracy"))
+    return float(common.share(history, "accuracy", max(0.0, fraction - MATCHED_WINDOW / n), fraction).mean())
 
 
 def excursion_share(history: pd.DataFrame) -> float:
     """Share of one seed's optimizer steps whose tepo/kl (mean per-token KL to the rollout policy) exceeds 1 nat."""
-    return float((column(history, "tepo/kl") > KL_EXCURSION).mean())
+    return float((common.column(history, "tepo/kl") > KL_EXCURSION).mean())
 
 
-def kl_max(history: pd.DataFrame) -> float:
-    return float(column(history, "tepo/kl").max())
+def extreme(history: pd.DataFrame, key: str, stat: str) -> float:
+    """The largest (``stat`` max) or smallest (min) value of ``key`` over one seed's steps."""
+    return float(getattr(common.column(history, key), stat)())
 
 
-def w_min(history: pd.DataFrame) -> float:
-    return float(column(history, "tepo/w_min").min())
-
-
-def w_max(history: pd.DataFrame) -> float:
-    return float(column(history, "tepo/w_max").max())
-
-
-def clipped(history: pd.DataFrame) -> float:
-    """The share of tokens the clip removes (``clip_ratio/region``), mean over training."""
-    return mean_over_training(history, "clip_ratio/region")
-
-
-def grad_norm(history: pd.DataFrame) -> float:
-    return mean_over_training(history, "grad_norm")
-
-
-def reward(history: pd.DataFrame) -> float:
-    return whole_mean(history, "reward")
-
-
-def response_length(history: pd.DataFrame) -> float:
-    return mean_over_training(history, "completions/mean_length")
+kl_max = functools.partial(extreme, key="tepo/kl", stat="max")
+w_min = functools.partial(extreme, key="tepo/w_min", stat="min")
+w_max = functools.partial(extreme, key="tepo/w_max", stat="max")
+clipped = functools.partial(mean_over_training, key="clip_ratio/region")  # the share of tokens the clip removes
+grad_norm = functools.partial(mean_over_training, key="grad_norm")
+response_length = functools.partial(mean_over_training, key="completions/mean_length")
+reward = functools.partial(common.whole_mean, key="reward")
 
 
 def made_structure(run: str, seed: int) -> tuple[int, int] | None:
@@ -180,8 +157,8 @@ def structure_label(structure: tuple[int, int] | None) -> str:
 def first_update(history: pd.DataFrame, name: str) -> tuple[pd.Series, np.ndarray]:
     """``name`` by step and whether each step is the first update of its rollout batch (where the policy is the
     rollout policy, so every true dH is 0)."""
-    series = column(history, name)
-    updates = int(history.attrs.get(UPDATES_ATTR) or 1)
+    series = common.column(history, name)
+    updates = int(history.attrs.get(common.UPDATES_ATTR) or 1)
     return series, (series.index.to_numpy() - 1) % updates == 0
 
 
@@ -216,15 +193,6 @@ def scope_run(paper, scope: str) -> str:
     return run_with(paper, paper.runs.kl_scope, "mask_scope", scope, "panel E")
 
 
-def entropy_run(paper, key: str) -> str:
-    """Panel B's run: TEPO-w/o. KL with an entropy bonus (max_entropy: entropy_coef > 0) or penalty (< 0)."""
-    sign = 1 if key == "max_entropy" else -1
-    for run in paper.runs.panel_b:
-        if paper.hparam(run, "mask_scope") == "none" and sign * paper.hparam(run, "entropy_coef") > 0:
-            return run
-    raise NotTestable(f"no panel B run with entropy_coef {'> 0' if sign > 0 else '< 0'} and no KL")
-
-
 def sensitivity_runs(paper, key: str) -> tuple[str, str]:
     """(TEPO's run, GRPO/DAPO's run) of a sensitivity claim: eq. 4's eps at GSPO's bounds, Alg. 1 unclipped
     (each against the GRPO/DAPO of table 1), or both at lr/8."""
@@ -241,12 +209,8 @@ def sensitivity_runs(paper, key: str) -> tuple[str, str]:
 
 def unmade(paper, *runs: str) -> list[tuple[str, int]]:
     """The (run, seed) pairs of ``runs`` that have no evaluation yet."""
-    return [
-        (run, s)
-        for run in runs
-        for s in paper.results.seeds_of(run)
-        if not (pipeline.EVAL_DIR / run / pipeline.seed_folder(s) / "results.json").is_file()
-    ]
+    pairs = ((run, s) for run in runs for s in paper.results.seeds_of(run))
+    return [(run, s) for run, s in pairs if not pipeline.eval_results_path(run, s).is_file()]
 
 
 def made_or_not_run(paper, key: str, *runs: str) -> None:
@@ -272,8 +236,8 @@ def mask_on_noise(paper, run: str) -> str:
     if paper.params.runs[run].method != "tepo" or paper.hparam(run, "mask_scope") in ("none", "all"):
         return ""
     seeds, histories = paper.results.seeds_of(run), paper.results.seed_histories(run)
-    first = {s: mask_by_update(h)[0] for s, h in zip(seeds, histories, strict=True)}
-    noisy = {s: v for s, v in first.items() if v > FIRST_UPDATE_MASK_MAX}
+    first = (mask_by_update(h)[0] for h in histories)
+    noisy = {s: v for s, v in zip(seeds, first, strict=True) if v > FIRST_UPDATE_MASK_MAX}
     if not noisy:
         return ""
     per_seed = ", ".join(f"seed {s}: {v:.1%}" for s, v in noisy.items())
@@ -293,7 +257,7 @@ def matched_shares(paper) -> tuple[float, float]:
     """(TEPO's share, GRPO/DAPO's share) of table 4: the paper's steps over the paper's own training length."""
     tepo_paper, grpo_paper = paper.settings.paper_steps
     total = paper_total(paper)
-    return paper_share(tepo_paper, total), paper_share(grpo_paper, total)
+    return common.paper_share(tepo_paper, total), common.paper_share(grpo_paper, total)
 
 
 # ----------------------------------------------------------------------------- the claims' measures
@@ -318,26 +282,26 @@ def panel_a(paper, beta: float) -> Estimate:
 def panel_a_level(paper, beta: float) -> Estimate:
     """mean@n of panel A's run at ``beta`` itself, (seeds, problems), with its seed-level interval on the logit
     scale."""
-    run = global_kl(paper, beta)
-    return estimate_of(
-        paper.results.eval_table(run, ACCURACY),
-        detail=f"{paper.results.label(run)}",
-        level_bounds=(0.0, 1.0),
-        seeds=paper.results.seeds_of(run),
-    )
+    run, results = global_kl(paper, beta), paper.results
+    values = results.eval_table(run, ACCURACY)
+    return estimate_of(values, detail=results.label(run), level_bounds=(0.0, 1.0), seeds=results.seeds_of(run))
 
 
 def panel_a_volatility(paper, beta: float) -> Estimate:
     """log reward volatility of panel A's run at ``beta`` minus TEPO-w/o. KL's, paired by seed (a log ratio)."""
-    a, differs = global_kl(paper, beta), ("method.mask_scope", "method.beta")
-    return paper.results.compare_history(a, paper.runs.no_kl, log_reward_volatility, digits=3, differs_in=differs)
+    a, b, differs = global_kl(paper, beta), paper.runs.no_kl, ("method.mask_scope", "method.beta")
+    return paper.results.compare_history(a, b, common.log_reward_volatility, digits=3, differs_in=differs)
 
 
 def panel_b(paper, key: str) -> Estimate:
-    """Panel B: TEPO-w/o. KL with the entropy term minus TEPO-w/o. KL (they differ in entropy_coef only)."""
-    run = entropy_run(paper, key)
-    made_or_not_run(paper, key, run)
-    return versus_no_kl(paper, run, "method.entropy_coef")
+    """Panel B: TEPO-w/o. KL with an entropy bonus (max_entropy: entropy_coef > 0) or penalty (< 0) minus TEPO-w/o.
+    KL (they differ in entropy_coef only)."""
+    sign = 1 if key == "max_entropy" else -1
+    for run in paper.runs.panel_b:
+        if paper.hparam(run, "mask_scope") == "none" and sign * paper.hparam(run, "entropy_coef") > 0:
+            made_or_not_run(paper, key, run)
+            return versus_no_kl(paper, run, "method.entropy_coef")
+    raise NotTestable(f"no panel B run with entropy_coef {'> 0' if sign > 0 else '< 0'} and no KL")
 
 
 def panel_c(paper, key: str) -> Estimate:
@@ -383,18 +347,14 @@ def entropy_sign(paper) -> Estimate:
     """Per seed: mean over training of tepo/entropy_change_pos_adv minus tepo/entropy_change_neg_adv (each a
     micro-batch's mean dH over its tokens with A > 0 / A < 0); NOT RUN while the histories do not log them."""
     tepo = paper.runs.tepo
-
-    def split(h: pd.DataFrame) -> float:
-        return mean_over_training(h, f"tepo/{ENTROPY_POS}") - mean_over_training(h, f"tepo/{ENTROPY_NEG}")
-
+    pos_of, neg_of = (functools.partial(mean_over_training, key=f"tepo/{k}") for k in (ENTROPY_POS, ENTROPY_NEG))
     try:
-        values = paper.results.per_seed(tepo, split)
+        values = paper.results.per_seed(tepo, lambda h: pos_of(h) - neg_of(h))
     except NotRun:
         raise
     except NotTestable as reason:
         not_run(f"{NOT_MADE['entropy_sign'][0]} ({reason})", NOT_MADE["entropy_sign"][1])
-    pos = paper.results.per_seed(tepo, lambda h: mean_over_training(h, f"tepo/{ENTROPY_POS}"))
-    neg = paper.results.per_seed(tepo, lambda h: mean_over_training(h, f"tepo/{ENTROPY_NEG}"))
+    pos, neg = paper.results.per_seed(tepo, pos_of), paper.results.per_seed(tepo, neg_of)
     detail = f"dH {pos.mean():.2e} (A > 0) vs {neg.mean():.2e} (A < 0)"
     return estimate_of(values, detail=detail, seeds=paper.results.seeds_of(tepo))
 
@@ -423,15 +383,13 @@ def at_paper_structure(paper, fn, *args, what: str = "the mask's selection", **k
             raise failed
         return e
     if e is not None:
-        got = f"; on the runs as made: {format_number(e.value)} [{format_number(e.ci_low)}, "
-        got += f"{format_number(e.ci_high)}] ({e.detail}), not judged"
-    else:
-        got = f"; on the runs as made: {failed}"
-    cost = sum(len(paper.results.seeds_of(run)) for run in runs)
+        failed = (
+            f"{format_number(e.value)} [{format_number(e.ci_low)}, {format_number(e.ci_high)}] ({e.detail}), not judged"
+        )
     not_run(
-        f"{what} needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the "
-        f"sampler's rounding), but {'; '.join(off)}: rerun with {RERUN_SETTINGS}{got}",
-        cost,
+        f"{what} needs the paper's {PAPER_STRUCTURE} (a token's own update seen, dH above the sampler's rounding), "
+        f"but {'; '.join(off)}: rerun with {RERUN_SETTINGS}; on the runs as made: {failed}",
+        sum(len(paper.results.seeds_of(run)) for run in runs),
     )
 
 
@@ -447,15 +405,14 @@ def _tepo_and_grpo_dapo(paper, fn_tepo, fn_grpo) -> tuple[list[int], np.ndarray,
 def history_log_ratio(paper, fn) -> Estimate:
     """log(TEPO's fn / GRPO/DAPO's fn), paired by seed (``measures.log_ratio``)."""
     seeds, a, b = _tepo_and_grpo_dapo(paper, fn, fn)
-    return estimate_of(log_ratio(a, b), detail=f"{a.mean():.4f} vs {b.mean():.4f}", seeds=seeds)
+    return estimate_of(common.log_ratio(a, b), detail=f"{a.mean():.4f} vs {b.mean():.4f}", seeds=seeds)
 
 
 def matched_accuracy(paper, share_tepo: float, share_grpo: float) -> Estimate:
     """TEPO's rollout accuracy at ``share_tepo`` of training minus GRPO/DAPO's at ``share_grpo``, paired by seed."""
     r = paper.runs
     seeds, a, b = _tepo_and_grpo_dapo(paper, lambda h: accuracy_at(h, share_tepo), lambda h: accuracy_at(h, share_grpo))
-    steps = [
-        step_at_share(paper.results.max_steps(run), f) for run, f in ((r.tepo, share_tepo), (r.grpo_dapo, share_grpo))
-    ]
-    labels = (f"{r.tepo}@{steps[0]}", f"{r.grpo_dapo}@{steps[1]}")
+    step_tepo = common.step_at_share(paper.results.max_steps(r.tepo), share_tepo)
+    step_grpo = common.step_at_share(paper.results.max_steps(r.grpo_dapo), share_grpo)
+    labels = (f"{r.tepo}@{step_tepo}", f"{r.grpo_dapo}@{step_grpo}")
     return paired_difference(a, b, labels=labels, bounds=(0.0, 1.0), seeds=seeds)

@@ -22,38 +22,30 @@ def table1(paper, heading: str) -> pd.DataFrame:
     raw, shown = paper.eval_table(rows, [ACCURACY], measures.PAPER_TABLE1, "paper (Qwen2.5-7B, Avg. %)")
     shown = shown.rename(columns={ACCURACY: "mean@n"})
     text = (
-        f"GPG (the paper's row 'w. GPG', 31.91) is judged in `acc_vs_gpg` (`{r.gpg}`). 'updates / rollout': "
-        "optimizer steps "
-        f"per rollout batch, here (as TEPO's seeds recorded) {measures.structure_of(paper, r.tepo)} (the paper: 8 "
-        f"for every method, {PAPER_STRUCTURE}). mean@n: {decoding_text(paper)}."
+        f"GPG (the paper's row 'w. GPG', 31.91) is judged in `acc_vs_gpg` (`{r.gpg}`). 'updates / rollout': optimizer "
+        f"steps per rollout batch, here (as TEPO's seeds recorded) {measures.structure_of(paper, r.tepo)} (the paper: "
+        f"8 for every method, {PAPER_STRUCTURE}). mean@n: {decoding_text(paper)}."
     )
     paper.report.section(heading, text)
     paper.report.add_table(heading, "table1", raw, shown)
     return shown
 
 
-def table3_rows(paper) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(panel, run, what it differs in from TEPO-w/o. KL) for every row of table 3."""
-    r = paper.runs
+@experiment("Table 3: ablations (panels A-E)")
+def table3(paper, heading: str) -> pd.DataFrame:
+    r = paper.runs  # every row: (panel, run, what it differs in from TEPO-w/o. KL)
     rows = [("reference", r.no_kl, ()), ("E", r.tepo, ("method.mask_scope",))]
     rows += [("A", run, ("method.mask_scope", "method.beta")) for run in r.global_kl]
     rows += [("D", run, ("method.loss_agg",)) for run in r.aggregation]
     rows += [("E", run, ("method.mask_scope",)) for run in r.kl_scope]
     # panels B and C: rows for the runs already made (a run not made yet is named in the caption)
-    rows += [("B", run, ("method.entropy_coef",)) for run in r.panel_b if not measures.unmade(paper, run)]
-    rows += [
-        ("C", run, ("method.mask_scope", "method.surrogate")) for run in r.panel_c if not measures.unmade(paper, run)
-    ]
-    return rows
-
-
-@experiment("Table 3: ablations (panels A-E)")
-def table3(paper, heading: str) -> pd.DataFrame:
-    r = paper.runs
+    not_made = [run for run in [*r.panel_b, *r.panel_c] if measures.unmade(paper, run)]
+    rows += [("B", run, ("method.entropy_coef",)) for run in r.panel_b if run not in not_made]
+    rows += [("C", run, ("method.mask_scope", "method.surrogate")) for run in r.panel_c if run not in not_made]
     raw_rows, shown_rows = [], []
-    for panel, run, differs in table3_rows(paper):
-        scope, beta, agg = (paper.hparam(run, k) for k in ("mask_scope", "beta", "loss_agg"))
-        coef, surrogate = paper.hparam(run, "entropy_coef"), paper.hparam(run, "surrogate")
+    for panel, run, differs in rows:
+        settings = {k: paper.hparam(run, k) for k in ("mask_scope", "beta", "loss_agg", "entropy_coef", "surrogate")}
+        scope, beta, agg, coef, surrogate = settings.values()
         acc, low, high = paper.results.eval_summary(run, ACCURACY)
         d = None if run == r.no_kl else paper.compare(run, r.no_kl, ACCURACY, differs_in=differs)
         kept = _or_nan(lambda run=run: paper.results.per_seed(run, log_entropy_retained))
@@ -73,11 +65,7 @@ def table3(paper, heading: str) -> pd.DataFrame:
             {
                 "panel": panel,
                 "run": run,
-                "mask_scope": scope,
-                "beta": beta,
-                "loss_agg": agg,
-                "entropy_coef": coef,
-                "surrogate": surrogate,
+                **settings,
                 "accuracy": acc,
                 "ci_low": low,
                 "ci_high": high,
@@ -104,13 +92,13 @@ def table3(paper, heading: str) -> pd.DataFrame:
                 "paper (Avg. %)": fmt(paper_value, 2) if paper_value is not None else MISSING,
             }
         )
-    missing = [f"`{run}`" for run in [*r.panel_b, *r.panel_c] if measures.unmade(paper, run)]
-    not_made = f"Not made yet (no rows; their claims are NOT RUN): {', '.join(missing)}. " if missing else ""
+    names = ", ".join(f"`{run}`" for run in not_made)
+    unmade_note = f"Not made yet (no rows; their claims are NOT RUN): {names}. " if not_made else ""
     text = (
         "Every panel is compared with TEPO-w/o. KL, as in the paper; each row differs from it only in its panel's "
         "setting (A: `mask_scope: all` and beta; B: the entropy term, `entropy_coef` +-0.01; C: TEPO's mask with "
         "another importance sampling, `surrogate`; D: the aggregation; E: the mask's token set). "
-        f"{not_made}'log entropy retained': the log of the rollout entropy over "
+        f"{unmade_note}'log entropy retained': the log of the rollout entropy over "
         f"{TAIL_LABEL} over the first batch's (seeds' mean). 'Mask fraction': the share of completion "
         "tokens the mask selects (`tepo/mask_frac`), at the first update of each rollout batch (where dH is the "
         "sampler's rounding: what the mask selects there it selects on noise) and at the other seven."

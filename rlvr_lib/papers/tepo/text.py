@@ -36,31 +36,31 @@ def decoding_text(paper) -> str:
     return f"at the paper's decoding `{decoding}` ({own}); at the shared one ({shared}) in {both}"
 
 
+TRAINING_SET = (
+    "TEPO's runs train on the `tepo` set: the problems whose base-policy groups mix correct and wrong "
+    "answers, selected once before training (the offline analogue of the paper's online DAPO dynamic "
+    "sampling). That changes the task as well as the method: a comparison against a run on the full set "
+    "differs in both, which is why TEPO's baselines train on the same set."
+)
+GLOBAL_KL = (
+    "The paper contradicts itself on a global KL: sec. 3.2.1's remark says the \"KL-Divergence constraint "
+    'preserves stability while hurts performance", App. D that "adding a global KL-Divergence term often '
+    'degrades stability". Both are tested on the same pair (the global-KL run at beta 0.001 against '
+    "TEPO-w/o. KL, reward volatility), so at most one of `kl_remark_stability` and `kl_degrades_stability` "
+    "can hold."
+)
+
+
 def discussion_notes(paper) -> list[str]:
     """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
-    with the numbers from the runs that support it (computed, not typed)."""
-    notes = [
-        "TEPO's runs train on the `tepo` set: the problems whose base-policy groups mix correct and wrong "
-        "answers, selected once before training (the offline analogue of the paper's online DAPO dynamic "
-        "sampling). That changes the task as well as the method: a comparison against a run on the full set "
-        "differs in both, which is why TEPO's baselines train on the same set."
-    ]
-    for note in (note_trust_region, note_sensitivity, note_structure, note_learning, note_panel_a):
+    with the numbers from the runs that support it (computed, not typed); a note the runs cannot give says why."""
+    notes = []
+    notes_in_order = (TRAINING_SET, note_trust_region, note_sensitivity, note_structure, note_learning, note_panel_a)
+    for note in (*notes_in_order, GLOBAL_KL, note_decoding):
         try:
-            notes.append(note(paper))
+            notes.append(note if isinstance(note, str) else note(paper))
         except NotTestable as reason:
             notes.append(f"({note.__doc__.splitlines()[0]} Not available: {reason}.)")
-    notes.append(
-        "The paper contradicts itself on a global KL: sec. 3.2.1's remark says the \"KL-Divergence constraint "
-        'preserves stability while hurts performance", App. D that "adding a global KL-Divergence term often '
-        'degrades stability". Both are tested on the same pair (the global-KL run at beta 0.001 against '
-        "TEPO-w/o. KL, reward volatility), so at most one of `kl_remark_stability` and `kl_degrades_stability` "
-        "can hold."
-    )
-    try:
-        notes.append(note_decoding(paper))
-    except NotTestable as reason:
-        notes.append(f"(The two decodings. Not available: {reason}.)")
     return notes
 
 
@@ -108,8 +108,7 @@ def note_sensitivity(paper) -> str:
     ):
         try:
             run, other = measures.sensitivity_runs(paper, key)
-            measures.made_or_not_run(paper, key, run, other)
-            d = measures.sensitivity(paper, key)
+            d = measures.sensitivity(paper, key)  # NOT RUN while either arm is not made
             share, peak = per_seed(run, measures.excursion_share), per_seed(run, measures.kl_max)
             ratio = _geo(per_seed(run, measures.grad_norm) / per_seed(other, measures.grad_norm))
         except NotTestable as reason:
@@ -154,37 +153,33 @@ def note_structure(paper) -> str:
     compared = "; ".join(f"{a} at the first update vs {b} at the others" for a, b in zip(first, rest, strict=True))
     made = "; ".join(f"`{run}`: {measures.structure_of(paper, run)}" for run in (r.tepo, *r.kl_scope))
     tol = paper.hparam(r.tepo, "entropy_change_tol")
-    first_dh = paper.results.per_seed(r.tepo, lambda h: measures.first_update_abs(h, "tepo/entropy_change_mean"))
-    first_kl = paper.results.per_seed(r.tepo, lambda h: measures.first_update_abs(h, "tepo/kl"))
+    first_dh, first_kl = (
+        _range(paper.results.per_seed(r.tepo, lambda h, key=key: measures.first_update_abs(h, key)), digits=1, kind="e")
+        for key in ("tepo/entropy_change_mean", "tepo/kl")
+    )
+    noisy = [m for m in (measures.mask_on_noise(paper, run) for run in (r.tepo, *r.kl_scope)) if m]
+    if not noisy:
+        verdict = (
+            f"at the first update the mask selects at most {FIRST_UPDATE_MASK_MAX:.1%} of the tokens in every "
+            "seed (the bound the mask claims require), the few tokens whose rounding passes the tolerance."
+        )
+    else:
+        verdict = (
+            f"at the first update the mask still selects tokens ({'; '.join(noisy)}): single tokens' |dH| passes "
+            "the tolerance though the signed means do not (a mean of signed differences can cancel)."
+        )
     return (
         f"The paper's 8 updates per rollout batch are {PAPER_STRUCTURE}, and so are params.yaml's; the runs' "
         f"histories were made with (as each seed's training recorded) {made}. With 2 passes the mask sees a "
         "token's own update from the second pass on. At the first update of each rollout batch the policy is the "
-        f"rollout policy: there `tepo/kl` averages {_sci_range(first_kl)} in absolute value and the "
-        f"micro-batch's signed mean of dH (`tepo/entropy_change_mean`) {_sci_range(first_dh)} in absolute value "
-        f"per seed of `{r.tepo}` (dH there is the sampler's entropy against the training forward pass's), "
-        f"against the tolerance `entropy_change_tol` {tol:g}. The mask fraction (`tepo/mask_frac`, per seed) "
-        f"is {compared}: {_first_update_verdict(paper)} The claims about which tokens the mask selects "
-        "(panel E, `panel_e_drop`, `mask_entropy`) are judged on seeds made at "
+        f"rollout policy: there `tepo/kl` averages {first_kl} in absolute value and the micro-batch's signed mean "
+        f"of dH (`tepo/entropy_change_mean`) {first_dh} in absolute value per seed of `{r.tepo}` (dH there is the "
+        f"sampler's entropy against the training forward pass's), against the tolerance `entropy_change_tol` "
+        f"{tol:g}. The mask fraction (`tepo/mask_frac`, per seed) is {compared}: {verdict} The claims about which "
+        f"tokens the mask selects (panel E, `panel_e_drop`, `mask_entropy`) are judged on seeds made at "
         f"{PAPER_STRUCTURE} whose mask selects at most {FIRST_UPDATE_MASK_MAX:.1%} of the tokens at the first "
-        "update, NOT RUN otherwise. `abrupt_updates` is judged whatever "
-        "the structure: it asks whether the KL term keeps the policy nearer the rollout policy (the clip's share "
-        "of tokens), whichever tokens the mask selects."
-    )
-
-
-def _first_update_verdict(paper) -> str:
-    """Whether the mask runs of the structure note select on rounding at the first update."""
-    runs = (paper.runs.tepo, *paper.runs.kl_scope)
-    noisy = [m for m in (measures.mask_on_noise(paper, run) for run in runs) if m]
-    if not noisy:
-        return (
-            f"at the first update the mask selects at most {FIRST_UPDATE_MASK_MAX:.1%} of the tokens in every "
-            "seed (the bound the mask claims require), the few tokens whose rounding passes the tolerance."
-        )
-    return (
-        f"at the first update the mask still selects tokens ({'; '.join(noisy)}): single tokens' |dH| passes "
-        "the tolerance though the signed means do not (a mean of signed differences can cancel)."
+        "update, NOT RUN otherwise. `abrupt_updates` is judged whatever the structure: it asks whether the KL term "
+        "keeps the policy nearer the rollout policy (the clip's share of tokens), whichever tokens the mask selects."
     )
 
 
@@ -201,9 +196,8 @@ def note_learning(paper) -> str:
         f"against {reward_d.mean():.3f}. Entropy kept by a policy that moved less is partly entropy not spent, so "
         "TEPO's larger entropy retained (`exploration`) is weak evidence for the mechanism even where the "
         "`learned` gate passes (it asks only for a quarter of GRPO/DAPO's gain). Held-out mean@n, TEPO minus "
-        f"GRPO/DAPO per seed: {signs}: TEPO is below in "
-        f"{sum(v < 0 for v in d.per_seed)} of {len(d.per_seed)} seeds, so the paper's 'consistent trend' "
-        "(`seed_consistency`) runs the other way here."
+        f"GRPO/DAPO per seed: {signs}: TEPO is below in {sum(v < 0 for v in d.per_seed)} of {len(d.per_seed)} "
+        "seeds, so the paper's 'consistent trend' (`seed_consistency`) runs the other way here."
     )
 
 
@@ -268,15 +262,12 @@ def note_decoding(paper) -> str:
     )
 
 
-def _sci_range(values) -> str:
-    return f"{float(np.min(values)):.1e}-{float(np.max(values)):.1e}"
-
-
-def _range(values, pct: bool = False, digits: int = 2) -> str:
+def _range(values, pct: bool = False, digits: int = 2, kind: str = "f") -> str:
+    """'lo-hi' of ``values`` (``kind`` e: scientific), in percent with ``pct``."""
     lo, hi = float(np.min(values)), float(np.max(values))
     if pct:
         return f"{100 * lo:.{digits}f}-{100 * hi:.{digits}f}%"
-    return f"{lo:.{digits}f}-{hi:.{digits}f}"
+    return f"{lo:.{digits}{kind}}-{hi:.{digits}{kind}}"
 
 
 def _list(values, digits: int = 3) -> str:
