@@ -55,8 +55,8 @@ def discussion_notes(paper) -> list[str]:
     """The Discussion's paper-specific paragraphs (after the generated lists): the mechanism, each explanation
     with the numbers from the runs that support it (computed, not typed); a note the runs cannot give says why."""
     notes = []
-    notes_in_order = (TRAINING_SET, note_trust_region, note_sensitivity, note_structure, note_learning, note_panel_a)
-    for note in (*notes_in_order, GLOBAL_KL, note_decoding):
+    measured = (note_trust_region, note_sensitivity, note_structure, note_learning, note_panel_a)
+    for note in (TRAINING_SET, *measured, GLOBAL_KL, note_decoding):
         try:
             notes.append(note if isinstance(note, str) else note(paper))
         except NotTestable as reason:
