@@ -11,9 +11,11 @@ from conftest import REPO, declared_claims
 from paper_workspace import build_workspace
 
 from rlvr_lib import papers
-from rlvr_lib.papers import tepo
 from rlvr_lib.papers.framework import measures
 from rlvr_lib.papers.framework.claims import AUTO_NULL, NotRun
+from rlvr_lib.papers.framework.declare import check_declared
+from rlvr_lib.papers.tepo import claims as tepo_claims
+from rlvr_lib.papers.tepo import measures as tepo_measures
 from rlvr_lib.settings.config import load_params
 
 CONJUNCTIONS = {  # conjunctive claim -> its parts (params.yaml's runs)
@@ -102,7 +104,8 @@ def test_every_stability_claim_uses_the_reward_volatility_on_the_log_scale(claim
     c = by_key(claims)
     for key in STABILITY:
         assert c[key].measure == "log_reward_volatility", key
-    assert (c["stability"].direction, c["stability"].reference) == ("less", tepo.LN_1_1)  # at most x1.1 as volatile
+    # at most x1.1 as volatile
+    assert (c["stability"].direction, c["stability"].reference) == ("less", tepo_claims.LN_1_1)
     assert c["kl_degrades_stability"].direction == "greater"  # App. D, against sec. 3.2.1's remark
     assert measures.MEASURES["log_reward_volatility"].scale == "log"
 
@@ -148,9 +151,9 @@ NOT_MADE_RUNS = {
 
 def test_not_made_costs_are_the_seeds_params_yaml_gives_their_runs(paper):
     """NOT_MADE's cost of each entry is the (run, seed) pairs params.yaml makes of the runs it names."""
-    assert set(NOT_MADE_RUNS) == set(tepo.NOT_MADE)
+    assert set(NOT_MADE_RUNS) == set(tepo_measures.NOT_MADE)
     for name, runs in NOT_MADE_RUNS.items():
-        assert tepo.NOT_MADE[name][1] == sum(len(paper.params.runs[run].seeds) for run in runs), name
+        assert tepo_measures.NOT_MADE[name][1] == sum(len(paper.params.runs[run].seeds) for run in runs), name
 
 
 def test_claims_on_runs_not_made_are_not_run_with_their_cost(tmp_path):
@@ -179,13 +182,13 @@ def test_claims_on_runs_not_made_are_not_run_with_their_cost(tmp_path):
             with pytest.raises(NotRun) as raised:
                 computes[key]()
             expected = (
-                tepo.NOT_MADE[name][1]
+                tepo_measures.NOT_MADE[name][1]
                 if name == "entropy_sign"
                 else sum(len(params.runs[run].seeds) for run in NOT_MADE_RUNS[name])
             )
             assert raised.value.cost == expected > 0, key
-            assert tepo.NOT_MADE[name][0].split(":")[0] in str(raised.value), key
-    assert {k for k, *_ in tepo.UNTESTABLE} == {"qwen3_14b", "non_qwen", "sub_benchmarks"}  # beyond the testbed
+            assert tepo_measures.NOT_MADE[name][0].split(":")[0] in str(raised.value), key
+    assert {k for k, *_ in tepo_claims.UNTESTABLE} == {"qwen3_14b", "non_qwen", "sub_benchmarks"}  # beyond the testbed
 
 
 def test_missing_claims_are_declared(claims):
@@ -199,8 +202,8 @@ def test_missing_claims_are_declared(claims):
 
 def test_table4_maps_the_papers_steps_by_its_own_training_length(paper):
     """R3-T8: 72 and 132 of the profile's 640 steps, not 132 = the run's end."""
-    assert paper._paper_total() == 640
-    assert paper._matched_shares() == (pytest.approx(72 / 640), pytest.approx(132 / 640))
+    assert tepo_measures.paper_total(paper) == 640
+    assert tepo_measures.matched_shares(paper) == (pytest.approx(72 / 640), pytest.approx(132 / 640))
 
 
 def test_the_mask_fraction_is_split_by_the_update_within_the_rollout_batch():
@@ -208,20 +211,21 @@ def test_the_mask_fraction_is_split_by_the_update_within_the_rollout_batch():
     steps = np.arange(1, 17)
     history = pd.DataFrame({"step": steps, "tepo/mask_frac": np.where((steps - 1) % 8 == 0, 0.2, 0.3)})
     history.attrs[measures.UPDATES_ATTR] = 8
-    assert tepo.mask_by_update(history) == (pytest.approx(0.2), pytest.approx(0.3))
+    assert tepo_measures.mask_by_update(history) == (pytest.approx(0.2), pytest.approx(0.3))
 
 
 def test_kl_excursions_are_the_share_of_steps_past_one_nat():
     history = pd.DataFrame({"step": [1, 2, 3, 4], "tepo/kl": [1e-8, 0.5, 2.0, 30.0]})
-    assert tepo.excursion_share(history) == 0.5
-    assert tepo.kl_max(history) == 30.0
+    assert tepo_measures.excursion_share(history) == 0.5
+    assert tepo_measures.kl_max(history) == 30.0
 
 
 def test_the_module_docstring_states_the_update_structure():
     """R3-T14: every table-1 run makes 8 updates (the docstring said Ent-Adv and GSPO had the shared structure)."""
-    doc = tepo.__doc__
+    doc = tepo_measures.__doc__
     assert "shared structure" not in doc
-    assert tepo.PAPER_STRUCTURE in doc.replace("\n", " ") and tepo.OLD_STRUCTURE in doc.replace("\n", " ")
+    flat = doc.replace("\n", " ")
+    assert tepo_measures.PAPER_STRUCTURE in flat and tepo_measures.OLD_STRUCTURE in flat
 
 
 def test_every_tepo_run_is_made_at_the_papers_structure(paper):
@@ -244,12 +248,12 @@ def test_the_structure_a_seed_was_made_with_is_read_from_its_recorded_settings(t
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "reports/training/r/seed0"
     folder.mkdir(parents=True)
-    assert tepo.made_structure("r", 0) is None
+    assert tepo_measures.made_structure("r", 0) is None
     (folder / "params.yaml").write_text("gradient_accumulation_steps: 1\nsteps_per_generation: 8\nnum_iterations: 1\n")
-    assert tepo.made_structure("r", 0) == (8, 1)
+    assert tepo_measures.made_structure("r", 0) == (8, 1)
     (folder / "params.yaml").write_text("gradient_accumulation_steps: 2\nsteps_per_generation: 8\nnum_iterations: 2\n")
-    assert tepo.made_structure("r", 0) == (4, 2) == tepo.PAPER_MINI_PASSES
-    assert tepo.structure_label((4, 2)) == tepo.PAPER_STRUCTURE
+    assert tepo_measures.made_structure("r", 0) == (4, 2) == tepo_measures.PAPER_MINI_PASSES
+    assert tepo_measures.structure_label((4, 2)) == tepo_measures.PAPER_STRUCTURE
 
 
 def test_auto_null_is_not_left_to_chance(claims):
@@ -264,9 +268,9 @@ def test_sensitivity_runs_and_alternatives_are_declared(paper):
         "eps_gspo": {"tepo_tepo_data": "tepo_eps_gspo"},
         "unclipped": {"tepo_tepo_data": "tepo_unclipped"},
     }
-    assert paper._sensitivity_runs("eps_gspo") == ("tepo_eps_gspo", "dapo_8updates_tepo_data")
-    assert paper._sensitivity_runs("unclipped") == ("tepo_unclipped", "dapo_8updates_tepo_data")
-    assert paper._sensitivity_runs("lr_8") == ("tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5")
+    assert tepo_measures.sensitivity_runs(paper, "eps_gspo") == ("tepo_eps_gspo", "dapo_8updates_tepo_data")
+    assert tepo_measures.sensitivity_runs(paper, "unclipped") == ("tepo_unclipped", "dapo_8updates_tepo_data")
+    assert tepo_measures.sensitivity_runs(paper, "lr_8") == ("tepo_lr_1_25e_5", "dapo_8updates_tepo_data_lr_1_25e_5")
     runs = paper.params.runs
     assert runs["tepo_lr_1_25e_5"].train.learning_rate == runs["dapo_8updates_tepo_data_lr_1_25e_5"].train.learning_rate
     assert runs["tepo_lr_1_25e_5"].train.learning_rate == pytest.approx(runs["tepo_tepo_data"].train.learning_rate / 8)
@@ -287,5 +291,16 @@ def test_first_update_quantities_read_the_first_update_of_each_rollout_batch():
         }
     )
     history.attrs[measures.UPDATES_ATTR] = 8
-    assert tepo._first_update_abs_kl(history) == pytest.approx(2e-8)
-    assert tepo._first_update_abs_dh(history) == pytest.approx(4e-8)
+    assert tepo_measures.first_update_abs(history, "tepo/kl") == pytest.approx(2e-8)
+    assert tepo_measures.first_update_abs(history, "tepo/entropy_change_mean") == pytest.approx(4e-8)
+
+
+def test_every_claim_declares_a_named_measure(paper):
+    """Issue 38: each claim's measure is a shared measure or a module-level function of the paper's measures module."""
+    assert paper.declared_measures
+    for key, declared in paper.declared_measures.items():
+        check_declared("tepo", key, declared)
+
+
+def test_the_claims_module_declares_without_lambdas():
+    assert "lambda" not in (REPO / "rlvr_lib/papers/tepo/claims.py").read_text()
