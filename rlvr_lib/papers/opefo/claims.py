@@ -310,10 +310,9 @@ def _sec6_2(paper) -> None:
         quote="On Qwen2.5-Math-7B and Qwen3-Base-4B, OPEFO attains average accuracies of 52.4% and 51.9%, "
         "respectively, outperforming the second-best methods by margins of 1.7% and 1.8%.",
         source="sec. 6.2, table 1",
-        paper_value="7B: 52.4 - 50.7 (Clip-Cov) = 1.7; 4B: 51.9 - 50.1 = 1.8 as printed, but the paper's own 4B "
-        "Avg. of "
-        "Clip-Cov (48.9) and KL-Cov (49.2) are not the means of their columns (50.25, 50.27): by its columns the "
-        "4B runner-up is KL-Cov and the margin 1.7",
+        paper_value="7B: 52.4 - 50.7 (Clip-Cov) = 1.7; 4B: 51.9 - 50.1 = 1.8 as printed, but the paper's own 4B Avg. "
+        "of Clip-Cov (48.9) and KL-Cov (49.2) are not the means of their columns (50.25, 50.27): by its columns the 4B "
+        "runner-up is KL-Cov and the margin 1.7",
         ours="both models' margins (parts below)",
     )
     runner_up = next((b for b in others if measures.label(paper, b) == PAPER_RUNNER_UP), None)
@@ -348,8 +347,7 @@ def _sec6_2(paper) -> None:
     )
     paper.claim(
         key="robust_across",
-        quote="These gains are observed across models and datasets, indicating that OPEFO improves reasoning "
-        "ability "
+        quote="These gains are observed across models and datasets, indicating that OPEFO improves reasoning ability "
         "in a robust manner.",
         source="sec. 6.2, table 1",
         paper_value="best on 12 of 12 model x benchmark columns (table 1)",
@@ -364,8 +362,7 @@ def _sec6_2(paper) -> None:
     )
     paper.claim(
         key="onpolicy_vs_grpo",
-        quote="comparing GRPO with its strict on-policy variant reveals a clear and consistent empirical "
-        "advantage of "
+        quote="comparing GRPO with its strict on-policy variant reveals a clear and consistent empirical advantage of "
         "the strict on-policy setting over the approximate on-policy one",
         source="sec. 6.2, table 1",
         paper_value="Avg. 50.1 vs 45.5 (7B), 50.1 vs 44.8 (4B)",
@@ -443,9 +440,8 @@ def _sec6_3(paper) -> None:
         "approximately 400 steps)",
         source="sec. 6.3, fig. 4(a)",
         paper_value="entropy rises after ~400 of 500 steps",
-        ours=f"rollout entropy over the last {1 - AFTER_400:.0%} of training ('after approximately 400 steps' of "
-        f"the paper's {PAPER_STEPS}) / over the {1 - AFTER_400:.0%} before it, minus 1, in {r.baselines[0]}, "
-        "per seed",
+        ours=f"rollout entropy over the last {1 - AFTER_400:.0%} of training ('after approximately 400 steps' of the "
+        f"paper's {PAPER_STEPS}) / over the {1 - AFTER_400:.0%} before it, minus 1, in {r.baselines[0]}, per seed",
         direction="greater",
         margin=GROWTH_MARGIN,
         compute=measure(single_run, r.baselines[0], measures.late_growth),
@@ -777,9 +773,8 @@ def _sec6_4(paper) -> None:
         quote="static scaling yields moderate improvements over strict on-policy GRPO ... but consistently "
         "underperforms OPEFO",
         source="sec. 6.4, table 2",
-        paper_value="Avg. 49.8 vs 45.5 and 52.4; 45.5 is table 2's copy of table 1's GRPO (8 updates) row: "
-        "against table 1's "
-        "strict on-policy GRPO (50.1) static scaling (49.8) does not improve",
+        paper_value="Avg. 49.8 vs 45.5 and 52.4; 45.5 is table 2's copy of table 1's GRPO (8 updates) row: against "
+        "table 1's strict on-policy GRPO (50.1) static scaling (49.8) does not improve",
         ours="both parts below",
     )
     static_note = (
@@ -817,10 +812,9 @@ def _sec6_4(paper) -> None:
         key="one_sided",
         quote="Both variants outperform strict on-policy GRPO, but remain consistently inferior to full OPEFO",
         source="sec. 6.4, table 2",
-        paper_value="Avg. 50.8 (S+ only) and 50.3 (S- only) vs 45.5 and 52.4; 45.5 is table 2's copy of table "
-        "1's GRPO (8 "
-        "updates) row (strict on-policy: 50.1); 'consistently' fails on the paper's AMC23 column (83.1 and 83.6 "
-        "vs OPEFO's 82.2)",
+        paper_value="Avg. 50.8 (S+ only) and 50.3 (S- only) vs 45.5 and 52.4; 45.5 is table 2's copy of table 1's GRPO "
+        "(8 updates) row (strict on-policy: 50.1); 'consistently' fails on the paper's AMC23 column (83.1 and 83.6 vs "
+        "OPEFO's 82.2)",
         ours="every part below",
     )
     for run, label, avg in ((r.pos_only, "S+ only", 50.8), (r.neg_only, "S- only", 50.3)):
@@ -878,8 +872,7 @@ def _sec6_4(paper) -> None:
     f = shared.EARLY_SHARE
     key = paper.conjunction(
         key="lambda_shape",
-        quote="We observe that $\\lambda^*$ first decreases in the early stage and then gradually increases "
-        "later in "
+        quote="We observe that $\\lambda^*$ first decreases in the early stage and then gradually increases later in "
         "training",
         source="sec. 6.4, fig. 5",
         paper_value="down early, then up (no number)",
@@ -890,8 +883,7 @@ def _sec6_4(paper) -> None:
         quote="first decreases in the early stage",
         source="sec. 6.4, fig. 5",
         paper_value="decreases",
-        ours=f"mean lambda* over steps {f / 2:.1%}-{f:.0%} of training minus over the first {f / 2:.1%} in "
-        f"{r.opefo}, "
+        ours=f"mean lambda* over steps {f / 2:.1%}-{f:.0%} of training minus over the first {f / 2:.1%} in {r.opefo}, "
         "per seed",
         direction="less",
         margin=LAMBDA_MARGIN,

@@ -396,8 +396,7 @@ def static_run(paper) -> str:
     if abs(have - want) > 5e-4:
         raise NotTestable(
             f"`{run}` trains with static lambda {have:g}, but sec. 6.4's procedure gives the average lambda* of "
-            f"`{paper.runs.opefo}`, {want:.3f} here: set methods.{run}.static_lambda to {want:.3f} and rerun its "
-            "stages"
+            f"`{paper.runs.opefo}`, {want:.3f} here: set methods.{run}.static_lambda to {want:.3f} and rerun its stages"
         )
     return run
 

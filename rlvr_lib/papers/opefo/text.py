@@ -13,17 +13,16 @@ from rlvr_lib.papers.opefo.measures import FIRST_50, LAMBDA, form_runs, geo_fact
 from rlvr_lib.papers.results import ACCURACY
 
 INTRO = (
-    "OPEFO trains strictly on-policy (one update per rollout batch, REINFORCE with group advantages, no ratio, "
-    "clip or reference) and balances the first-order entropy change of the update: each token's dH_t = -A_t E_{a ~"
-    " pi}[(1 - pi(a))^2 (log pi(a) + H_t)] (eq. 6) puts it in S+ (dH > 0) or S- (dH < 0); the policy-gradient "
-    "terms are scaled by 1 + lambda* on S+ and 1 - lambda* on S-, with lambda* = (|S- flow| - S+ flow) / (|S- "
-    "flow| + S+ flow) over the batch (eq. 7-9), so the scaled flows cancel. The paper reports that OPEFO beats "
-    "GRPO (8 updates per batch), its strict on-policy variant and four entropy baselines (table 1), that the "
-    "adaptive lambda* beats a static one and one-sided variants (table 2), the entropy dynamics of fig. 2 and 4, "
-    "and lambda* averaging about 0.001 (sec. 6.4). Our default eq. 6 is evaluated at each generated token "
-    "(`delta_h: sampled`, sec. 5.1 'for each generated token'); eq. 6 as written, the expectation over the "
-    "vocabulary with A_t fixed (`delta_h: expectation`), is a declared alternative: the two forms estimate "
-    "different quantities, and every claim reading `opefo` is judged under both."
+    "OPEFO trains strictly on-policy (one update per rollout batch, REINFORCE with group advantages, no ratio, clip or "
+    "reference) and balances the first-order entropy change of the update: each token's dH_t = -A_t E_{a ~ pi}[(1 - "
+    "pi(a))^2 (log pi(a) + H_t)] (eq. 6) puts it in S+ (dH > 0) or S- (dH < 0); the policy-gradient terms are scaled "
+    "by 1 + lambda* on S+ and 1 - lambda* on S-, with lambda* = (|S- flow| - S+ flow) / (|S- flow| + S+ flow) over the "
+    "batch (eq. 7-9), so the scaled flows cancel. The paper reports that OPEFO beats GRPO (8 updates per batch), its "
+    "strict on-policy variant and four entropy baselines (table 1), that the adaptive lambda* beats a static one and "
+    "one-sided variants (table 2), the entropy dynamics of fig. 2 and 4, and lambda* averaging about 0.001 (sec. 6.4). "
+    "Our default eq. 6 is evaluated at each generated token (`delta_h: sampled`, sec. 5.1 'for each generated token'); "
+    "eq. 6 as written, the expectation over the vocabulary with A_t fixed (`delta_h: expectation`), is a declared "
+    "alternative: the two forms estimate different quantities, and every claim reading `opefo` is judged under both."
 )
 
 
@@ -252,10 +251,9 @@ def static_machine_note(paper) -> list[str]:
     )
     return [
         f"Machines: every OPEFO run was trained on the lent hosts' CPUs; `{run}` was first trained on the 2-core "
-        f"machine and retrained on a host this round with the same settings, so its numbers differ from the "
-        f"earlier report's{first}: a seed's trajectory depends on the machine's floating-point rounding, which "
-        f"the t interval over seeds carries as it carries the seed. Its mean@n per seed at `{own}`: {per_seed}"
-        f"{gate}."
+        "machine and retrained on a host this round with the same settings, so its numbers differ from the earlier "
+        f"report's{first}: a seed's trajectory depends on the machine's floating-point rounding, which the t interval "
+        f"over seeds carries as it carries the seed. Its mean@n per seed at `{own}`: {per_seed}{gate}."
     ]
 
 
@@ -301,15 +299,13 @@ def lambda_note(paper) -> list[str]:
     reward_first = float(seed_mean(paper, r.opefo, lambda h: float(shared.rollouts(h, "reward").to_numpy()[0])))
     reward_early = float(seed_mean(paper, r.opefo, lambda h: measures.span_mean(h, "reward", 0.8 * FIRST_50, FIRST_50)))
     return [
-        f"lambda* is a dimensionless ratio of the batch's own flows, so its size compares across models: mean "
-        f"lambda* {means} against the paper's {lam:g}, {ratio:.0f}x it for the default form. At the paper's "
-        f"{lam:g} OPEFO weights each token by 1 +- {lam:g}, i.e. it is strict on-policy GRPO to 0.1% per token;"
-        f" the testbed's `{r.static_lambda_paper}` (static lambda {lam:g}) minus `{r.grpo_onpolicy}`: mean@n at "
-        "the verdicts' decoding "
-        f"{static.value:+.3f} [{static.ci_low:+.3f}, {static.ci_high:+.3f}]. With the testbed's lambda* the "
-        f"reweighting is large from the first steps, when `{r.opefo}`'s training reward goes from "
-        f"{reward_first:.3f} at the first batch to {reward_early:.3f} by the end of the first {FIRST_50:.0%} "
-        "(fig. 4(b))."
+        "lambda* is a dimensionless ratio of the batch's own flows, so its size compares across models: mean lambda* "
+        f"{means} against the paper's {lam:g}, {ratio:.0f}x it for the default form. At the paper's {lam:g} OPEFO "
+        f"weights each token by 1 +- {lam:g}, i.e. it is strict on-policy GRPO to 0.1% per token; the testbed's "
+        f"`{r.static_lambda_paper}` (static lambda {lam:g}) minus `{r.grpo_onpolicy}`: mean@n at the verdicts' "
+        f"decoding {static.value:+.3f} [{static.ci_low:+.3f}, {static.ci_high:+.3f}]. With the testbed's lambda* the "
+        f"reweighting is large from the first steps, when `{r.opefo}`'s training reward goes from {reward_first:.3f} "
+        f"at the first batch to {reward_early:.3f} by the end of the first {FIRST_50:.0%} (fig. 4(b))."
     ]
 
 
