@@ -4,6 +4,8 @@ direction and margin, and its measure by name (``rlvr_lib.papers.declare.measure
 
 from __future__ import annotations
 
+import functools
+
 from rlvr_lib.papers import measures as shared
 from rlvr_lib.papers.claims import IMMOVABLE
 from rlvr_lib.papers.declare import compare, compare_history, measure, single_run, unavailable
@@ -64,10 +66,10 @@ def _sec4(paper) -> None:
         paper_value="entropy ~0.25 at the start, sharp drop in 50 steps, then ~0 (no table)",
         ours="every part below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(a)")
+    part(
         key="similar_dynamics",
         quote="Both curves exhibit highly similar dynamics",
-        source="sec. 4, fig. 2(a)",
         paper_value="no number",
         ours=f"mean over the rollout batches of entropy / its first batch's (the normalised curve's area) of "
         f"{r.grpo_onpolicy} minus {r.grpo}, per seed",
@@ -77,12 +79,10 @@ def _sec4(paper) -> None:
             compare_history, r.grpo_onpolicy, r.grpo, measures.normalised_entropy_area, differs_in=measures.TABLE1
         ),
         null=None,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="start_0_25",
         quote="starting at an entropy of approximately 0.25",
-        source="sec. 4, fig. 2(a)",
         paper_value="0.25 nats",
         ours="—",
         direction="equal",
@@ -92,13 +92,11 @@ def _sec4(paper) -> None:
             "scale: the entropy level in nats belongs to the model and its vocabulary (Qwen2.5-Math-7B, ~150k "
             "tokens); the testbed's 0.56M-parameter policy has its own",
         ),
-        part_of=key,
     )
     for run in grpo_pair:
-        paper.claim(
+        part(
             key=f"sharp_drop_{run}",
             quote="dropping sharply within the first 50 training steps",
-            source="sec. 4, fig. 2(a)",
             paper_value="a sharp drop by step 50",
             ours=f"share of the first batch's entropy lost by the end of the first {f:.0%} of training ('the first "
             f"50 steps' of the paper's {PAPER_STEPS}; mean of the last fifth of that window) in {run}, per seed",
@@ -106,13 +104,11 @@ def _sec4(paper) -> None:
             margin=SHARP_DROP,
             compute=measure(single_run, run, measures.sharp_drop),
             null=None,
-            part_of=key,
         )
     for run in grpo_pair:
-        paper.claim(
+        part(
             key=f"near_zero_{run}",
             quote="rapidly converging to nearly zero",
-            source="sec. 4, fig. 2(a)",
             paper_value="~0 at the end",
             ours=f"entropy retained ({shared.TAIL_LABEL} / first batch) of {run}, per seed",
             direction="equal",
@@ -120,7 +116,6 @@ def _sec4(paper) -> None:
             compute=measure(single_run, run, shared.entropy_retained),
             measure="entropy_retained",
             null=None,
-            part_of=key,
         )
     key = paper.conjunction(
         key="net_flow_fig2b",
@@ -130,33 +125,28 @@ def _sec4(paper) -> None:
         paper_value="strongly negative early, then ~0 (no number)",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(b)", null=None)
     for run in grpo_pair:
-        paper.claim(
+        part(
             key=f"net_flow_early_{run}",
             quote="this quantity is strongly negative during the first 50 steps",
-            source="sec. 4, fig. 2(b)",
             paper_value="strongly negative",
             ours=f"net / gross first-order flow, sum(dH) / sum(|dH|) over the first {f:.0%} of training of {run} "
             f"(`{FLOW}net|pos|neg`, eq. 6 at the sampled token, every update), per seed",
             direction="less",
             margin=STRONG_FLOW,
             compute=measure(single_run, run, measures.early_flow),
-            null=None,
-            part_of=key,
         )
     for run in grpo_pair:
-        paper.claim(
+        part(
             key=f"net_flow_late_{run}",
             quote="As training proceeds, the net entropy change approaches zero",
-            source="sec. 4, fig. 2(b)",
             paper_value="~0 late in training",
             ours=f"mean net flow (`{FLOW}net`) over the last {f:.0%} of training / over the first {f:.0%} of "
             f"{run}, per seed (0: the flow has vanished; 1: as negative as at the start)",
             direction="equal",
             margin=APPROACHES_ZERO,
             compute=measure(measures.single_run_of, run, measures.span_ratio, FLOW + "net", (1 - f, 1.0), (0.0, f)),
-            null=None,
-            part_of=key,
         )
     key = paper.conjunction(
         key="flow_drives_entropy",
@@ -166,11 +156,11 @@ def _sec4(paper) -> None:
         paper_value="no number",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(a)-(b)", null=None)
     for run in grpo_pair:
-        paper.claim(
+        part(
             key=f"flow_tracks_{run}",
             quote="the evolution of policy entropy is driven by the cumulative token-level entropy changes",
-            source="sec. 4, fig. 2(a)-(b)",
             paper_value="no number",
             ours=f"Pearson correlation over the updates of {run} of the realised change of the mean token "
             f"entropy on each update's own batch (`{REALISED}`, before / after the step) with its first-order dH "
@@ -179,8 +169,6 @@ def _sec4(paper) -> None:
             margin=TRACKS_MARGIN,
             reference=TRACKS,
             compute=measure(measures.same_batch, run, "sampled"),
-            null=None,
-            part_of=key,
         )
     key = paper.conjunction(
         key="clipped_tokens",
@@ -190,14 +178,14 @@ def _sec4(paper) -> None:
         paper_value="upper-clipped dH > 0, lower-clipped dH < 0 (no number)",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(c)")
     for side, direction, text in (
         ("clipped_high", "greater", "tokens clipped at the upper bound tend to exhibit positive entropy change"),
         ("clipped_low", "less", "those clipped at the lower bound typically exhibit negative entropy change"),
     ):
-        paper.claim(
+        part(
             key=f"clip_{side}",
             quote=text,
-            source="sec. 4, fig. 2(c)",
             paper_value="dH > 0" if side == "clipped_high" else "dH < 0",
             ours="sign balance sum(x) / sum(|x|) over steps of x = the summed dH of the tokens "
             f"{side.replace('_', ' at the ')} bound (`{FLOW}{side}`) under {r.clip_higher}, per seed",
@@ -205,7 +193,6 @@ def _sec4(paper) -> None:
             margin=SIGN_BALANCE,
             compute=measure(measures.single_run_of, r.clip_higher, measures.sign_balance, FLOW + side),
             null=None,  # a property of the clip (GRPO's 0.2 bound too), not of Clip-higher against GRPO
-            part_of=key,
         )
     key = paper.conjunction(
         key="imbalance",
@@ -215,19 +202,17 @@ def _sec4(paper) -> None:
         paper_value="sum over S- of |dH| > sum over S+ of dH at every step (no number)",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 5.1", null=None)
     for run in grpo_pair:
-        paper.claim(
+        part(
             key=f"imbalance_{run}",
             quote="entropy-decreasing updates consistently outweigh entropy-increasing ones across training steps",
-            source="sec. 5.1",
             paper_value="every step",
             ours=f"share of steps whose net flow (`{FLOW}net`) is negative in {run}, per seed",
             direction="equal",
             margin=CONSISTENT,
             reference=1.0,
             compute=measure(measures.single_run_of, run, measures.negative_share, FLOW + "net"),
-            null=None,
-            part_of=key,
         )
     _premise(paper)
 
@@ -245,7 +230,8 @@ def _premise(paper) -> None:
         paper_value="no number (cites Hao et al., 2025b)",
         ours="both parts below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, null=None)
+    part(
         key="zero_flow_flat_entropy",
         quote="this first-order approximation closely tracks the exact entropy change in practice",
         source="sec. 3.3 (with eq. 8: OPEFO's rescaled first-order flow is 0 at every step)",
@@ -258,12 +244,10 @@ def _premise(paper) -> None:
         reference=shared.ENTROPY_FACTOR,
         compute=measure(single_run, r.opefo, measures.entropy_factor),
         requires=(),  # the realised change is the evidence, however the run ends
-        null=None,
         universal=True,
-        part_of=key,
     )
     for form, suffix in (("sampled", ""), ("expectation", "_expectation")):
-        paper.claim(
+        part(
             key=f"same_batch_tracking{suffix}",
             quote="this first-order approximation closely tracks the exact entropy change in practice",
             source="sec. 3.3",
@@ -276,8 +260,6 @@ def _premise(paper) -> None:
             margin=TRACKS_MARGIN,
             reference=CLOSELY_TRACKS,
             compute=measure(measures.same_batch, r.grpo_onpolicy, form),
-            null=None,
-            part_of=key,
         )
 
 
@@ -291,19 +273,18 @@ def _sec6_2(paper) -> None:
         paper_value="Avg. 52.4 vs at most 50.7 (7B); 51.9 vs at most 50.1 (4B)",
         ours="OPEFO above every baseline (parts below)",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.2, table 1")
     for baseline in others:
         label = measures.label(paper, baseline)
-        paper.claim(
+        part(
             key=f"acc_vs_{baseline}",
             quote="OPEFO achieves the best overall performance",
-            source="sec. 6.2, table 1",
             paper_value=f"Avg. 52.4 vs {PAPER_AVG_7B[label]:.1f} ({label}, 7B)",
             ours=f"mean@n of {r.opefo} minus {baseline}",
             direction="greater",
             margin=ACCURACY_MARGIN,
             compute=measure(compare, r.opefo, baseline, ACCURACY, measures.TABLE1),
             paper_effect=(52.4 - PAPER_AVG_7B[label]) / 100,
-            part_of=key,
         )
     key = paper.conjunction(
         key="second_best_margin",
@@ -315,11 +296,11 @@ def _sec6_2(paper) -> None:
         "runner-up is KL-Cov and the margin 1.7",
         ours="both models' margins (parts below)",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.2, table 1")
     runner_up = next((b for b in others if measures.label(paper, b) == PAPER_RUNNER_UP), None)
-    paper.claim(
+    part(
         key="margin_7b",
         quote="outperforming the second-best methods by margins of 1.7%",
-        source="sec. 6.2, table 1",
         paper_value="1.7 points (52.4 vs Clip-Cov 50.7)",
         ours=f"mean@n of {r.opefo} minus {runner_up}, the paper's own runner-up on Qwen2.5-Math-7B "
         f"({PAPER_RUNNER_UP}, named before any result: a per-seed best of the others would favour the comparator)",
@@ -330,20 +311,17 @@ def _sec6_2(paper) -> None:
         else measure(unavailable, f"the paper's runner-up ({PAPER_RUNNER_UP}) is not among this protocol's baselines"),
         reference=0.017,
         paper_effect=0.017,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="margin_4b",
         quote="On Qwen2.5-Math-7B and Qwen3-Base-4B, OPEFO attains average accuracies of 52.4% and 51.9%, "
         "respectively, outperforming the second-best methods by margins of 1.7% and 1.8%.",
-        source="sec. 6.2, table 1",
         paper_value="1.8 points (51.9 vs 50.1)",
         ours="—",
         direction="equal",
         margin=ACCURACY_MARGIN,
         compute=measure(unavailable, SECOND_MODEL),
         reference=0.018,
-        part_of=key,
     )
     paper.claim(
         key="robust_across",
@@ -381,10 +359,10 @@ def _sec6_2(paper) -> None:
         paper_value="7B: 52.4 - 50.1 = 2.3; 4B: 51.9 - 50.1 = 1.8",
         ours="both models' gains (parts below)",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.2, table 1")
+    part(
         key="gain_7b",
         quote="OPEFO further improves performance over strict on-policy GRPO ... yielding average gains of 2.3%",
-        source="sec. 6.2, table 1",
         paper_value="2.3 points (52.4 vs 50.1)",
         ours=f"mean@n of {r.opefo} minus {r.grpo_onpolicy} (the testbed stands in for Qwen2.5-Math-7B)",
         direction="equal",
@@ -392,19 +370,16 @@ def _sec6_2(paper) -> None:
         compute=measure(compare, r.opefo, r.grpo_onpolicy, ACCURACY),
         reference=0.023,
         paper_effect=0.023,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="gain_4b",
         quote="average gains of 2.3% and 1.8% on Qwen2.5-Math-7B and Qwen3-Base-4B",
-        source="sec. 6.2, table 1",
         paper_value="1.8 points (51.9 vs 50.1)",
         ours="—",
         direction="equal",
         margin=ACCURACY_MARGIN,
         compute=measure(unavailable, SECOND_MODEL),
         reference=0.018,
-        part_of=key,
     )
 
 
@@ -419,11 +394,11 @@ def _sec6_3(paper) -> None:
         paper_value="collapse (no number)",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(a)", null=None)
     for run in (r.grpo, r.grpo_onpolicy):
-        paper.claim(
+        part(
             key=f"collapse_{run}",
             quote="exhibit a rapid collapse of policy entropy during training",
-            source="sec. 6.3, fig. 4(a)",
             paper_value="collapse",
             ours=f"entropy retained ({shared.TAIL_LABEL} / first batch) of {run}, per seed",
             direction="less",
@@ -431,8 +406,6 @@ def _sec6_3(paper) -> None:
             compute=measure(single_run, run, shared.entropy_retained),
             reference=COLLAPSED,
             measure="entropy_retained",
-            null=None,
-            part_of=key,
         )
     paper.claim(
         key="entropy_reg_grows",
@@ -454,10 +427,10 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="every part below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(a)")
+    part(
         key="clip_higher_mitigates",
         quote="Clip-higher partially mitigates collapse",
-        source="sec. 6.3, fig. 4(a)",
         paper_value="more entropy than GRPO",
         ours=f"log entropy retained of {r.clip_higher} minus {r.grpo}, per seed",
         direction="greater",
@@ -467,19 +440,16 @@ def _sec6_3(paper) -> None:
         ),
         requires=("healthy", "learned"),
         measure="log_entropy_retained",
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="clip_higher_oscillates",
         quote="but still suffers from noticeable oscillations",
-        source="sec. 6.3, fig. 4(a)",
         paper_value="oscillations",
         ours=f"roughness (mean |H(t+1) - H(t)| / H(t) of the rollout entropy over rollout batches) of "
         f"{r.clip_higher} minus {r.grpo}, per seed",
         direction="greater",
         margin=ROUGHNESS_MARGIN,
         compute=measure(compare_history, r.clip_higher, r.grpo, measures.roughness, differs_in=measures.CLIP_HIGHER),
-        part_of=key,
     )
     key = paper.conjunction(
         key="opefo_stable",
@@ -489,22 +459,20 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="every part below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(a)")
+    part(
         key="opefo_smooth",
         quote="OPEFO maintains a smooth ... entropy trajectory",
-        source="sec. 6.3, fig. 4(a)",
         paper_value="smooth",
         ours=f"roughness of {r.opefo} minus {r.grpo_onpolicy}, per seed (no rougher than strict on-policy GRPO)",
         direction="less",
         margin=0.0,
         compute=measure(compare_history, r.opefo, r.grpo_onpolicy, measures.roughness),
         reference=ROUGHNESS_MARGIN,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="opefo_stable_band",
         quote="OPEFO maintains a smooth and stable entropy trajectory",
-        source="sec. 6.3, fig. 4(a)",
         paper_value="stable",
         ours=f"factor between {r.opefo}'s end ({shared.TAIL_LABEL}) and first-batch entropy, either way "
         f"(exp |log entropy retained|), per seed: stable within x{shared.ENTROPY_FACTOR:g} (`measures.stable`)",
@@ -515,12 +483,10 @@ def _sec6_3(paper) -> None:
         requires=(),  # an entropy that leaves the band is the evidence, however the run ends
         null=r.grpo_onpolicy,
         universal=True,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="opefo_not_deterministic",
         quote="avoiding both premature determinism",
-        source="sec. 6.3, fig. 4(a)",
         paper_value="more entropy than strict on-policy GRPO",
         ours=f"log entropy retained of {r.opefo} minus {r.grpo_onpolicy}, per seed",
         direction="greater",
@@ -528,12 +494,10 @@ def _sec6_3(paper) -> None:
         compute=measure(compare_history, r.opefo, r.grpo_onpolicy, shared.log_entropy_retained),
         requires=("healthy", "learned"),  # entropy kept by a run that failed is not premature determinism avoided
         measure="log_entropy_retained",
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="opefo_no_inflation",
         quote="and uncontrolled entropy inflation",
-        source="sec. 6.3, fig. 4(a)",
         paper_value="no inflation",
         ours=f"largest rollout entropy over the first batch's (its peak, `measures.log_peak_entropy_ratio` as a "
         f"factor) of {r.opefo}, per seed, below x{shared.ENTROPY_FACTOR:g}",
@@ -544,7 +508,6 @@ def _sec6_3(paper) -> None:
         requires=(),  # the inflation is the evidence
         null=r.grpo_onpolicy,
         universal=True,
-        part_of=key,
     )
     key = paper.conjunction(
         key="most_stable",
@@ -554,11 +517,11 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="OPEFO against each other table-1 run (parts below: all pairwise, no per-seed best)",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 1 (fig. 4(a))")
     for other in table1[:-1]:
-        paper.claim(
+        part(
             key=f"most_stable_vs_{other}",
             quote="it maintains the ... most stable entropy dynamics among strong",
-            source="sec. 1 (fig. 4(a))",
             paper_value="no number",
             ours=f"|log entropy retained| of {r.opefo} minus {other}'s, per seed",
             direction="less",
@@ -568,7 +531,6 @@ def _sec6_3(paper) -> None:
             ),
             requires=(),  # instability of OPEFO's run is the evidence
             measure="log_entropy_retained",
-            part_of=key,
         )
     key = paper.conjunction(
         key="reward_trends",
@@ -577,18 +539,17 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(b)")
     for run in table1:
-        paper.claim(
+        part(
             key=f"reward_up_{run}",
             quote="steady upward trends across all methods",
-            source="sec. 6.3, fig. 4(b)",
             paper_value="upward",
             ours=f"training reward over the last {LATE:.0%} of training minus the first {LATE:.0%} in {run}, per seed",
             direction="greater",
             margin=REWARD_MARGIN,
             compute=measure(measures.single_run_of, run, measures.span_change, "reward", (0, LATE), (1 - LATE, 1)),
             null=None,  # every method's own trend
-            part_of=key,
         )
     key = paper.conjunction(
         key="grpo_highest_reward",
@@ -598,9 +559,10 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="every part below: the lower (higher) of the two GRPO runs against each other table-1 run",
     )
+    part = functools.partial(paper.claim, part_of=key)
     grpo_pair, rest = [r.grpo, r.grpo_onpolicy], [*r.baselines, r.opefo]
     for other in rest:
-        paper.claim(
+        part(
             key=f"highest_reward_vs_{other}",
             quote="achieve the highest training reward",
             source="sec. 6.3, fig. 4(b)",
@@ -610,10 +572,9 @@ def _sec6_3(paper) -> None:
             direction="greater",
             margin=REWARD_MARGIN,
             compute=measure(measures.pair_gap, grpo_pair, other, measures.late_reward, "min"),
-            part_of=key,
         )
     for other in rest:
-        paper.claim(
+        part(
             key=f"lowest_entropy_vs_{other}",
             quote="while also exhibiting the lowest policy entropy",
             source="sec. 6.3, fig. 4(a)",
@@ -623,7 +584,6 @@ def _sec6_3(paper) -> None:
             margin=ENTROPY_MARGIN,
             compute=measure(measures.pair_gap, grpo_pair, other, shared.log_entropy_retained, "max"),
             measure="log_entropy_retained",
-            part_of=key,
         )
     key = paper.conjunction(
         key="opefo_reward",
@@ -632,7 +592,8 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="both parts below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key)
+    part(
         key="opefo_reward_stable",
         quote="OPEFO follows this direction by stabilizing entropy",
         source="sec. 6.3, fig. 4(a)",
@@ -646,9 +607,8 @@ def _sec6_3(paper) -> None:
         requires=(),
         null=r.grpo_onpolicy,
         universal=True,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="opefo_reward_competitive",
         quote="while still achieving competitive reward growth",
         source="sec. 6.3, fig. 4(b)",
@@ -659,7 +619,6 @@ def _sec6_3(paper) -> None:
         margin=0.0,
         compute=measure(compare_history, r.opefo, r.grpo_onpolicy, measures.late_reward),
         reference=-COMPETITIVE,
-        part_of=key,
     )
     paper.claim(
         key="length_saturates",
@@ -692,10 +651,10 @@ def _sec6_3(paper) -> None:
         paper_value="no number",
         ours="both parts below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(c)")
+    part(
         key="opefo_longer",
         quote="OPEFO continues to produce longer",
-        source="sec. 6.3, fig. 4(c)",
         paper_value="growing",
         ours=f"mean response length (tokens) over the last {LATE:.0%} of training minus the first {LATE:.0%} in "
         f"{r.opefo}, per seed",
@@ -710,12 +669,10 @@ def _sec6_3(paper) -> None:
             (1 - LATE, 1),
         ),
         measure="train_response_length",
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="opefo_controlled",
         quote="and controlled responses throughout training",
-        source="sec. 6.3, fig. 4(c)",
         paper_value="controlled",
         ours=f"share of completions cut at the length limit over the last {LATE:.0%} of training of {r.opefo}, "
         "per seed (the truncation rate moves: a format kept or lost)",
@@ -725,7 +682,6 @@ def _sec6_3(paper) -> None:
         reference=TRUNCATED,
         requires=(),  # truncated answers of a failing run are the evidence
         universal=True,
-        part_of=key,
     )
     _practical(paper)
 
@@ -777,27 +733,25 @@ def _sec6_4(paper) -> None:
         "table 1's strict on-policy GRPO (50.1) static scaling (49.8) does not improve",
         ours="both parts below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.4, table 2")
     static_note = (
         f" (static lambda {paper.hparam(r.static_lambda, 'static_lambda'):g}: by sec. 6.4's procedure the average "
         f"lambda* over training of the testbed's `{r.opefo}` runs, checked; the paper's own number, "
         f"{paper.hparam(r.static_lambda_paper, 'static_lambda'):g}, is `{r.static_lambda_paper}` in table 2)"
     )
-    paper.claim(
+    part(
         key="static_vs_onpolicy",
         quote="static scaling yields moderate improvements over strict on-policy GRPO",
-        source="sec. 6.4, table 2",
         paper_value="49.8 vs 45.5 as printed (vs 50.1 in table 1)",
         ours=f"mean@n of {r.static_lambda} minus {r.grpo_onpolicy}" + static_note,
         direction="greater",
         margin=ACCURACY_MARGIN,
         compute=measure(measures.compare_static, r.static_lambda, r.grpo_onpolicy),
         paper_effect=0.043,
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="opefo_vs_static",
         quote="but consistently underperforms OPEFO",
-        source="sec. 6.4, table 2",
         paper_value="49.8 vs 52.4",
         ours=f"mean@n of {r.opefo} minus {r.static_lambda}" + static_note,
         direction="greater",
@@ -806,7 +760,6 @@ def _sec6_4(paper) -> None:
             measures.compare_static, r.opefo, r.static_lambda, ("method.lambda_mode", "method.static_lambda")
         ),
         paper_effect=0.026,
-        part_of=key,
     )
     key = paper.conjunction(
         key="one_sided",
@@ -817,31 +770,28 @@ def _sec6_4(paper) -> None:
         "OPEFO's 82.2)",
         ours="every part below",
     )
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.4, table 2")
     for run, label, avg in ((r.pos_only, "S+ only", 50.8), (r.neg_only, "S- only", 50.3)):
-        paper.claim(
+        part(
             key=f"{run}_vs_onpolicy",
             quote="Both variants outperform strict on-policy GRPO",
-            source="sec. 6.4, table 2",
             paper_value=f"{avg} ({label}) vs 45.5 as printed (vs 50.1 in table 1)",
             ours=f"mean@n of {run} minus {r.grpo_onpolicy}",
             direction="greater",
             margin=ACCURACY_MARGIN,
             compute=measure(compare, run, r.grpo_onpolicy, ACCURACY),
             paper_effect=(avg - 45.5) / 100,
-            part_of=key,
         )
     for run, label, avg in ((r.pos_only, "S+ only", 50.8), (r.neg_only, "S- only", 50.3)):
-        paper.claim(
+        part(
             key=f"opefo_vs_{run}",
             quote="but remain consistently inferior to full OPEFO",
-            source="sec. 6.4, table 2",
             paper_value=f"52.4 vs {avg} ({label})",
             ours=f"mean@n of {r.opefo} minus {run}",
             direction="greater",
             margin=ACCURACY_MARGIN,
             compute=measure(compare, r.opefo, run, ACCURACY, ("method.balance_sides",)),
             paper_effect=(52.4 - avg) / 100,
-            part_of=key,
         )
     paper.claim(
         key="lambda_mean",
@@ -878,28 +828,25 @@ def _sec6_4(paper) -> None:
         paper_value="down early, then up (no number)",
         ours="both parts below",
     )
-    paper.claim(
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.4, fig. 5")
+    part(
         key="lambda_decreases",
         quote="first decreases in the early stage",
-        source="sec. 6.4, fig. 5",
         paper_value="decreases",
         ours=f"mean lambda* over steps {f / 2:.1%}-{f:.0%} of training minus over the first {f / 2:.1%} in {r.opefo}, "
         "per seed",
         direction="less",
         margin=LAMBDA_MARGIN,
         compute=measure(measures.single_run_of, r.opefo, measures.span_change, measures.LAMBDA, (0, f / 2), (f / 2, f)),
-        part_of=key,
     )
-    paper.claim(
+    part(
         key="lambda_increases",
         quote="and then gradually increases later in training",
-        source="sec. 6.4, fig. 5",
         paper_value="increases",
         ours=f"mean lambda* over the last {f:.0%} of steps minus over steps {f / 2:.1%}-{f:.0%} in {r.opefo}, per seed",
         direction="greater",
         margin=LAMBDA_MARGIN,
         compute=measure(measures.single_run_of, r.opefo, measures.span_change, measures.LAMBDA, (f / 2, f), (1 - f, 1)),
-        part_of=key,
     )
     paper.claim(
         key="lambda_oscillates",
