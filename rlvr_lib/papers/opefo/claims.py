@@ -146,7 +146,7 @@ def _sec4(paper) -> None:
             f"{run}, per seed (0: the flow has vanished; 1: as negative as at the start)",
             direction="equal",
             margin=APPROACHES_ZERO,
-            compute=measure(measures.single_run_of, run, measures.span_ratio, FLOW + "net", (1 - f, 1.0), (0.0, f)),
+            compute=measure(single_run, run, measures.net_flow_decay),
         )
     key = paper.conjunction(
         key="flow_drives_entropy",
@@ -191,7 +191,7 @@ def _sec4(paper) -> None:
             f"{side.replace('_', ' at the ')} bound (`{FLOW}{side}`) under {r.clip_higher}, per seed",
             direction=direction,
             margin=SIGN_BALANCE,
-            compute=measure(measures.single_run_of, r.clip_higher, measures.sign_balance, FLOW + side),
+            compute=measure(single_run, r.clip_higher, functools.partial(measures.sign_balance, key=FLOW + side)),
             null=None,  # a property of the clip (GRPO's 0.2 bound too), not of Clip-higher against GRPO
         )
     key = paper.conjunction(
@@ -212,7 +212,7 @@ def _sec4(paper) -> None:
             direction="equal",
             margin=CONSISTENT,
             reference=1.0,
-            compute=measure(measures.single_run_of, run, measures.negative_share, FLOW + "net"),
+            compute=measure(single_run, run, measures.net_negative),
         )
     _premise(paper)
 
@@ -548,7 +548,7 @@ def _sec6_3(paper) -> None:
             ours=f"training reward over the last {LATE:.0%} of training minus the first {LATE:.0%} in {run}, per seed",
             direction="greater",
             margin=REWARD_MARGIN,
-            compute=measure(measures.single_run_of, run, measures.span_change, "reward", (0, LATE), (1 - LATE, 1)),
+            compute=measure(single_run, run, measures.reward_trend),
             null=None,  # every method's own trend
         )
     key = paper.conjunction(
@@ -660,14 +660,7 @@ def _sec6_3(paper) -> None:
         f"{r.opefo}, per seed",
         direction="greater",
         margin=LENGTH_MARGIN,
-        compute=measure(
-            measures.single_run_of,
-            r.opefo,
-            measures.span_change,
-            measures.LENGTH,
-            (0, LATE),
-            (1 - LATE, 1),
-        ),
+        compute=measure(single_run, r.opefo, measures.length_trend),
         measure="train_response_length",
     )
     part(
@@ -678,7 +671,7 @@ def _sec6_3(paper) -> None:
         "per seed (the truncation rate moves: a format kept or lost)",
         direction="less",
         margin=0.0,
-        compute=measure(measures.single_run_of, r.opefo, measures.span_mean, "completions/clipped_ratio", 1 - LATE, 1),
+        compute=measure(single_run, r.opefo, measures.late_truncation),
         reference=TRUNCATED,
         requires=(),  # truncated answers of a failing run are the evidence
         universal=True,
@@ -819,7 +812,7 @@ def _sec6_4(paper) -> None:
         compute=measure(single_run, r.opefo, measures.lambda_positive),
         reference=1.0,
     )
-    f = shared.EARLY_SHARE
+    f = measures.EARLY
     key = paper.conjunction(
         key="lambda_shape",
         quote="We observe that $\\lambda^*$ first decreases in the early stage and then gradually increases later in "
@@ -837,7 +830,7 @@ def _sec6_4(paper) -> None:
         "per seed",
         direction="less",
         margin=LAMBDA_MARGIN,
-        compute=measure(measures.single_run_of, r.opefo, measures.span_change, measures.LAMBDA, (0, f / 2), (f / 2, f)),
+        compute=measure(single_run, r.opefo, measures.lambda_down),
     )
     part(
         key="lambda_increases",
@@ -846,7 +839,7 @@ def _sec6_4(paper) -> None:
         ours=f"mean lambda* over the last {f:.0%} of steps minus over steps {f / 2:.1%}-{f:.0%} in {r.opefo}, per seed",
         direction="greater",
         margin=LAMBDA_MARGIN,
-        compute=measure(measures.single_run_of, r.opefo, measures.span_change, measures.LAMBDA, (f / 2, f), (1 - f, 1)),
+        compute=measure(single_run, r.opefo, measures.lambda_up),
     )
     paper.claim(
         key="lambda_oscillates",
@@ -856,5 +849,5 @@ def _sec6_4(paper) -> None:
         ours=f"standard deviation of lambda* over the last {f:.0%} of steps of {r.opefo}, per seed",
         direction="greater",
         margin=LAMBDA_MARGIN,
-        compute=measure(measures.single_run_of, r.opefo, measures.span_std, measures.LAMBDA, 1 - f, 1),
+        compute=measure(single_run, r.opefo, measures.lambda_spread),
     )

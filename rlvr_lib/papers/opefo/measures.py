@@ -4,6 +4,8 @@ labels the tables, figures and notes share."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -11,7 +13,7 @@ from rlvr_lib.papers import measures
 from rlvr_lib.papers.claims import Estimate, NotTestable, estimate_of, not_run, paired_difference, seed_values
 from rlvr_lib.papers.guard import METHOD
 from rlvr_lib.papers.measures import column, log_entropy_retained, log_peak_entropy_ratio
-from rlvr_lib.papers.results import ACCURACY, step_time
+from rlvr_lib.papers.results import ACCURACY, mean_over_training, step_time
 
 PAPER_TABLE1 = {  # opefo.txt table 1, Avg. (%): Qwen2.5-Math-7B / Qwen3-4B-Base
     "base": "21.2 / 36.4",
@@ -91,10 +93,6 @@ def span_mean(history: pd.DataFrame, key: str, start: float, stop: float) -> flo
     return float(span(history, key, start, stop).mean())
 
 
-def span_std(history: pd.DataFrame, key: str, start: float, stop: float) -> float:
-    return float(span(history, key, start, stop).std(ddof=1))
-
-
 def span_change(history: pd.DataFrame, key: str, before: tuple[float, float], after: tuple[float, float]) -> float:
     """``span_mean`` of ``key`` over the share ``after`` minus over the share ``before``."""
     return span_mean(history, key, *after) - span_mean(history, key, *before)
@@ -103,6 +101,10 @@ def span_change(history: pd.DataFrame, key: str, before: tuple[float, float], af
 def span_ratio(history: pd.DataFrame, key: str, over: tuple[float, float], under: tuple[float, float]) -> float:
     """``span_mean`` of ``key`` over the share ``over`` / over the share ``under``."""
     return span_mean(history, key, *over) / span_mean(history, key, *under)
+
+
+def span_std(history: pd.DataFrame, key: str, start: float, stop: float) -> float:
+    return float(span(history, key, start, stop).std(ddof=1))
 
 
 def first_entropy(history: pd.DataFrame) -> float:
@@ -120,12 +122,6 @@ def sharp_drop(history: pd.DataFrame) -> float:
     return 1 - early_entropy(history)
 
 
-def late_entropy_change(history: pd.DataFrame) -> float:
-    """The entropy over the last fifth of the last first-50-steps-long window / over the window before it."""
-    f = FIRST_50
-    return span_ratio(history, ENTROPY, (1 - 0.2 * f, 1.0), (1 - 1.2 * f, 1 - f))
-
-
 def late_growth(history: pd.DataFrame) -> float:
     """The entropy after 'approximately 400 steps' / over as long a window before, minus 1."""
     return span_ratio(history, ENTROPY, (AFTER_400, 1.0), (2 * AFTER_400 - 1, AFTER_400)) - 1
@@ -139,17 +135,9 @@ def flow_balance(history: pd.DataFrame, keys: tuple[str, str, str], start: float
     return float(net / (pos + neg))
 
 
-def early_flow(history: pd.DataFrame) -> float:
-    return flow_balance(history, GRPO_FLOW, 0.0, FIRST_50)
-
-
-def late_flow(history: pd.DataFrame) -> float:
-    return flow_balance(history, GRPO_FLOW, 1 - FIRST_50, 1.0)
-
-
-def negative_share(history: pd.DataFrame, key: str) -> float:
-    """The share of the steps whose ``key`` is negative."""
-    return float((column(history, key) < 0).mean())
+def sign_share(history: pd.DataFrame, key: str, sign: int) -> float:
+    """The share of the steps whose ``key`` has the sign ``sign`` (1 or -1)."""
+    return float((np.sign(column(history, key)) == sign).mean())
 
 
 def sign_balance(history: pd.DataFrame, key: str) -> float:
@@ -199,11 +187,6 @@ def tracking_correlation(history: pd.DataFrame, flow: str) -> float:
     return float(joined.corr().to_numpy()[0, 1])
 
 
-def realised_change(history: pd.DataFrame) -> float:
-    """Mean over the updates of the realised entropy change on the update's own batch."""
-    return float(logged(history, REALISED).mean())
-
-
 def mean_cosine(history: pd.DataFrame) -> float:
     """Mean over the optimizer steps of the cosine between OPEFO's gradient and the unweighted one (``COSINE``)."""
     return float(logged(history, COSINE).mean())
@@ -238,15 +221,6 @@ def peak_factor(history: pd.DataFrame) -> float:
     return float(np.exp(log_peak_entropy_ratio(history)))
 
 
-def late_reward(history: pd.DataFrame) -> float:
-    return span_mean(history, "reward", 1 - LATE, 1.0)
-
-
-def pos_share(history: pd.DataFrame) -> float:
-    """The share of tokens in S+."""
-    return float(column(history, "opefo/frac_pos").mean())
-
-
 def lambda_stats(history: pd.DataFrame) -> dict[str, float]:
     lam = column(history, LAMBDA)
     return {
@@ -258,12 +232,28 @@ def lambda_stats(history: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def lambda_mean(history: pd.DataFrame) -> float:
-    return lambda_stats(history)["mean"]
-
-
-def lambda_positive(history: pd.DataFrame) -> float:
-    return lambda_stats(history)["share_positive"]
+# The windowed quantities the claims and notes read, each a function of one seed's history.
+early_flow = partial(flow_balance, keys=GRPO_FLOW, start=0.0, stop=FIRST_50)  # net / gross flow, first 50 steps
+late_flow = partial(flow_balance, keys=GRPO_FLOW, start=1 - FIRST_50, stop=1.0)  # ... and over the last as many
+net_flow_decay = partial(span_ratio, key=FLOW + "net", over=(1 - FIRST_50, 1.0), under=(0.0, FIRST_50))
+net_negative = partial(sign_share, key=FLOW + "net", sign=-1)  # the share of steps whose net flow is negative
+late_entropy_change = partial(  # the last fifth of the last first-50-steps window / the window before it
+    span_ratio, key=ENTROPY, over=(1 - 0.2 * FIRST_50, 1.0), under=(1 - 1.2 * FIRST_50, 1 - FIRST_50)
+)
+late_reward = partial(span_mean, key="reward", start=1 - LATE, stop=1.0)
+reward_trend = partial(span_change, key="reward", before=(0, LATE), after=(1 - LATE, 1))
+length_trend = partial(span_change, key=LENGTH, before=(0, LATE), after=(1 - LATE, 1))
+late_truncation = partial(span_mean, key="completions/clipped_ratio", start=1 - LATE, stop=1)
+realised_change = partial(mean_over_training, key=REALISED)  # per update, on the update's own batch
+pos_share = partial(mean_over_training, key="opefo/frac_pos")  # the share of tokens in S+
+lambda_mean = partial(mean_over_training, key=LAMBDA)
+lambda_positive = partial(sign_share, key=LAMBDA, sign=1)
+lambda_early = partial(span_mean, key=LAMBDA, start=0.0, stop=FIRST_50)
+# fig. 5's "early stage" and "later in training": the framework's early share
+EARLY = measures.EARLY_SHARE
+lambda_down = partial(span_change, key=LAMBDA, before=(0, EARLY / 2), after=(EARLY / 2, EARLY))
+lambda_up = partial(span_change, key=LAMBDA, before=(EARLY / 2, EARLY), after=(1 - EARLY, 1))
+lambda_spread = partial(span_std, key=LAMBDA, start=1 - EARLY, stop=1)
 
 
 # ----------------------------------------------------------------------------- runs and their labels
@@ -319,16 +309,11 @@ def accuracy_at(paper, run: str, decoding: str | None, seeds=None) -> np.ndarray
         return seed_values(paper.results.eval_table(run, ACCURACY, seeds))
 
 
-def single_run_of(paper, run: str, fn, *args) -> Estimate:
-    """``PaperBase.single_run`` of the history quantity ``fn(history, *args)``."""
-    return paper.single_run(run, lambda h: fn(h, *args))
-
-
 def same_batch(paper, run: str, form: str) -> Estimate:
     """Per seed, ``tracking_correlation`` of ``run`` with eq. 6's ``form`` (``FLOW_FORMS``); NOT RUN while the
     run's history predates the ``log_realised_entropy_change`` switch."""
     try:
-        return single_run_of(paper, run, tracking_correlation, FLOW_FORMS[form])
+        return paper.single_run(run, partial(tracking_correlation, flow=FLOW_FORMS[form]))
     except NotLogged:
         same_batch_not_run(paper, run)
 

@@ -9,7 +9,7 @@ from rlvr_lib.papers.base import _decoding_words
 from rlvr_lib.papers.claims import NotTestable
 from rlvr_lib.papers.opefo import measures
 from rlvr_lib.papers.opefo.claims import CLOSELY_TRACKS
-from rlvr_lib.papers.opefo.measures import FIRST_50, LAMBDA, form_runs, geo_factor, seed_mean
+from rlvr_lib.papers.opefo.measures import FIRST_50, form_runs, geo_factor, seed_mean
 from rlvr_lib.papers.results import ACCURACY
 
 INTRO = (
@@ -291,7 +291,7 @@ def lambda_note(paper) -> list[str]:
     lam = paper.settings.paper_lambda_mean
     means = ", ".join(
         f"`{run}` {seed_mean(paper, run, measures.lambda_mean):.3f} (first {FIRST_50:.0%}: "
-        f"{paper.results.per_seed(run, lambda h: measures.span_mean(h, LAMBDA, 0.0, FIRST_50)).mean():.3f})"
+        f"{seed_mean(paper, run, measures.lambda_early):.3f})"
         for run in form_runs(paper)
     )
     static = paper.compare(r.static_lambda_paper, r.grpo_onpolicy, ACCURACY)
