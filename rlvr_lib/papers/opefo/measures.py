@@ -258,14 +258,10 @@ lambda_spread = partial(span_std, key=LAMBDA, start=1 - EARLY, stop=1)
 
 # ----------------------------------------------------------------------------- runs and their labels
 def label(paper, run: str) -> str:
+    """The run's row label in the paper's tables: its role, or its method's name."""
     r = paper.runs
-    if run == r.grpo:
-        return "GRPO"
-    if run == r.grpo_onpolicy:
-        return "GRPO (Strict on-policy)"
-    if run == r.opefo:
-        return "OPEFO"
-    return LABELS.get(paper.params.runs[run].method, run)
+    roles = {r.grpo: "GRPO", r.grpo_onpolicy: "GRPO (Strict on-policy)", r.opefo: "OPEFO"}
+    return roles[run] if run in roles else LABELS.get(paper.params.runs[run].method, run)
 
 
 def table1_rows(paper) -> list[tuple[str, str]]:
