@@ -1,6 +1,6 @@
-"""OPEFO's own quantities: the history keys and windows its claims read, its estimators (``fn(paper, ...) ->
-Estimate``, the measures its claims declare), the history functions they apply per seed, and the run names and
-labels the tables, figures and notes share."""
+"""OPEFO's own quantities: the paper's table numbers, the history keys and windows its claims read, the history
+functions applied per seed (named windowed quantities among them), its estimators (``fn(paper, ...) -> Estimate``,
+the measures its claims declare) and the run labels the tables, figures and notes share."""
 
 from __future__ import annotations
 

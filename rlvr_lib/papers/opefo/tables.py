@@ -24,18 +24,13 @@ def accuracy_table(paper, heading: str, name: str, rows, numbers: dict[str, str]
 
 @experiment("Table 1: accuracy against the baselines")
 def table1(paper, heading: str) -> pd.DataFrame:
-    return accuracy_table(
-        paper,
-        heading,
-        "table1",
-        measures.table1_rows(paper),
-        PAPER_TABLE1,
-        "paper (Avg. %, 7B / 4B)",
+    text = (
         "The paper trains every baseline with 8 updates per rollout batch (lr 1e-6) and GRPO strict on-policy and "
         "OPEFO with 1 (lr 2.83e-6, scaled by sqrt(8)); here every run shares the learning rate, and the "
         "'updates / rollout' column gives each run's structure (8 for every baseline, Entropy-Reg included). "
-        + decoding_sentence(paper),
-    )
+    ) + decoding_sentence(paper)
+    rows = measures.table1_rows(paper)
+    return accuracy_table(paper, heading, "table1", rows, PAPER_TABLE1, "paper (Avg. %, 7B / 4B)", text)
 
 
 @experiment("Table 2: the balancing coefficient")
