@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rlvr_lib.papers import measures as shared
 from rlvr_lib.papers.base import _decoding_words
-from rlvr_lib.papers.claims import NotTestable
+from rlvr_lib.papers.claims import NotTestable, flatten
 from rlvr_lib.papers.opefo import measures
 from rlvr_lib.papers.opefo.claims import CLOSELY_TRACKS
 from rlvr_lib.papers.opefo.measures import FIRST_50, form_runs, geo_factor, seed_mean
@@ -50,12 +50,8 @@ def discussion_notes(paper) -> list[str]:
 
 
 def results_by_key(paper) -> dict:
-    out = {}
-    for result in paper.evaluate_claims():
-        out[result.claim.key] = result
-        for part in getattr(result, "parts", None) or []:
-            out[part.claim.key] = part
-    return out
+    """Every claim's and part's result by its key (``claims.flatten``)."""
+    return {result.claim.key: result for result in flatten(paper.evaluate_claims())}
 
 
 def form_name(paper, run: str) -> str:
