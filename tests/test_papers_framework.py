@@ -38,9 +38,9 @@ def own_definitions(source: str) -> list[str]:
 
 @pytest.mark.parametrize("name", [*PAPERS, "summary"])
 def test_no_paper_module_computes_a_shared_concept_itself(name):
-    folder = REPO / "rlvr_lib" / "papers" / name  # a paper as a folder: every module of it
-    files = sorted(folder.glob("*.py")) if folder.is_dir() else [folder.with_suffix(".py")]
-    source = "\n".join(path.read_text() for path in files)
+    module = REPO / "rlvr_lib" / "papers" / name  # a module, or a folder of modules (issue 38: a paper is a folder)
+    files = sorted(module.glob("*.py")) if module.is_dir() else [module.with_suffix(".py")]
+    source = "".join(f.read_text() for f in files)
     assert own_definitions(source) == []
 
 

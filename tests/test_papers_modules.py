@@ -265,17 +265,19 @@ def test_run_study_writes_what_load_study_reads_and_nothing_when_sampling_fails(
 
 
 def test_opefo_static_lambda_must_be_the_testbeds_average_lambda(workspace, monkeypatch):
+    from rlvr_lib.papers.opefo import measures as opefo_measures
+
     monkeypatch.chdir(workspace)
     raw = read_yaml("params.yaml")
     paper = papers.open_paper("opefo", load_params("params.yaml"))
-    want = round(paper.testbed_lambda_mean(), 3)  # sec. 6.4: the average lambda* of the testbed's own OPEFO runs
+    want = round(opefo_measures.testbed_lambda_mean(paper), 3)  # sec. 6.4: the average lambda* of the OPEFO runs
     run = paper.runs.static_lambda
     for value, ok in ((want, True), (round(want + 0.01, 3), False)):
         raw["methods"][run]["static_lambda"] = value
         (workspace / "static.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
         paper = papers.open_paper("opefo", load_params("static.yaml"))
         if ok:
-            assert paper.static_run() == run
+            assert opefo_measures.static_run(paper) == run
         else:
             with pytest.raises(NotTestable, match=rf"set methods.{run}.static_lambda to {want:.3f}"):
-                paper.static_run()
+                opefo_measures.static_run(paper)

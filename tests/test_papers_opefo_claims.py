@@ -4,6 +4,7 @@ round-3 fix (reviews/round3_tepo_opefo.md, R3-O1..O13) is pinned here by a check
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 
@@ -15,6 +16,12 @@ from conftest import REPO, declared_claims
 from rlvr_lib.papers import opefo
 from rlvr_lib.papers.framework import measures
 from rlvr_lib.papers.framework.claims import BEYOND, NotRun, NotTestable
+from rlvr_lib.papers.framework.declare import check_declared
+from rlvr_lib.papers.opefo import claims as opefo_claims
+from rlvr_lib.papers.opefo import measures as opefo_measures
+from rlvr_lib.papers.opefo import text as opefo_text
+
+FOLDER = REPO / "rlvr_lib" / "papers" / "opefo"
 
 CONJUNCTIONS = {  # conjunctive claim -> the number of its parts
     "collapse_fig2a": 6,
@@ -86,6 +93,18 @@ def test_conjunctions_have_their_parts_and_parts_are_not_claims_alone(claims):
     assert len(keys) == len(claims)  # one row per claim or part
 
 
+def test_every_claim_declares_a_named_measure():
+    """Issue 38: each claim's measure is a shared measure or a module-level function of the folder's measures.py."""
+    for key, declared in paper().declared_measures.items():
+        check_declared("opefo", key, declared)
+
+
+def test_the_claims_module_holds_declarations_only():
+    """No lambda in claims.py: every computation has a name in measures.py (or is a shared measure)."""
+    tree = ast.parse((FOLDER / "claims.py").read_text())
+    assert not [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+
+
 def test_sized_claims_test_the_papers_size(by_key):
     assert (by_key["gain_7b"].direction, by_key["gain_7b"].reference) == ("equal", 0.023)
     assert (by_key["margin_7b"].direction, by_key["margin_7b"].reference) == ("equal", 0.017)
@@ -146,37 +165,37 @@ def test_claims_about_grpo_itself_have_no_null(by_key):
 # ----------------------------------------------------------------------------- one definition per concept
 def test_the_first_50_steps_map_by_the_papers_own_500(by_key):
     """R3-O12: one step mapping (``measures.paper_share``): 50 of the profile's 500 steps, not 45 of 180."""
-    assert opefo.FIRST_50 == measures.paper_share(50, 500) == 0.1
-    assert opefo.AFTER_400 == 0.8
+    assert opefo_measures.FIRST_50 == measures.paper_share(50, 500) == 0.1
+    assert opefo_measures.AFTER_400 == 0.8
     assert "first 10%" in by_key["sharp_drop_grpo_onpolicy"].ours
 
 
 def test_windows_count_rollout_batches_and_keep_every_update():
     """``span``: the batches of ``measures.share``, with every update's row of a per-update quantity."""
     h = history([1.0] * 10, updates=4, **{"entropy_flow/net": np.arange(40, dtype=float)})
-    rows = opefo.span(h, "entropy_flow/net", 0.0, 0.2)  # the first 2 of 10 batches: 8 updates
+    rows = opefo_measures.span(h, "entropy_flow/net", 0.0, 0.2)  # the first 2 of 10 batches: 8 updates
     assert rows.index.tolist() == list(range(1, 9))
-    assert opefo.span(h, "entropy_flow/net", 0.9, 1.0).index.tolist() == [37, 38, 39, 40]
+    assert opefo_measures.span(h, "entropy_flow/net", 0.9, 1.0).index.tolist() == [37, 38, 39, 40]
 
 
 def test_stability_is_a_factor_either_way():
     """x4 up and x1/4 down are equally unstable (the planted one-sided test would pass the collapse)."""
     up = history([0.2] + [0.8] * 9)
     down = history([0.2] + [0.05] * 9)
-    assert opefo.entropy_factor(up) == pytest.approx(4.0)
-    assert opefo.entropy_factor(down) == pytest.approx(4.0)
-    assert not measures.stable(math.log(opefo.entropy_factor(down)))
+    assert opefo_measures.entropy_factor(up) == pytest.approx(4.0)
+    assert opefo_measures.entropy_factor(down) == pytest.approx(4.0)
+    assert not measures.stable(math.log(opefo_measures.entropy_factor(down)))
 
 
 def test_roughness_is_relative_step_change_over_rollout_batches():
     h = history([1.0, 2.0, 1.0, 2.0], updates=8)
-    assert opefo.roughness(h) == pytest.approx((1.0 + 0.5 + 1.0) / 3)
+    assert opefo_measures.roughness(h) == pytest.approx((1.0 + 0.5 + 1.0) / 3)
 
 
 def test_between_batch_confound_is_negative_for_independent_batches():
     """R3-O5: entropies of independent batches give corr(H_t, H_t+1 - H_t) near -0.7 with no flow at all."""
     rng = np.random.default_rng(0)
-    assert opefo.between_batch_confound(history(rng.normal(1.0, 0.1, 400))) < -0.5
+    assert opefo_measures.between_batch_confound(history(rng.normal(1.0, 0.1, 400))) < -0.5
 
 
 # ----------------------------------------------------------------------------- the claims
@@ -194,7 +213,7 @@ def test_flow_tracks_and_the_premise_name_the_same_batch_runs_they_need(monkeypa
     for key in ("flow_tracks_grpo_onpolicy", "same_batch_tracking", "same_batch_tracking_expectation"):
         with pytest.raises(NotRun, match="log_realised_entropy_change") as raised:
             computes(key)()
-        assert raised.value.cost == opefo.SEEDS
+        assert raised.value.cost == opefo_measures.SEEDS
 
 
 def test_gradient_direction_is_not_run_without_its_log(monkeypatch):
@@ -208,10 +227,10 @@ def same_batch_history(n: int = 40, noise: float = 0.0, seed: int = 0, **extra) 
     rng = np.random.default_rng(seed)
     dh = rng.normal(0.0, 1.0, n)
     keys = {
-        opefo.FLOW + "net": dh * 100,
-        opefo.FLOW_EXPECTATION: -dh * 100,  # the other form: anti-correlated, planted
-        opefo.REALISED_TOKENS: np.full(n, 100.0),
-        opefo.REALISED: 0.01 * dh + rng.normal(0.0, noise, n),
+        opefo_measures.FLOW + "net": dh * 100,
+        opefo_measures.FLOW_EXPECTATION: -dh * 100,  # the other form: anti-correlated, planted
+        opefo_measures.REALISED_TOKENS: np.full(n, 100.0),
+        opefo_measures.REALISED: 0.01 * dh + rng.normal(0.0, noise, n),
         **extra,
     }
     return history(np.ones(n), **keys)
@@ -219,11 +238,12 @@ def same_batch_history(n: int = 40, noise: float = 0.0, seed: int = 0, **extra) 
 
 def test_tracking_is_the_correlation_of_the_realised_change_with_dh_per_token():
     h = same_batch_history()
-    assert opefo.tracking_correlation(h, opefo.FLOW + "net") == pytest.approx(1.0)
-    assert opefo.tracking_correlation(h, opefo.FLOW_EXPECTATION) == pytest.approx(-1.0)
-    assert abs(opefo.tracking_correlation(same_batch_history(400, noise=10.0), opefo.FLOW + "net")) < 0.2
-    with pytest.raises(opefo.NotLogged):  # a run from before the switch
-        opefo.tracking_correlation(history(np.ones(5)), opefo.FLOW + "net")
+    assert opefo_measures.tracking_correlation(h, opefo_measures.FLOW + "net") == pytest.approx(1.0)
+    assert opefo_measures.tracking_correlation(h, opefo_measures.FLOW_EXPECTATION) == pytest.approx(-1.0)
+    noisy = same_batch_history(400, noise=10.0)
+    assert abs(opefo_measures.tracking_correlation(noisy, opefo_measures.FLOW + "net")) < 0.2
+    with pytest.raises(opefo_measures.NotLogged):  # a run from before the switch
+        opefo_measures.tracking_correlation(history(np.ones(5)), opefo_measures.FLOW + "net")
 
 
 def test_same_batch_claims_read_the_logged_series(monkeypatch):
@@ -234,7 +254,7 @@ def test_same_batch_claims_read_the_logged_series(monkeypatch):
         results,
         "seed_histories",
         lambda run, seeds=None: [
-            same_batch_history(seed=s, **{opefo.COSINE: np.full(40, 0.95 + 0.01 * s)}) for s in range(3)
+            same_batch_history(seed=s, **{opefo_measures.COSINE: np.full(40, 0.95 + 0.01 * s)}) for s in range(3)
         ],
     )
     sampled = computes("same_batch_tracking")()
@@ -242,28 +262,28 @@ def test_same_batch_claims_read_the_logged_series(monkeypatch):
     assert computes("same_batch_tracking_expectation")().value == pytest.approx(-1.0)
     assert computes("flow_tracks_grpo_8updates")().value == pytest.approx(1.0)
     assert computes("preserves_direction")().value == pytest.approx(0.96)
-    sentence = paper()._same_batch_sentence()  # the Discussion cites the measured numbers, not "not run"
+    sentence = opefo_text.same_batch_sentence(paper())  # the Discussion cites the measured numbers, not "not run"
     assert "`grpo_onpolicy` r = +1.00 (sampled form), -1.00 (expectation form)" in sentence
     assert "not run" not in sentence
 
 
 def test_same_batch_claims_are_declared(by_key):
     closely = by_key["same_batch_tracking"]
-    assert (closely.direction, closely.reference) == ("greater", opefo.CLOSELY_TRACKS)
+    assert (closely.direction, closely.reference) == ("greater", opefo_claims.CLOSELY_TRACKS)
     assert by_key["same_batch_tracking_expectation"].parent == "first_order_tracks"
-    assert by_key["flow_tracks_grpo_onpolicy"].reference == opefo.TRACKS
-    assert by_key["preserves_direction"].reference == opefo.SAME_DIRECTION
+    assert by_key["flow_tracks_grpo_onpolicy"].reference == opefo_claims.TRACKS
+    assert by_key["preserves_direction"].reference == opefo_claims.SAME_DIRECTION
 
 
 def test_lambda_mean_is_tested_against_the_papers_number(by_key):
     """R3-O7: lambda* is a dimensionless ratio; its mean is tested against 0.001, not declared untestable."""
     claim = by_key["lambda_mean"]
-    assert (claim.direction, claim.reference, claim.margin) == ("equal", 0.001, opefo.LAMBDA_MARGIN)
+    assert (claim.direction, claim.reference, claim.margin) == ("equal", 0.001, opefo_claims.LAMBDA_MARGIN)
 
 
 def test_the_runner_up_is_the_papers_not_a_per_seed_best(by_key):
     """R3-O8: no per-seed max / min over the other runs (winner's curse); margin_7b is against Clip-Cov."""
-    source = (REPO / "rlvr_lib" / "papers" / "opefo.py").read_text()
+    source = "".join(f.read_text() for f in sorted(FOLDER.glob("*.py")))
     assert "_versus_best" not in source and "_group_gap" not in source
     assert "clip_cov_8updates" in by_key["margin_7b"].ours
     assert {c.key for c in declared_claims("opefo") if c.parent == "most_stable"} == {
@@ -282,7 +302,7 @@ def test_paper_values_and_quotes_read_the_paper_right(by_key):
 def test_practical_claims_are_declared(by_key):
     """R3-O13: sec. 5.4's overhead (at most 5% slower) and sec. 5.2's optimization direction."""
     overhead = by_key["negligible_overhead"]
-    assert (overhead.direction, overhead.reference) == ("less", opefo.NEGLIGIBLE)
+    assert (overhead.direction, overhead.reference) == ("less", opefo_claims.NEGLIGIBLE)
     assert "preserves the original optimization direction" in by_key["preserves_direction"].quote
 
 
@@ -299,12 +319,12 @@ def test_the_intro_and_captions_do_not_call_the_forms_an_estimand_and_its_estima
     """R3-O1 / R3-O10: the default is the sampled form; the two forms estimate different quantities."""
     assert "Our eq. 6 is the expectation over the vocabulary, as written" not in opefo.Paper.intro
     assert "different quantities" in opefo.Paper.intro
-    source = (REPO / "rlvr_lib" / "papers" / "opefo.py").read_text()
+    source = "".join(f.read_text() for f in sorted(FOLDER.glob("*.py")))
     assert "noise of one sample" not in source
     assert "Entropy-Reg keeps the shared one" not in source
     # R3-O2: the Discussion's untested step-size explanation is gone; its notes are computed from the runs
     assert "a first-order cancellation does not bound the realised change" not in source
-    assert {"_stability_note", "_premise_note", "_lambda_note", "_hinging_parts_note"} <= set(vars(opefo.Paper))
+    assert {"stability_note", "premise_note", "lambda_note", "hinging_parts_note"} <= set(vars(opefo_text))
 
 
 def test_divergence_note_reads_the_logs_and_states_only_what_they_show(monkeypatch):
@@ -316,36 +336,36 @@ def test_divergence_note_reads_the_logs_and_states_only_what_they_show(monkeypat
         inflates = run == paper().runs.opefo
         end = 8.0 if (inflates and explode) else 0.3
         extra = {
-            opefo.LAMBDA: np.full(40, 0.27 if inflates else 0.05),
+            opefo_measures.LAMBDA: np.full(40, 0.27 if inflates else 0.05),
             "opefo/frac_pos": np.full(40, 0.16 if inflates else 0.38),
-            opefo.COSINE: np.full(40, 0.67 if inflates else 0.99),
+            opefo_measures.COSINE: np.full(40, 0.67 if inflates else 0.99),
         }
         out = []
         for s in range(3):
             h = same_batch_history(seed=s, noise=5.0, **extra)
-            h[opefo.REALISED] = h[opefo.REALISED] + (0.5 if inflates and explode else -0.5)
+            h[opefo_measures.REALISED] = h[opefo_measures.REALISED] + (0.5 if inflates and explode else -0.5)
             h["entropy/mean"] = np.geomspace(1.0, end, 40)
             out.append(h)
         return out
 
     monkeypatch.setattr(results, "seed_histories", planted)
-    note = paper()._divergence_note()[0]
+    note = opefo_text.divergence_note(paper())[0]
     assert "mean lambda* 0.270, 16.0% of tokens in S+, gradient cosine with lambda* = 0 0.670" in note
     assert "whose updates raise the entropy of their own batch on average (`opefo`)" in note
     assert "cosine 0.670 against 0.990" in note
     assert "does not track the realised change" in note  # noise 5.0: r near 0 in both forms
     # no form explodes: the reading that ties the explosion to each update's change is not made
     monkeypatch.setattr(results, "seed_histories", lambda run, seeds=None: planted(run, seeds, explode=False))
-    quiet = paper()._divergence_note()[0]
+    quiet = opefo_text.divergence_note(paper())[0]
     assert "Read together: the form" not in quiet and "turns the gradient further" not in quiet
 
 
 def test_static_machine_note_names_the_retrained_run_and_its_numbers():
     """The run retrained on another machine is named with its per-seed mean@n at both decodings (committed runs)."""
-    note = paper()._static_machine_note()
+    note = opefo_text.static_machine_note(paper())
     if not note:  # the report reads another run for table 2's static lambda
         return
-    assert opefo.RETRAINED_ON_HOST in note[0] and "2-core machine" in note[0]
+    assert opefo_measures.RETRAINED_ON_HOST in note[0] and "2-core machine" in note[0]
     assert "seed 0: " in note[0] and "shared)" in note[0]
 
 
@@ -356,14 +376,16 @@ def test_decoding_note_gives_each_runs_gain_and_the_verdicts_kept(monkeypatch):
 
     p = paper()
     monkeypatch.setattr(
-        p, "_accuracy_at", lambda run, decoding, seeds=None: np.full(3, 0.5 if decoding is None else 0.6)
+        opefo_measures,
+        "accuracy_at",
+        lambda paper, run, decoding, seeds=None: np.full(3, 0.5 if decoding is None else 0.6),
     )
     planted = {
         "a": SimpleNamespace(robustness="robust (the shared decoding)"),
         "b": SimpleNamespace(robustness="hinges on the shared decoding: inconclusive; holds at the paper's"),
         "c": SimpleNamespace(robustness="robust (delta_h:expectation)"),
     }
-    monkeypatch.setattr(p, "_results_by_key", lambda: planted)
-    note = p._decoding_note()[0]
+    monkeypatch.setattr(opefo_text, "results_by_key", lambda paper: planted)
+    note = opefo_text.decoding_note(p)[0]
     assert f"`{p.runs.grpo_onpolicy}` +0.100 (from 0.500)" in note
     assert "1 keep their verdict at the shared decoding and 1 change" in note
