@@ -22,6 +22,9 @@ OWN_DEFINITIONS = {
     r"(?<!measures\.)\bLOG_FACTOR\b": "the stability band (measures.stable / measures.LOG_FACTOR)",
     r"\.iloc\[0\]": "a first-step value (measures.rollouts)",
     r"math\.log\(|np\.log\(": "a log scale of its own (measures: log_entropy_retained, log_peak_entropy_ratio)",
+    r"join\(map\(str": "a list of seeds (results.fmt_seeds, RunResults.seeds_text)",
+    r"\.partition\(\"-\"\)": "a problem's level (RunResults.problem_level, level_values, compare_on_levels)",
+    r"\"(diverged|idle)\" if": "a run's mark (RunResults.marks, label)",
 }
 
 
@@ -47,6 +50,12 @@ def test_no_paper_module_computes_a_shared_concept_itself(name):
 def test_a_planted_window_of_its_own_is_caught():
     planted = 'x = column(h, "entropy/mean").tail(5).mean()\nr = np.log(a / b)\n'
     assert len(own_definitions(planted)) == 2
+    planted = 'cell = ", ".join(map(str, seeds))\nlevel = int(uid.partition("-")[0][1:])\nm = "diverged" if d else ""\n'
+    assert [line.split(": ")[1].split(" (")[0] for line in own_definitions(planted)] == [
+        "a list of seeds",
+        "a problem's level",
+        "a run's mark",
+    ]
 
 
 # ----------------------------------------------------------------------------- the engine, on a fake paper

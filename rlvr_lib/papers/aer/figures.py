@@ -29,7 +29,7 @@ def figure2(paper, heading: str) -> pd.DataFrame:
             peak = paper.results.per_seed(run, peak_entropy_ratio)
             # the `healthy` gate only: a fixed coefficient has no controller to be idle (coefficient 0 is
             # GRPO by design, which the `active` gate would mark 'idle')
-            mark = "diverged" if paper.results.divergence(run) else ""
+            mark = paper.results.marks(run, idle=False)
         except NotTestable as reason:  # NotRun included: a run not trained yet
             raw_rows.append({**row, "accuracy": math.nan, "mark": "not run"})
             shown_rows.append({**row, "run": f"`{run}` (not run)", "mean@n on its level": str(reason)})

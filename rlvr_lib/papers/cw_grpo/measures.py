@@ -20,7 +20,7 @@ from rlvr_lib.papers.framework.claims import (
     seed_values,
     unavailable,
 )
-from rlvr_lib.papers.framework.results import ACCURACY
+from rlvr_lib.papers.framework.results import ACCURACY, fmt_seeds
 
 PAPER_TABLE1 = {  # cw_grpo.txt table 1: GRPO, DeepSeek-R1-Distill-Qwen-1.5B, 50 steps
     "positive": {0.01: 11.52, 1.0: 3.32, 20.0: 0.58, 40.0: 0.33, 100.0: 0.06},
@@ -185,6 +185,6 @@ def tail_share(paper, run: str) -> Estimate:
             f"{run} logs the covariance thresholds of table 1, not the share of the total |covariance| the top "
             f"tokens carry (fig. 3): `{key}` (the sum of |c| over the top 1% of tokens over the sum over all, "
             f"each rollout batch), which `log_percentiles` now logs: {run} must be trained again (seeds "
-            f"{', '.join(map(str, paper.params.runs[run].seeds))})",
+            f"{fmt_seeds(paper.params.runs[run].seeds)})",
             len(paper.params.runs[run].seeds),
         )

@@ -13,7 +13,7 @@ from rlvr_lib.papers.framework import measures
 from rlvr_lib.papers.framework.base import MISSING, experiment, fmt, fmt_ci
 from rlvr_lib.papers.framework.claims import NotRun, NotTestable, seed_values
 from rlvr_lib.papers.framework.guard import METHOD, settings_difference
-from rlvr_lib.papers.framework.results import ACCURACY
+from rlvr_lib.papers.framework.results import ACCURACY, fmt_seeds
 from rlvr_lib.render import plots
 
 # cw_grpo.txt table 2, Avg. of five benchmarks, pass@1 (%); table 3, MATH-500 accuracy (%) at steps 100 / 150 / 200,
@@ -307,7 +307,7 @@ def table3(paper, heading: str) -> pd.DataFrame:
                 "step (paper's)": f"{steps} ({paper.settings.paper_steps[i]})",
                 "seeds": paper.results.seeds_text(run),
                 "mean@n": fmt_ci(acc, low, high),
-                f"mean@n, seeds {', '.join(map(str, shared))}": fmt(on_shared),
+                f"mean@n, seeds {fmt_seeds(shared)}": fmt(on_shared),
                 f"rollout entropy ({measures.TAIL_LABEL})": fmt(entropy.mean()),
                 "paper (MATH-500, %)": fmt(PAPER_TABLE3[label][i], 1) if i < len(PAPER_TABLE3[label]) else MISSING,
                 "= the full run's checkpoint": same,

@@ -70,6 +70,11 @@ def metric_bounds(metric: str) -> tuple[float, float] | None:
     return None if m is None else m.bounds
 
 
+def fmt_seeds(seeds: Iterable[int]) -> str:
+    """Seeds as text: '0, 1, 2' (a table cell, or a sentence's list)."""
+    return ", ".join(map(str, seeds))
+
+
 @dataclass
 class Reads:
     """What one claim's computation read: the runs (after substitution) and the measures."""
@@ -296,14 +301,15 @@ class RunResults:
         mean, low, high, _ = t_interval(per_seed) if bounds is None else bounded_t_interval(per_seed, bounds)
         return mean, low, high
 
-    def marks(self, run: str) -> str:
-        """'idle' (a seed's mechanism never acted: the ``active`` gate) and/or 'diverged' (the ``healthy`` gate)."""
-        idle = ["idle"] if self.gates.failures([run], ("active",)) else []
+    def marks(self, run: str, idle: bool = True) -> str:
+        """'idle' (a seed's mechanism never acted: the ``active`` gate; unless ``idle`` is False) and/or 'diverged'
+        (the ``healthy`` gate)."""
+        idle = ["idle"] if idle and self.gates.failures([run], ("active",)) else []
         return ", ".join([*idle, *(["diverged"] if self.divergence(run) else [])])
 
     def seeds_text(self, run: str) -> str:
         """The training seeds of ``run`` as a table cell ('0, 1, 2')."""
-        return ", ".join(map(str, self.seeds_of(run)))
+        return fmt_seeds(self.seeds_of(run))
 
     # ------------------------------------------------------------------ problem levels (testbed uids 'L<level>-...')
     @staticmethod

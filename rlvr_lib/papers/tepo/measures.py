@@ -28,7 +28,7 @@ from rlvr_lib.papers.framework.claims import (
     not_run,
     paired_difference,
 )
-from rlvr_lib.papers.framework.results import ACCURACY, mean_over_training
+from rlvr_lib.papers.framework.results import ACCURACY, fmt_seeds, mean_over_training
 from rlvr_lib.papers.framework.setup import paper_profile
 from rlvr_lib.workspace import layout
 
@@ -234,7 +234,7 @@ def structure_of(paper, run: str) -> str:
     by_label: dict[str, list[int]] = {}
     for seed in paper.results.seeds_of(run):
         by_label.setdefault(structure_label(made_structure(run, seed)), []).append(seed)
-    return "; ".join(f"{label} (seeds {', '.join(map(str, seeds))})" for label, seeds in by_label.items())
+    return "; ".join(f"{label} (seeds {fmt_seeds(seeds)})" for label, seeds in by_label.items())
 
 
 def mask_on_noise(paper, run: str) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 from rlvr_lib.papers.framework.base import _decoding_words, fmt_ci
 from rlvr_lib.papers.framework.claims import NotRun, NotTestable, estimate_of, format_number
 from rlvr_lib.papers.framework.measures import TAIL_LABEL, end_mean, entropy_retained, log_ratio
-from rlvr_lib.papers.framework.results import ACCURACY
+from rlvr_lib.papers.framework.results import ACCURACY, fmt_seeds
 from rlvr_lib.papers.tepo import measures
 from rlvr_lib.papers.tepo.measures import FIRST_UPDATE_MASK_MAX, KL_EXCURSION, PAPER_STRUCTURE
 
@@ -83,13 +83,13 @@ def note_trust_region(paper) -> str:
         f"TEPO choice 1), which does not bound single tokens, at the learning rate tuned on GRPO with 2 updates "
         f"per rollout batch and 8 updates here. The per-token KL to the rollout policy (`tepo/kl`, a micro-batch's "
         f"mean) exceeds {KL_EXCURSION:g} nat in {_range(share, pct=True)} of the optimizer steps of each seed "
-        f"(seeds {_seeds(paper.results.seeds_of(r.tepo))}), with maxima {_list(peak, 0)} nats; w_i ranges over "
+        f"(seeds {fmt_seeds(paper.results.seeds_of(r.tepo))}), with maxima {_list(peak, 0)} nats; w_i ranges over "
         f"[{w_min.min():.2f}, {w_max.max():.2f}] and the clip removes {_range(clip, pct=True, digits=1)} of the "
         f"tokens. With the KL on every token at beta 1 (`{beta_1}`, panel A) the smallest w_i stays at "
         f"{_range(wmin_b1)} and the rollout accuracy over {TAIL_LABEL} is {_list(acc_b1)} per seed, "
         f"against TEPO's {_list(acc_tepo)}: a tighter trust region trains better here, though on the held-out "
         f"problems the gain is not resolved yet ({held_out.detail}, paired over seeds "
-        f"{_seeds(held_out.seeds)}: {fmt_ci(held_out.value, held_out.ci_low, held_out.ci_high)}). TEPO's mean "
+        f"{fmt_seeds(held_out.seeds)}: {fmt_ci(held_out.value, held_out.ci_low, held_out.ci_high)}). TEPO's mean "
         f"gradient norm is x{_geo(np.exp(grad.per_seed)):.2f} GRPO/DAPO's (`grad_norm`); "
         "whether the loose clip carries it is read from the sensitivity runs in the next paragraph. The table "
         '"TEPO\'s trust region" gives every TEPO run.'
@@ -272,10 +272,6 @@ def _range(values, pct: bool = False, digits: int = 2, kind: str = "f") -> str:
 
 def _list(values, digits: int = 3) -> str:
     return " / ".join(f"{v:.{digits}f}" for v in values)
-
-
-def _seeds(seeds) -> str:
-    return ", ".join(map(str, seeds))
 
 
 def _geo(values) -> float:
