@@ -6,7 +6,9 @@ Counted (bytes per card):
   states of the trainable parameters. Sharded (accelerate FSDP, ``shards`` processes) each is divided by the shard
   count, and with bf16 mixed precision FSDP keeps fp32 master weights (accelerate upcasts the trainable parameters),
   so trainable weights, gradients and states count 4 bytes an element there; sharded, the bf16 parameters gathered
-  for compute (two decoder layers, prefetch, and the root module's embeddings and LM head) come on top.
+  for compute (two decoder layers, prefetch, and the root module's embeddings and LM head) come on top. Under LoRA
+  the trainable parameters are PEFT's adapters, kept in float32 on a bf16 model (``get_peft_model``'s
+  ``autocast_adapter_dtype``): their weights, gradients and states count ``LORA_ADAPTER_BYTES`` (4) an element.
 - **One of three phases at a time**, the largest counted:
   1. a **generation chunk**: its KV cache for prompt + completion tokens (a static cache allocates all of it at once),
      the prefill's attention scores and MLP activations, and the sampling step's logits (float32, ``LOGIT_COPIES``
@@ -17,7 +19,9 @@ Counted (bytes per card):
      layer's recomputation in the backward pass (per token ``ATTENTION_COPIES`` tensors of the attention block, of
      which ``ATTENTION_WIDTH_COPIES`` are as wide as the attention, num_attention_heads x head_dim, and the rest
      hidden-sized; ``QK_NORM_COPIES`` more of q's and of k's width where the model normalises q and k per head, as
-     Qwen3 does; ``MLP_COPIES`` intermediate-sized), the padded rows' attention mask (rows x tokens x tokens, bool),
+     Qwen3 does; ``MLP_COPIES`` intermediate-sized; under LoRA, per adapted linear layer of the decoder layer, a bf16
+     copy of its input and its rank-r lora_A output, below), the padded rows' attention mask (rows x tokens x tokens,
+     bool),
      and TRL's chunked LM head (``trl.kernels.ChunkedLogProbFunction``: the hidden states it saves, its float32
      gradient of them and of the head's weight, and its logit tiles); the gradients grow as the backward pass goes,
      so the pass peaks either at the LM head's backward (all checkpoints held) or at the first layer's (all gradients
@@ -26,12 +30,32 @@ Counted (bytes per card):
      state-sized tensor per dtype group; the fused AdamW that transformers uses by default, ``adamw_torch_fused``,
      none).
 
+**LoRA's recomputed layer** (PEFT's ``lora.Linear.forward``, ``target_modules="all-linear"``, no dropout, the config
+rlvr_lib's trainer and memory-probe build): the frozen base layer saves no input (only its weight, which is no new
+memory), but the adapter casts the input to its float32 weight's dtype and autocast casts that back to bf16 for
+lora_A, a new tensor that lora_A saves; lora_B saves lora_A's rank-r output. Per token of the recomputed layer:
+``ModelMemory.adapter_inputs`` (the adapted layers' input widths summed: q, k, v, gate and up hidden-sized, o_proj
+num_attention_heads x head_dim, down_proj intermediate-sized; 5 x 1,536 + 1,536 + 8,960 = 18,176 for Qwen2.5-1.5B)
+plus ``ModelMemory.adapter_outputs`` (rank x 7 adapted layers = 224 at r 32) elements of ``activation_bytes``; the
+input copies only where the activations are narrower than the adapters (bf16). The layer's peak under LoRA is at the
+end of its recomputation, in down_proj's adapter, where the float32 copy of down_proj's input (two
+intermediate-sized bf16 tensors' bytes) stands in for the MLP's two intermediate-sized gradients of ``MLP_COPIES``
+(not formed yet then), so that copy adds nothing. Measured on the CPU (two 4-layer Qwen2 shapes of
+configs/erpo.yaml's family, hidden 384 / intermediate 2,240 and hidden 256 / attention 384 / intermediate 1,024; its
+LoRA settings; the probe's code path, ``token_logps_by_length`` under bf16 autocast with gradient checkpointing;
+every storage the loss pass allocates followed to its release): the peak of a LoRA layer's recomputation and
+backward is full fine-tuning's (without its gradients) plus these two terms to within 1.1% (the rest: autocast's
+bf16 casts of the adapter weights, a few MB a layer). For erpo's probe (16 rows x 2,560 tokens) they add 1.40 GiB
+and the float32 adapters 0.21 GiB (the measured resident 3.29 GiB is now the estimate's): 11.97 -> 13.58 GiB against
+the measured 13.98, 3% short; that 0.4 GiB is not itemised (the CPU stand-in does not run the GPU's attention and
+LM-head kernels).
+
 Not counted: the CUDA context (about 0.5 GiB, outside ``torch.cuda.max_memory_allocated``) and the allocator's
 fragmentation (reserved minus allocated). The loss-pass terms were checked against measured peaks
-(``python -m rlvr_lib memory-probe``; docs/gpu.md, benchmarks/gpu_results/issue31_probes.jsonl): every full
-fine-tuning profile within 5% (aer, whose Qwen3 attention is 4,096 wide on a hidden size of 2,560, at most 4% short
-since its attention-width and q/k-norm tensors are counted; before, up to 12% short); LoRA (erpo) 17% short (what
-PEFT's adapters keep is not counted).
+(``python -m rlvr_lib memory-probe``; docs/gpu.md, benchmarks/gpu_results/issue31_probes.jsonl): every profile
+within 5% (aer, whose Qwen3 attention is 4,096 wide on a hidden size of 2,560, at most 4% short since its
+attention-width and q/k-norm tensors are counted; before, up to 12% short; LoRA (erpo) 3% short since the LoRA terms
+above are counted; before, 17% short).
 
 A run is refused before its model is loaded when the estimate times ``1 + REFUSAL_MARGIN`` exceeds the card (a
 safety margin of 5% for what the estimate misses), with settings that would fit (``fitting_settings``).
@@ -60,11 +84,18 @@ ATTENTION_WIDTH_COPIES = 4
 # output, of q's width (num_attention_heads x head_dim) and of k's (num_key_value_heads x head_dim)
 QK_NORM_COPIES = 3
 MLP_COPIES = 6
+# LoRA (PEFT, ``target_modules="all-linear"``): PEFT keeps the adapters of a bf16 model in float32
+# (``get_peft_model``'s ``autocast_adapter_dtype``), so their weights, gradients and AdamW states count 4 bytes an
+# element; and each adapted linear layer casts its input to the adapter's float32 and autocast casts that back to bf16
+# for lora_A, a new tensor lora_A saves: per token of the recomputed layer one copy of every adapted layer's input
+# (``ModelMemory.adapter_inputs``) and its rank-r lora_A output that lora_B saves (``ModelMemory.adapter_outputs``)
+LORA_ADAPTER_BYTES = 4
 HEAD_TOKEN_TILE = 4096  # trl.kernels.chunked_logprob.TOKEN_CHUNK_SIZE
 HEAD_VOCAB_TILE = 32768  # trl.trainer.utils._CHUNKED_LOGPROB_CHUNK_SIZE
 GATHERED_LAYERS = 2  # FSDP: the layer computing and the one prefetched
 # a setting is suggested when its estimate fills at most this share of the card: the estimate fell up to 17% short
-# of measured peaks (docs/gpu.md: aer's Qwen3 q/k norms, LoRA's adapter tensors), and the allocator reserves more
+# of measured peaks before aer's Qwen3 attention-width and LoRA's adapter terms were counted (docs/gpu.md; now at
+# most 4%), and the allocator reserves more (up to 13 GiB sharded)
 SUGGESTION_FRACTION = 0.85
 # a run is refused when its estimate times (1 + REFUSAL_MARGIN) exceeds the card: the estimate fell up to 4% short of
 # the measured peaks of full fine-tuning (docs/gpu.md section 0, with the attention-width terms), and leaves out the
@@ -96,6 +127,9 @@ class ModelMemory:
     parameter_bytes: int = 2  # bytes per element of the weights as loaded
     embedding_bytes: int = 0  # input embedding + LM head (once if tied): FSDP's root module, gathered whole
     head_trainable: bool = True  # the LM head's weight has a gradient (not under LoRA)
+    trainable_element_bytes: int = 0  # bytes per element of the trainable parameters (0: parameter_bytes; LoRA: 4)
+    adapter_inputs: int = 0  # LoRA: the input widths of one decoder layer's adapted linear layers, summed
+    adapter_outputs: int = 0  # LoRA: rank x the adapted linear layers of one decoder layer
 
 
 @dataclass(frozen=True)
@@ -198,7 +232,7 @@ def estimate_peak_memory(
     element = model.parameter_bytes
     trainable = model.trainable_bytes
     if setup.master_bytes:  # FSDP mixed precision: fp32 master copies of the trainable parameters
-        trainable = trainable // element * setup.master_bytes
+        trainable = trainable // (model.trainable_element_bytes or element) * setup.master_bytes
     weights = (model.weight_bytes - model.trainable_bytes + trainable) // shards
     estimate = dict(
         chunk_rows=chunk_rows,
@@ -223,7 +257,10 @@ def estimate_peak_memory(
         attention = (ATTENTION_COPIES - ATTENTION_WIDTH_COPIES) * hidden + ATTENTION_WIDTH_COPIES * width
         if model.qk_norm:
             attention += QK_NORM_COPIES * (width + model.key_value_width)
-        recompute = tokens * (attention + MLP_COPIES * inter) * a
+        # LoRA: the bf16 copy of each adapted layer's input (only where the activations are narrower than the
+        # adapters: PEFT's cast to float32 and autocast's back) and each lora_A output
+        adapters = model.adapter_outputs + (model.adapter_inputs if a < (model.trainable_element_bytes or a) else 0)
+        recompute = tokens * (attention + MLP_COPIES * inter + adapters) * a
         head_tokens = min(tokens, HEAD_TOKEN_TILE)
         head_grad_weight = vocab * hidden * 4 if model.head_trainable else 0  # float32 accumulator
         estimate.update(
@@ -355,18 +392,21 @@ def model_memory_from_config(
         for m in (skeleton.get_input_embeddings(), skeleton.get_output_embeddings())
         for p in m.parameters()
     }
-    lora = 0
+    lora = adapted = adapted_inputs = 0
     if lora_r:
         head = skeleton.get_output_embeddings()
         for module in skeleton.modules():
             if isinstance(module, torch.nn.Linear) and module is not head:
                 lora += lora_r * (module.in_features + module.out_features)
+                adapted += 1
+                adapted_inputs += module.in_features
     head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
     kv_heads = getattr(text, "num_key_value_heads", None) or text.num_attention_heads
     qk_norm = any(name.rsplit(".", 1)[-1] == "q_norm" for name, _ in skeleton.named_modules())
+    layers = max(1, text.num_hidden_layers)
     return ModelMemory(
-        weight_bytes=(params + lora) * parameter_bytes,
-        trainable_bytes=(lora if lora_r else params) * parameter_bytes,
+        weight_bytes=params * parameter_bytes + lora * LORA_ADAPTER_BYTES,
+        trainable_bytes=lora * LORA_ADAPTER_BYTES if lora_r else params * parameter_bytes,
         reference_bytes=params * parameter_bytes if reference and not lora_r else 0,
         kv_bytes_per_token=text.num_hidden_layers * 2 * kv_heads * head_dim * cache_bytes,
         vocab_size=text.vocab_size,
@@ -380,4 +420,7 @@ def model_memory_from_config(
         parameter_bytes=parameter_bytes,
         embedding_bytes=sum(embeddings.values()) * parameter_bytes,
         head_trainable=not lora_r,
+        trainable_element_bytes=LORA_ADAPTER_BYTES if lora_r else parameter_bytes,
+        adapter_inputs=adapted_inputs // layers,
+        adapter_outputs=lora_r * adapted // layers,
     )
