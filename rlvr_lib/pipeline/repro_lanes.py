@@ -39,6 +39,7 @@ from pathlib import Path
 
 from rlvr_lib.pipeline.dvc_stages import run_dvc_file
 from rlvr_lib.settings.config import load_params
+from rlvr_lib.workspace.lineage import LANES_VARIABLE
 
 LOG_DIR = Path("runs/.repro_logs")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -209,8 +210,10 @@ def changed_units(units: list[Unit]) -> list[Unit]:
     return [u for u in units if any(s in changed for s in u.stages)]
 
 
-def lane_env(threads: int) -> dict[str, str]:
-    return {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads))}
+def lane_env(threads: int, lanes: int = 1) -> dict[str, str]:
+    """The environment of every lane: ``threads`` threads each, and the lane count the stages' origin records name
+    (``rlvr_lib.workspace.lineage``)."""
+    return {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads)), LANES_VARIABLE: str(lanes)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1 or args.threads < 1:
         parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
     threads = args.threads
-    env = lane_env(threads)
+    env = lane_env(threads, args.jobs)
     params = load_params()
     with_papers = params.papers is not None
     if args.paper:

@@ -22,9 +22,11 @@ from rlvr_lib.settings.config import (
     TESTBED_BENCHMARK,
     DataConfig,
     Params,
+    read_yaml,
 )
 from rlvr_lib.settings.papers import decodings_for_run
 from rlvr_lib.tasks.records import check_problems, prompt_fits
+from rlvr_lib.workspace import lineage
 from rlvr_lib.workspace.layout import (
     DATA_DIR,
     DATA_REPORT_FILE,
@@ -36,6 +38,7 @@ from rlvr_lib.workspace.layout import (
     METRICS_DIR,
     PARAMS_CHECK_FILE,
     PARTIAL_RUNS_DIR,
+    PIPELINES_DIR,
     RUNS_DIR,
     TESTBED_DIR,
     TRAINING_LOGS_DIR,
@@ -54,6 +57,30 @@ from rlvr_lib.workspace.layout import (
     training_records,
     training_seed,
 )
+
+
+def stage_origin(dvc_file: Path, name: str, seed: int, settings: dict[str, Any]) -> dict[str, Any]:
+    """The origin record (``rlvr_lib.workspace.lineage``) of stage ``<name>@<seed>`` of ``dvc_file``: the deps and
+    params its dvc.yaml entry names, hashed and read now, before the stage reads them (none outside a pipeline: no
+    such dvc.yaml or entry, e.g. a scratch workspace)."""
+    stages = (read_yaml(dvc_file) or {}).get("stages", {}) if dvc_file.is_file() else {}
+    spec = stages.get(name, {}).get("do", {"deps": [], "params": []})
+    deps = [dep.replace("${item}", str(seed)) for dep in spec["deps"]]
+    raw = read_yaml("params.yaml")
+    values = {}
+    for key in spec["params"]:
+        value = raw
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        values[key] = value
+    return lineage.origin_record(f"{dvc_file}:{name}@{seed}", deps, values, settings)
+
+
+def run_origin(stage: str, run: str, seed: int, settings: dict[str, Any]) -> dict[str, Any]:
+    """``stage_origin`` of a run's ``train`` or ``eval`` stage (``eval_base`` of the root dvc.yaml for ``base``)."""
+    if run == "base":
+        return stage_origin(Path("dvc.yaml"), "eval_base", seed, settings)
+    return stage_origin(PIPELINES_DIR / run / "dvc.yaml", stage, seed, settings)
 
 
 # ----------------------------------------------------------------------------- stage: check_params
@@ -331,6 +358,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         **({"levels": levels} if levels else {}),
         "data": file_digest(training_data_file(spec.train_data, seed)),
     }
+    origin = run_origin("train", run, seed, fingerprint)
     from accelerate import PartialState
 
     state = PartialState()  # under `accelerate launch`: every process trains, the main one writes
@@ -350,6 +378,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         {"run": run, "method": spec.method, "train_data": spec.train_data, **spec.hparams, **asdict(cfg)},
     )
     write_json_atomic(staged_logs / "history.json", history)
+    lineage.write_origin(staged_logs, origin)
     with staging_dir(".", f"train_{run}_{seed}") as staged:
         os.replace(work / "final", staged / "final")
         publish({staged: RUNS_DIR / folder, staged_logs: TRAINING_LOGS_DIR / folder})
@@ -416,6 +445,7 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
         model = model.to("cuda")
     model.eval()
     e = params.eval
+    origin = run_origin("eval", run, seed, {name: e.for_benchmark(name) for name in problems_by_set})
 
     def evaluate_at(decoding: str | None) -> dict[str, dict[str, Any]]:
         return {
@@ -441,6 +471,7 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
         for decoding in decodings_for_run(params.papers, run):
             write_results(evaluate_at(decoding), staged / "eval" / DECODINGS_FOLDER / decoding)
         write_json_atomic(staged / "metrics.json", summary)
+        lineage.write_origin(staged / "eval", origin)
         publish(
             {
                 staged / "eval": EVAL_DIR / run / seed_folder(seed),

@@ -27,6 +27,7 @@ from rlvr_lib.workspace.layout import (
     run_seeds,
     seed_folder,
 )
+from rlvr_lib.workspace.lineage import check_origins
 
 CORE_GROUP = "core"  # reports/plots/core/: the summary's methods
 
@@ -87,13 +88,21 @@ def stage_report(params: Params) -> Path:
     """Write the report, reports/run_metrics/ and reports/plots/; returns reports/README.md.
 
     Refuses evaluations made with other settings than params.yaml's (e.g. left by a smoke run), naming the run,
-    and a paper's claims.csv that is missing or malformed, naming the file.
+    results made by other code than today's (``rlvr_lib.workspace.lineage.check_origins``), and a paper's
+    claims.csv that is missing or malformed, naming the file.
     """
     runs = list(params.runs)
     for run in ["base", *runs]:
         for seed in run_seeds(params, run):
             check_eval_settings(params, run, seed)
     by_seed = {run: {seed: seed_folder(seed) for seed in run_seeds(params, run)} for run in ["base", *runs]}
+    unrecorded = sum(
+        check_origins(run, {s: folder / run / f for s, f in by_seed[run].items()})
+        for run in ["base", *runs]
+        for folder in ([EVAL_DIR] if run == "base" else [TRAINING_LOGS_DIR, EVAL_DIR])
+    )
+    if unrecorded:  # results made before origin records (rlvr_lib.workspace.lineage): read, and counted here
+        print(f"{unrecorded} training or evaluation results carry no origin record (made before origin records)")
     histories = load_histories({run: {s: TRAINING_LOGS_DIR / run / f for s, f in by_seed[run].items()} for run in runs})
     evals = load_eval_results({run: {s: EVAL_DIR / run / f for s, f in d.items()} for run, d in by_seed.items()})
     groups = plot_groups(params)

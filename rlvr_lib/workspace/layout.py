@@ -23,6 +23,7 @@ RUNS_DIR = Path("runs")
 PARTIAL_RUNS_DIR = RUNS_DIR / ".partial"
 FINGERPRINT_FILE = "fingerprint.json"  # in a partial run: the settings and inputs it was started with
 REPORTS_DIR = Path("reports")
+PIPELINES_DIR = Path("pipelines")  # pipelines/<run>/dvc.yaml: each run's generated train and eval stages
 TRAINING_LOGS_DIR = REPORTS_DIR / "training"
 EVAL_DIR = REPORTS_DIR / "eval"
 METRICS_DIR = REPORTS_DIR / "metrics"

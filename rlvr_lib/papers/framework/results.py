@@ -42,7 +42,7 @@ from rlvr_lib.papers.framework.gates import Gates
 from rlvr_lib.papers.framework.guard import METHOD, check_comparison
 from rlvr_lib.render.tables import load_histories
 from rlvr_lib.settings.papers import BASE_RUN
-from rlvr_lib.workspace import layout
+from rlvr_lib.workspace import layout, lineage
 
 ACCURACY = measures.ACCURACY
 EVAL_METRICS = (ACCURACY, "format_rate", "response_length", "token_entropy")  # and "pass@<k>"
@@ -232,6 +232,7 @@ class RunResults:
             self._require_made(run, "eval", "results.json", decoding)
             if run != BASE_RUN:
                 self._require_current(run)  # an evaluation of a model trained with other settings is stale too
+            lineage.check_origins(run, {s: layout.EVAL_DIR / run / layout.seed_folder(s) for s in self.seeds_of(run)})
             out = {}
             for seed in self.seeds_of(run):
                 layout.check_eval_settings(self.params, run, seed, decoding)
@@ -398,6 +399,7 @@ class RunResults:
             self._require_made(run, "train", "history.json")
             self._require_current(run)
             folders = {s: layout.TRAINING_LOGS_DIR / run / layout.seed_folder(s) for s in self.seeds_of(run)}
+            lineage.check_origins(run, folders)
             self._histories[run] = load_histories({run: folders})
         return self._histories[run]
 
