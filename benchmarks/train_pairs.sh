@@ -10,6 +10,9 @@
 # reports/eval and reports/metrics of each pair, and each pair's log) and $OUT/pairs.log.
 # Bring the outputs home with `tar -xJf pairs.tar.xz`, then `python benchmarks/train_pairs_logs.py` writes each
 # pair's DVCLive logs from its history (the host has no DVCLive).
+# Lineage: each pair's outputs carry their origin.json (the stage functions write it), but no dvc.lock entry, since
+# DVC does not run here: `python -m rlvr_lib.pipeline.lineage status` lists such stages as without a lock entry. For
+# results to commit, run DVC on the host instead (benchmarks/repro_many_cores.sh; README.md, "Lineage").
 set -u
 CARRY=${CARRY:-.cpucarry}
 OUT=${OUT:-$PWD/pairs_out}
@@ -31,11 +34,12 @@ pair() {
   local left=$(( STOP_AT - t0 ))
   if [ "$left" -lt "$MIN_LEFT" ]; then echo "$(date +%T) $run seed $seed skipped: ${left} s left"; return; fi
   [ "$left" -lt "$PAIR_TIMEOUT" ] || left=$PAIR_TIMEOUT
-  timeout "$left" python3 -c "from rlvr_lib import pipeline
-p = pipeline.enter_repo('params.yaml')
+  timeout "$left" python3 -c "from rlvr_lib.pipeline import stages
+from rlvr_lib.workspace.layout import enter_repo
+p = enter_repo('params.yaml')
 if '$run' != 'base':  # base:N evaluates seed N's base policy only (at the shared and every paper's decoding)
-    pipeline.stage_train(p, '$run', $seed)
-pipeline.stage_eval(p, '$run', $seed)" > "logs/pairs/${run}_seed${seed}.log" 2>&1
+    stages.stage_train(p, '$run', $seed)
+stages.stage_eval(p, '$run', $seed)" > "logs/pairs/${run}_seed${seed}.log" 2>&1
   echo "$(date +%T) $run seed $seed exit $? in $(( $(date +%s) - t0 )) s"
 }
 export -f pair
