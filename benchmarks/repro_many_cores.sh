@@ -7,7 +7,9 @@
 #            background with one lane per core ($JOBS), one thread each; log: $WORK/repro.log
 #   wait S   print the progress lines until the run ends or S seconds pass
 #   collect  pack what the run made for the repository (reports/, dvc.lock files, the logs) into $OUT
-# Environment: WORK (default /root/repro), SITE_TAR, STATE_TAR (default .gpucarry/{site10,state10}.tar.xz), JOBS.
+# Environment: WORK (default /root/repro), SITE_TAR, STATE_TAR (default .gpucarry/{site10,state10}.tar.xz), JOBS;
+# RLVR_COMMIT (the commit the copy was made from: every origin.json names it, since the host's snapshot commit is not
+# the repository's) and RLVR_MACHINE (a name for the machine kind in origin.json, e.g. "64-core host").
 set -u
 WORK=${WORK:-/root/repro}
 SITE_TAR=${SITE_TAR:-.gpucarry/site10.tar.xz}
@@ -15,6 +17,7 @@ STATE_TAR=${STATE_TAR:-.gpucarry/state10.tar.xz}
 OUT=${OUT:-$PWD/repro_out}
 export PYTHONPATH=/tmp/site:$WORK PATH=/tmp/bin:$PATH CUDA_VISIBLE_DEVICES= HF_HUB_OFFLINE=1 DVC_NO_ANALYTICS=1
 export TOKENIZERS_PARALLELISM=false PYTHONUNBUFFERED=1 RLVR_DATA_ROOT=${RLVR_DATA_ROOT:-$WORK/../shared/data}
+export RLVR_COMMIT=${RLVR_COMMIT:-$(git rev-parse HEAD 2>/dev/null)} RLVR_MACHINE=${RLVR_MACHINE:-$(nproc)-core host}
 
 start() {
   local t0=$(date +%s) src=$PWD
