@@ -97,3 +97,28 @@ def test_paper_units_are_the_five_paper_stages_and_leave_the_summary_to_the_last
     for name in named:  # no paper stage reads another's output: they can run side by side
         assert not any(str(d).startswith("reports/papers/") for d in stages[name]["deps"]), name
     assert repro_lanes.paper_units(with_papers=False) == []
+
+
+def test_pairs_made_elsewhere_are_not_rerun_unless_a_sampling_stage_reads_their_absent_model():
+    from rlvr_lib.pipeline.lineage import StageLineage
+
+    def entry(address, state="current", absent=(), deps=()):
+        dvcfile, name = address.split(":")
+        return StageLineage(address, dvcfile, name, state, absent=list(absent), deps=list(deps))
+
+    units = pair_units({"grpo": [0, 1], "erpo": [0]})
+    lineages = [
+        entry("pipelines/grpo/dvc.yaml:train@0", absent=["runs/grpo/seed0"]),
+        entry("pipelines/grpo/dvc.yaml:eval@0", absent=["runs/grpo/seed0"]),
+        entry("pipelines/grpo/dvc.yaml:train@1", absent=["runs/grpo/seed1"]),
+        entry("pipelines/grpo/dvc.yaml:eval@1", absent=["runs/grpo/seed1"]),
+        entry("pipelines/erpo/dvc.yaml:train@0", state="stale"),
+        entry("pipelines/erpo/dvc.yaml:eval@0"),
+        entry("dvc.yaml:testbed_properties", deps=["runs/grpo/seed1", "reports/training/grpo"]),
+    ]
+    sampling = [Unit("testbed properties", ("testbed_properties",))]
+    run, skipped = repro_lanes.made_elsewhere(units, sampling, lineages)
+    assert [u.name for u in skipped] == ["grpo seed 0"]  # current, its model read by nothing
+    assert [u.name for u in run] == ["grpo seed 1", "erpo seed 0"]  # its model is sampled; stale
+    run, skipped = repro_lanes.made_elsewhere(units, [], lineages[:4])  # no lineage for erpo: it runs
+    assert [u.name for u in run] == ["erpo seed 0"]

@@ -57,6 +57,7 @@ class StageLineage:
     reasons: list[str] = field(default_factory=list)
     code_changes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     absent: list[str] = field(default_factory=list)
+    deps: list[str] = field(default_factory=list)
 
     @property
     def kind(self) -> str:
@@ -134,6 +135,7 @@ def stage_lineages(root: Path = Path(".")) -> list[StageLineage]:
             locks[lock] = _locked_names(root / lock)
         locked = locks[lock]
         entry = StageLineage(f"{dvcfile}:{st.name}", dvcfile, st.name, "current")
+        entry.deps = [_relative(dep.fs_path, root) for dep in st.deps if not isinstance(dep, ParamsDependency)]
         if st.name not in locked:
             entry.state = "unlocked"
             out.append(entry)

@@ -210,6 +210,27 @@ def changed_units(units: list[Unit]) -> list[Unit]:
     return [u for u in units if any(s in changed for s in u.stages)]
 
 
+def made_elsewhere(todo: list[Unit], sampling: list[Unit], lineages: list) -> tuple[list[Unit], list[Unit]]:
+    """Split the pairs DVC finds out of date (``todo``) into those to run and those made elsewhere: current by their
+    lock entries (``rlvr_lib.pipeline.lineage``), only their cached outputs absent here (a clone, or a host that
+    resumes another's work). A pair whose model a ``sampling`` unit reads and that is absent here runs again."""
+    standing = {entry.address: entry for entry in lineages}
+    read_models = {
+        dep for entry in lineages if entry.address.split(":")[-1] in _stage_names(sampling) for dep in entry.deps
+    }
+    run, skipped = [], []
+    for unit in todo:
+        entries = [standing.get(stage) for stage in unit.stages]
+        current = all(e is not None and e.state == "current" for e in entries)
+        needed = any(path in read_models for e in entries if e is not None for path in e.absent)
+        (skipped if current and not needed else run).append(unit)
+    return run, skipped
+
+
+def _stage_names(units: list[Unit]) -> set[str]:
+    return {stage for unit in units for stage in unit.stages}
+
+
 def lane_env(threads: int, lanes: int = 1) -> dict[str, str]:
     """The environment of every lane: ``threads`` threads each, and the lane count the stages' origin records name
     (``rlvr_lib.workspace.lineage``)."""
@@ -253,6 +274,12 @@ def main(argv: list[str] | None = None) -> int:
         pairs = pair_units(runs)
         todo = changed_units(pairs)
         print(f"{len(pairs) - len(todo)} of {len(pairs)} (run, seed) pairs are up to date")
+        if todo:
+            from rlvr_lib.pipeline.lineage import stage_lineages
+
+            todo, elsewhere = made_elsewhere(todo, sampling, stage_lineages())
+            if elsewhere:
+                print(f"{len(elsewhere)} more are current by their lock entries, made elsewhere: not rerun")
         run_units(todo, args.jobs, runner, "(run, seed) pairs")
         run_units(changed_units(sampling), args.jobs, runner, "sampling stages")
         run_units(changed_units(papers), args.jobs, runner, "paper stages")
