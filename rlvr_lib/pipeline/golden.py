@@ -40,6 +40,7 @@ from rlvr_lib.workspace.layout import (
     run_spec,
     seed_folder,
 )
+from rlvr_lib.workspace.lineage import ORIGIN_FILE
 
 # Each run is an entry of params.yaml's `methods:`, trained with its own settings there; together they cover the
 # trainer's distinct code paths (rlvr_lib/training/trainer.py, the three hooks of rlvr_lib/methods/base.py).
@@ -205,6 +206,7 @@ def record(params, run: str) -> dict[str, Any]:
         "eval": {
             str(path.relative_to(eval_dir)): _read(path)
             for path in sorted(eval_dir.rglob("*.json"))  # results.json (and a paper decoding's, if any)
+            if path.name != ORIGIN_FILE  # where and from what it was made, not what it is
         },
         "metrics": _read(METRICS_DIR / run / f"{folder}.json"),
         "final_weights_sha256": weights_digest(RUNS_DIR / run / folder / "final"),
