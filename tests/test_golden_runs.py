@@ -5,6 +5,7 @@ is reported; ``compare`` names every difference and the command line's exit code
 from __future__ import annotations
 
 import copy
+import json
 import math
 
 import numpy as np
@@ -154,8 +155,10 @@ def test_check_exit_codes(monkeypatch, capsys):
 def test_references_are_small_and_record_their_machine_kind():
     folder = golden.golden_dir()
     files = sorted(folder.glob("*.json"))
-    assert {p.stem for p in files} == {*golden.GOLDEN_RUNS, "machine"}
+    assert {p.stem for p in files} == {*golden.GOLDEN_RUNS, "machine", "code"}
     assert sum(p.stat().st_size for p in files) < 400_000
+    code = json.loads((folder / golden.CODE_FILE).read_text())  # the code that made them, file by file
+    assert "rlvr_lib/pipeline/stages.py" in code and "notebooks/train.ipynb" in code
     _, saved = golden.load_references()
     for key in ("cpu_model", "cpu_id", "cpu_capability", "cores", "platform", "python", "torch", "transformers", "trl"):
         assert saved["machine"][key], key

@@ -237,3 +237,16 @@ def test_every_committed_stage_is_current(committed):
 def test_origin_records_are_json_objects_with_their_stage(tmp_path):
     path = lineage.write_origin(tmp_path, {"stage": "dvc.yaml:eval_base@0", "deps": {}})
     assert json.loads(path.read_text())["stage"] == "dvc.yaml:eval_base@0"
+
+
+@needs_dvc
+def test_the_golden_runs_vouch_only_for_results_made_by_the_code_they_were_made_with(planted):
+    made_with = lineage.code_files(planted)  # the golden references made with the code that made the results
+    (planted / "rlvr_lib/src.py").write_text("print(1)  # a comment\n")
+    stages = list(standing(planted).values())
+    assert {e.name for e in pipeline_lineage.vouched(stages, made_with, [])} == {"data", "train@0"}
+    later = lineage.code_files(planted)  # references remade after the results: they say nothing of the old code
+    assert pipeline_lineage.vouched(stages, later, []) == []
+    old, new = stages[0].code_changes["rlvr_lib/src.py"]
+    earlier = [{"date": "d", "why": "w", "golden": "g", "deps": {"rlvr_lib/src.py": [old, new]}}]
+    assert len(pipeline_lineage.vouched(stages, later, earlier)) == 2  # unless declared neutral before

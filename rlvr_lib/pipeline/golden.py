@@ -40,7 +40,7 @@ from rlvr_lib.workspace.layout import (
     run_spec,
     seed_folder,
 )
-from rlvr_lib.workspace.lineage import ORIGIN_FILE
+from rlvr_lib.workspace.lineage import ORIGIN_FILE, code_files
 
 # Each run is an entry of params.yaml's `methods:`, trained with its own settings there; together they cover the
 # trainer's distinct code paths (rlvr_lib/training/trainer.py, the three hooks of rlvr_lib/methods/base.py).
@@ -95,6 +95,7 @@ TIMING_KEYS = ("step_time", "timing/*", "train_runtime", "*_per_second")
 MACHINE_KEYS_DECIDING = ("cpu_model", "cpu_id", "cpu_capability", "torch")
 GOLDEN_DIR = Path("tests/golden")  # relative to the repository root
 MACHINE_FILE = "machine.json"
+CODE_FILE = "code.json"  # {path: md5} of every file under rlvr_lib/ and notebooks/ when the references were made
 
 
 # ----------------------------------------------------------------------------- the scratch workspace
@@ -405,7 +406,7 @@ def load_references(repo: Path | None = None) -> tuple[dict[str, dict[str, Any]]
     machine = folder / MACHINE_FILE
     if not machine.is_file():
         raise FileNotFoundError(f"no {machine}: make the references with `python -m rlvr_lib.pipeline.golden write`")
-    refs = {p.stem: _read(p) for p in sorted(folder.glob("*.json")) if p.name != MACHINE_FILE}
+    refs = {p.stem: _read(p) for p in sorted(folder.glob("*.json")) if p.name not in (MACHINE_FILE, CODE_FILE)}
     return refs, _read(machine)
 
 
@@ -416,7 +417,7 @@ def write_references(made: dict[str, dict[str, Any]], repo: Path | None = None) 
     folder = golden_dir(repo)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*.json"):
-        if stale.stem not in made and stale.name != MACHINE_FILE:
+        if stale.stem not in made and stale.name not in (MACHINE_FILE, CODE_FILE):
             stale.unlink()
     paths = []
     for run, rec in made.items():
@@ -424,6 +425,8 @@ def write_references(made: dict[str, dict[str, Any]], repo: Path | None = None) 
         write_atomic(paths[-1], json.dumps(rec, indent=1) + "\n")
     paths.append(folder / MACHINE_FILE)
     write_atomic(paths[-1], json.dumps(machine_record(), indent=2) + "\n")
+    paths.append(folder / CODE_FILE)  # the code that made them: what `lineage refresh` may vouch for
+    write_atomic(paths[-1], json.dumps(code_files(repo or default_repo()), indent=1) + "\n")
     return paths
 
 

@@ -17,7 +17,9 @@ A stage is one of:
 A code change that leaves every golden run byte for byte as it was (``rlvr_lib.pipeline.golden``) is result-neutral:
 ``refresh`` records it (``rlvr_lib.workspace.lineage.NEUTRAL_FILE``) and brings the lock entries of the stages whose
 results the golden runs cover (``REFRESHABLE``) up to date, as ``dvc commit`` would on a machine holding their outputs.
-Any other stale stage is rerun (``make repro``; ``dvc repro -s -f <stage>`` for one).
+It does so only for a stage whose recorded code is the code the golden references were made with
+(``tests/golden/code.json``, or code declared neutral to it): for results of older code the golden runs prove
+nothing. Any other stale stage is rerun (``make repro``; ``dvc repro -s -f <stage>`` for one).
 
     python -m rlvr_lib.pipeline.lineage status [--all]         # one line per stage that is not current, then counts
     python -m rlvr_lib.pipeline.lineage refresh --why "TEXT"   # after `python -m rlvr_lib.pipeline.golden check`
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -36,7 +39,16 @@ from pathlib import Path
 import yaml
 
 from rlvr_lib.files.atomic import write_atomic
-from rlvr_lib.workspace.lineage import NEUTRAL_FILE, current_md5, dvc_md5, is_code, read_neutral
+from rlvr_lib.workspace.lineage import (
+    NEUTRAL_FILE,
+    current_md5,
+    dvc_md5,
+    equivalent_hashes,
+    hash_from_files,
+    is_code,
+    read_neutral,
+    same_result,
+)
 
 # stages whose results the golden runs make and compare (data, base policy, training, evaluation): a code change
 # they prove result-neutral may refresh these stages' lock entries; every other stage is rerun instead
@@ -167,7 +179,7 @@ def stage_lineages(root: Path = Path(".")) -> list[StageLineage]:
     return out
 
 
-def print_status(lineages: list[StageLineage], show_all: bool) -> None:
+def print_status(lineages: list[StageLineage], show_all: bool, root: Path = Path(".")) -> None:
     for entry in lineages:
         if entry.state != "current" or show_all:
             print(f"{entry.address}: {entry.state}")
@@ -175,12 +187,40 @@ def print_status(lineages: list[StageLineage], show_all: bool) -> None:
                 print(f"    {reason}")
     counts = Counter(e.state for e in lineages)
     absent = sum(bool(e.absent) for e in lineages if e.state == "current")
-    refreshable = sum(e.refreshable for e in lineages)
+    refreshable = [e for e in lineages if e.refreshable]
+    code = root / GOLDEN_DIR / "code.json"
+    sure = len(vouched(refreshable, golden_code(root), read_neutral(root / NEUTRAL_FILE))) if code.is_file() else 0
     print(
         f"{len(lineages)} stages: {counts['current']} current ({absent} of them with cached outputs or produced inputs "
-        f"not here), {counts['stale']} stale ({refreshable} only in code the golden runs cover), "
-        f"{counts['unlocked']} without a lock entry"
+        f"not here), {counts['stale']} stale ({len(refreshable)} only in code the golden runs cover, {sure} of them "
+        f"made by the golden references' code: `refresh` can vouch for those), {counts['unlocked']} without a lock "
+        "entry"
     )
+
+
+def golden_code(root: Path) -> dict[str, str]:
+    """{path: md5} of the code the golden references were made with (``tests/golden/code.json``)."""
+    path = root / GOLDEN_DIR / "code.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path}: missing; make the golden references (python -m rlvr_lib.pipeline.golden write)"
+        )
+    return json.loads(path.read_text())
+
+
+def vouched(lineages: list[StageLineage], code: dict[str, str], neutral: list[dict]) -> list[StageLineage]:
+    """The refreshable stages the golden runs vouch for: each changed code path's recorded hash is the one the golden
+    references were made with (or declared result-neutral to it). The golden runs then prove that the recorded code
+    and today's make the same results; for a stage made by older code they prove nothing, and it is retrained."""
+    classes = equivalent_hashes(neutral)
+    return [
+        e
+        for e in lineages
+        if e.refreshable
+        and all(
+            same_result(path, old, hash_from_files(code, path), classes) for path, (old, _) in e.code_changes.items()
+        )
+    ]
 
 
 def golden_digest(folder: Path = GOLDEN_DIR) -> str | None:
@@ -196,7 +236,7 @@ def refresh_locks(root: Path, lineages: list[StageLineage]) -> int:
 
     by_lock: dict[Path, list[StageLineage]] = {}
     for entry in lineages:
-        if entry.refreshable:
+        if entry.refreshable:  # callers pass the vouched ones (``vouched``)
             by_lock.setdefault(entry.dvcfile.with_name("dvc.lock"), []).append(entry)
     for lock, entries in by_lock.items():
         with modify_yaml(root / lock) as data:
@@ -246,8 +286,15 @@ def refresh(root: Path, why: str) -> int:
     """Check the golden runs (``python -m rlvr_lib.pipeline.golden check``), then declare the refreshable stages'
     code changes result-neutral and rewrite their lock entries; 1 if the golden runs changed."""
     lineages = stage_lineages(root)
-    if not any(e.refreshable for e in lineages):
-        print("no stage is stale in code the golden runs cover: nothing to refresh")
+    refreshable = [e for e in lineages if e.refreshable]
+    chosen = vouched(refreshable, golden_code(root), read_neutral(root / NEUTRAL_FILE))
+    if len(chosen) < len(refreshable):
+        print(
+            f"{len(refreshable) - len(chosen)} stages stale only in code were made by other code than the golden "
+            "references' (tests/golden/code.json): the golden runs cannot vouch for them; retrain them (make repro)"
+        )
+    if not chosen:
+        print("no stage to refresh")
         return 0
     golden = subprocess.run([sys.executable, "-m", "rlvr_lib.pipeline.golden", "check"], cwd=root)
     if golden.returncode:
@@ -257,9 +304,9 @@ def refresh(root: Path, why: str) -> int:
             file=sys.stderr,
         )
         return 1
-    changes = declare_neutral(root, lineages, why)
+    changes = declare_neutral(root, chosen, why)
     print(f"{NEUTRAL_FILE}: declared {', '.join(changes)} result-neutral")
-    print(f"{refresh_locks(root, lineages)} lock entries refreshed")
+    print(f"{refresh_locks(root, chosen)} lock entries refreshed")
     return 0
 
 

@@ -70,11 +70,13 @@ def ignored(relpath: str, is_dir: bool, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def _dir_entries(folder: Path) -> list[tuple[tuple[str, ...], str, int]]:
-    patterns = ignore_patterns()
+def _dir_entries(folder: Path, root: Path = Path(".")) -> list[tuple[tuple[str, ...], str, int]]:
+    """(path parts inside ``folder``, md5, size) of each file DVC hashes in ``folder``, sorted; ``root`` is the
+    repository root (its ``.dvcignore`` applies, its patterns from there)."""
+    patterns = ignore_patterns(root / DVCIGNORE)
     entries = []
     for current, dirs, files in os.walk(folder):
-        here = os.path.relpath(current).replace(os.sep, "/")
+        here = os.path.relpath(current, root).replace(os.sep, "/")
         dirs[:] = [d for d in dirs if not ignored(f"{here}/{d}", True, patterns)]
         for name in files:
             if ignored(f"{here}/{name}", False, patterns):
@@ -283,3 +285,29 @@ def check_origins(run: str, folders: Mapping[int, Path], neutral: list[dict[str,
                 "result-neutral: python -m rlvr_lib.pipeline.lineage refresh --why '...'"
             )
     return unrecorded
+
+
+# ----------------------------------------------------------------------------- the code the golden runs were made with
+CODE_ROOTS = ("rlvr_lib", "notebooks")
+
+
+def code_files(root: Path = Path("."), roots: tuple[str, ...] = CODE_ROOTS) -> dict[str, str]:
+    """{path: md5} of every file under ``roots`` (``.dvcignore``'s patterns applied), paths from ``root``: enough to
+    rebuild the ``dvc_md5`` any code path had then (``hash_from_files``)."""
+    out = {}
+    for top in roots:
+        for parts, md5, _ in _dir_entries(root / top, root):
+            out["/".join((top, *parts))] = md5
+    return dict(sorted(out.items()))
+
+
+def hash_from_files(files: Mapping[str, str], path: str) -> str | None:
+    """The ``dvc_md5`` of ``path`` (file or folder) in the tree ``files`` ({path: md5}) describes; None if absent."""
+    if path in files:
+        return files[path]
+    prefix = path.rstrip("/") + "/"
+    inside = sorted((tuple(p[len(prefix) :].split("/")), md5) for p, md5 in files.items() if p.startswith(prefix))
+    if not inside:
+        return None
+    listing = [{"md5": md5, "relpath": "/".join(parts)} for parts, md5 in inside]
+    return hashlib.md5(json.dumps(listing, sort_keys=True).encode()).hexdigest() + ".dir"
