@@ -1,4 +1,5 @@
-"""End to end: the whole DVC pipeline with the smoke profile, in a temporary copy of the repository."""
+"""End to end: the whole DVC pipeline with the smoke profile, built once by `make smoke` in a scratch copy of the
+repository (README step 3), then checked, rerun and changed there."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from rlvr_lib.papers.framework.claims import VERDICTS
-from rlvr_lib.pipeline.smoke import reduced_papers
 
 REPO = Path(__file__).resolve().parents[1]
 # a baseline, methods with state or group statistics, one run of each method whose own settings a paper replication
@@ -34,28 +33,39 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
     return result
 
 
+def git_status() -> str:
+    return subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True).stdout
+
+
 @pytest.fixture(scope="module")
-def smoke_repo(tmp_path_factory):
-    """A copy of the committed repository with profile: smoke, after one `make repro` (its parallel path)."""
-    root = tmp_path_factory.mktemp("e2e") / "repo"
-    files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
-    for rel in files:
-        # generated reports are rebuilt below; dvc.lock records the committed (default-profile) pipeline, none of
-        # whose entries hold for the smoke profile, and at 150 runs its ~0.8 MB made every stage's lock rewrite
-        # (pure-Python round-trip YAML) cost ~8 s
-        if (REPO / rel).is_file() and not rel.startswith("reports/") and not rel.endswith("dvc.lock"):
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / rel, root / rel)
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    params["profile"] = "smoke"
-    params["seeds"] = [0, 1]  # two training seeds: every run trains and is evaluated twice
-    # eight runs keep `make test` within its budget; every method trains for real in test_all_methods_train.py. The
-    # paper replications read the runs that remain (their stages regenerated for them) and must all be built.
-    params["papers"] = reduced_papers(params["papers"], params["methods"], E2E_RUNS)
-    params["methods"] = {run: params["methods"][run] for run in E2E_RUNS}
-    for entry in params["methods"].values():  # every run on the two seeds (a run's own seeds: tests/test_dvc_stages.py)
-        entry.pop("seeds", None)
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+def smoke_build(tmp_path_factory):
+    """`make smoke` (README step 3) with the runs above on two seeds: its scratch copy of the repository (committed
+    files without reports/ and the dvc.lock files, profile: smoke, the papers' runs replaced by their stand-ins among
+    these), built by the lane driver of `make repro`. The one whole-pipeline build of the suite: the tests below
+    check both what `make smoke` promises and what the pipeline makes. Returns (copy, make's stdout, the workspace's
+    `git status` before)."""
+    before = git_status()
+    target = tmp_path_factory.mktemp("e2e") / "repo"
+    venv = Path(sys.executable).parent.parent  # this environment, taken as installed (-o: no reinstall)
+    kernel = venv / "share/jupyter/kernels/python3/kernel.json"
+    cmd = [
+        "make",
+        "smoke",
+        f"VENV={venv}",
+        f"SMOKE_DIR={target}",
+        f"SMOKE_ARGS=--seeds 0 1 --runs {' '.join(E2E_RUNS)}",
+    ]
+    cmd += ["-o", f"{venv}/.installed", "-o", str(kernel)]
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return target, done.stdout, before
+
+
+@pytest.fixture(scope="module")
+def smoke_repo(smoke_build):
+    """The copy `make smoke` built, its environment for further `make repro`/`dvc` calls, and its params."""
+    root, _, _ = smoke_build
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
@@ -66,15 +76,45 @@ def smoke_repo(tmp_path_factory):
         "GIT_COMMITTER_NAME": "ci",
         "GIT_COMMITTER_EMAIL": "ci@example.org",
     }
-    # also deletes the folders of the runs left out
-    run([sys.executable, "-m", "rlvr_lib.pipeline.dvc_stages"], root, env)
-    assert sorted(p.name for p in (root / "pipelines").iterdir() if p.is_dir()) == sorted(E2E_RUNS)
-    run(["git", "init", "-q"], root, env)
-    run(["git", "add", "-A"], root, env)
-    run(["git", "commit", "-qm", "smoke copy"], root, env)
-    venv = Path(sys.executable).parent.parent  # `make repro` on this environment; -o: no reinstall into it
-    run(["make", "repro", f"VENV={venv}", "-o", f"{venv}/.installed"], root, env)
+    params = yaml.safe_load((root / "params.yaml").read_text())
     return root, env, params
+
+
+def test_make_smoke_builds_the_reduced_protocol_in_its_copy_and_leaves_the_workspace_as_it_was(smoke_build):
+    """README step 3 (issue 32): the whole pipeline at smoke sizes in a scratch copy, every paper stage and the main
+    page, the workspace left as it was (`git status` unchanged: its reports/, params.yaml and dvc.lock untouched)."""
+    target, stdout, before = smoke_build
+    assert git_status() == before  # nothing of the workspace written
+    assert "make smoke: done in" in stdout and f"The output lives in the scratch copy {target}" in stdout
+    assert f"x 2 seeds = {2 * len(E2E_RUNS)} (run, seed) pairs" in stdout
+    assert " ETA " in stdout  # the lane driver's progress lines
+    params = yaml.safe_load((target / "params.yaml").read_text())
+    assert params["profile"] == "smoke" and params["seeds"] == [0, 1] and list(params["methods"]) == list(E2E_RUNS)
+    assert all("seeds" not in entry for entry in params["methods"].values())  # every run on the two seeds
+    # the runs left out have no stage folder (python -m rlvr_lib.pipeline.dvc_stages deletes them)
+    assert sorted(p.name for p in (target / "pipelines").iterdir() if p.is_dir()) == sorted(E2E_RUNS)
+    for paper in PAPERS:
+        assert (target / f"reports/papers/{paper}/README.md").is_file(), paper
+    assert "## Which claims hold" in (target / "reports/README.md").read_text()
+
+
+def test_after_the_build_every_stage_is_current_by_its_lock_and_every_result_names_its_origin(smoke_repo):
+    """Lineage (issue 39): DVC's lock entries describe what was made, read without DVC (`lineage status`), and each
+    training log and evaluation carries its origin record, which the report stages accepted."""
+    root, env, params = smoke_repo
+    status = subprocess.run(
+        [sys.executable, "-m", "rlvr_lib.pipeline.lineage", "status"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert status.returncode == 0, status.stdout[-3000:] + status.stderr[-3000:]
+    assert " 0 stale " in status.stdout and " 0 without a lock entry" in status.stdout
+    for run in E2E_RUNS:
+        for seed in params["seeds"]:
+            for folder, stage in ((f"reports/training/{run}", "train"), (f"reports/eval/{run}", "eval")):
+                origin = json.loads((root / folder / f"seed{seed}/origin.json").read_text())
+                assert origin["stage"] == f"pipelines/{run}/dvc.yaml:{stage}@{seed}"
+                assert origin["commit"] and origin["machine"]["lanes"] >= 1 and origin["machine"]["threads"] == 1
+                code = {path: md5 for path, md5 in origin["deps"].items() if path.startswith("rlvr_lib/")}
+                assert code and all(md5 for md5 in code.values())
 
 
 def test_every_report_file_appears_with_finite_metrics(smoke_repo):

@@ -1,12 +1,8 @@
-"""`make smoke` (issue 32): the whole pipeline at smoke sizes in a scratch copy, every paper stage, the workspace left
-as it was (`git status` unchanged: its reports/, params.yaml and dvc.lock untouched)."""
+"""`make smoke` (issue 32): its reduced protocol and its scratch copy. The build itself (the whole pipeline at smoke
+sizes in a scratch copy, every paper stage, the workspace left as it was) is the end-to-end module's one build
+(tests/test_pipeline_e2e.py, `test_make_smoke_builds_the_reduced_protocol_in_its_copy_and_leaves_the_...`)."""
 
 from __future__ import annotations
-
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -46,29 +42,3 @@ def test_the_copy_leaves_out_the_committed_results_and_refuses_a_folder_it_did_n
         smoke.make_copy(REPO, tmp_path / "mine")
     with pytest.raises(SystemExit):
         smoke.main(["--dir", str(REPO / "smoke_here"), "--repo", str(REPO)])
-
-
-def git_status() -> str:
-    return subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True).stdout
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not Path(sys.executable).with_name("dvc").exists(), reason="needs DVC and papermill")
-def test_make_smoke_runs_every_paper_stage_in_a_scratch_copy_and_leaves_the_workspace_as_it_was(tmp_path):
-    before = git_status()
-    venv = Path(sys.executable).parent.parent  # this environment, taken as installed (-o: no reinstall)
-    kernel = venv / "share/jupyter/kernels/python3/kernel.json"
-    target = tmp_path / "smoke"
-    # one training seed (SMOKE_ARGS): the same stages as the default two, in about two thirds of the time
-    cmd = ["make", "smoke", f"VENV={venv}", f"SMOKE_DIR={target}", "SMOKE_ARGS=--seeds 0"]
-    cmd += ["-o", f"{venv}/.installed", "-o", str(kernel)]
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    assert git_status() == before  # nothing of the workspace written
-    assert "make smoke: done in" in done.stdout and f"The output lives in the scratch copy {target}" in done.stdout
-    assert "x 1 seeds = 5 (run, seed) pairs" in done.stdout
-    assert " ETA " in done.stdout  # the lane driver's progress lines
-    for paper in ALL_PAPERS:
-        assert (target / f"reports/papers/{paper}/README.md").is_file(), paper
-    assert "## Which claims hold" in (target / "reports/README.md").read_text()
