@@ -64,7 +64,8 @@ def train_cmd(run: str, seed: str) -> str:
     logs = f"reports/training/{run}/seed{seed}"
     return (
         f"mkdir -p runs/{run}/seed{seed} {logs}/plots/metrics reports/notebooks && echo {run} > runs/{run}/seed{seed}/m"
-        f" && echo '{{}}' > {logs}/metrics.json && echo '[]' > {logs}/history.json && echo 1 > {logs}/plots/metrics/r"
+        f" && echo '{{}}' > {logs}/metrics.json && echo '[]' > {logs}/history.json && echo '{{}}' > {logs}/origin.json"
+        f" && echo 1 > {logs}/plots/metrics/r"
         f" && echo '{{}}' > reports/notebooks/train_{run}_seed{seed}.ipynb"
     )
 
