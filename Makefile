@@ -16,7 +16,9 @@ export TOKENIZERS_PARALLELISM := false
 # eval stages, in JOBS parallel `dvc repro -s` calls of one thread each (default: one lane per core), with a progress
 # line per finished pair (done / total, elapsed, ETA); then `dvc repro` for the rest, then drops stale lock entries.
 # `make repro PAPER=<erpo|cw_grpo|tepo|opefo|aer|summary>`: the same for one paper's runs, studies and stage.
-NPROC := $(shell nproc 2>/dev/null || echo 1)
+# (the cores this process may use; OMP_NUM_THREADS, which GNU nproc would report instead, sets threads per process:
+# the lanes set their own, and the test suite sets 1 for every process it starts)
+NPROC := $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)
 JOBS ?= $(NPROC)
 PAPER ?=
 

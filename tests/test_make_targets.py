@@ -1,8 +1,10 @@
 """The Makefile's one-paper and JupyterLab targets (issue 32): `make repro PAPER=<x>` runs that paper's pairs in lanes,
-the stage it needs and nothing else; `make lab` adds --allow-root as root whatever LAB_ARGS holds."""
+the stage it needs and nothing else; `make lab` adds --allow-root as root whatever LAB_ARGS holds; `make repro` and
+`make smoke` default to one lane per core, whatever OMP_NUM_THREADS holds."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -14,12 +16,12 @@ from rlvr_lib.settings.config import load_params
 from rlvr_lib.settings.papers import PAPERS, paper_runs
 
 
-def make_dry(*args: str) -> str:
+def make_dry(*args: str, env: dict[str, str] | None = None) -> str:
     """`make -n` of the repository's Makefile, the environment taken as installed (-o: nothing is reinstalled)."""
     stamp = [
         a for target in (".venv/.installed", ".venv/share/jupyter/kernels/python3/kernel.json") for a in ("-o", target)
     ]
-    done = subprocess.run(["make", "-n", *stamp, *args], cwd=REPO, capture_output=True, text=True, check=True)
+    done = subprocess.run(["make", "-n", *stamp, *args], cwd=REPO, capture_output=True, text=True, check=True, env=env)
     return done.stdout
 
 
@@ -33,6 +35,16 @@ def test_make_lab_adds_allow_root_for_root_whatever_lab_args_holds(lab_args):
 def test_make_repro_paper_passes_the_paper_to_the_lane_driver():
     assert "rlvr_lib.pipeline.repro_lanes --jobs 2 --paper tepo" in make_dry("repro", "PAPER=tepo", "JOBS=2")
     assert "--paper" not in make_dry("repro", "JOBS=2")
+
+
+def test_the_default_lanes_are_the_cores_whatever_omp_num_threads_says():
+    """GNU nproc reports OMP_NUM_THREADS when it is set (the test suite sets 1 for its processes): the lanes are
+    processes, one per core, each setting its own threads."""
+    cores = len(os.sched_getaffinity(0))
+    for threads in ("1", "3"):
+        env = {**os.environ, "OMP_NUM_THREADS": threads, "OMP_THREAD_LIMIT": threads}
+        assert f"rlvr_lib.pipeline.repro_lanes --jobs {cores}" in make_dry("repro", env=env)
+        assert f"rlvr_lib.pipeline.smoke --dir /tmp/x --jobs {cores}" in make_dry("smoke", "SMOKE_DIR=/tmp/x", env=env)
 
 
 @pytest.fixture(scope="module")
