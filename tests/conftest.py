@@ -25,6 +25,11 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))  # tests/tiny.py: the tiny character-level model for trainer tests
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# one torch thread per process (OpenMP, MKL, OpenBLAS; inherited by every subprocess a test starts): `make test` runs
+# two pytest-xdist workers beside the end-to-end pipeline's single-threaded lanes on 2 cores, where a second thread
+# per process only spins and waits (the tests' models are tiny), e.g. 22% more CPU time for the trainer tests alone
+for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 # the longest modules (about 10 and 1.5 minutes on 2 cores) are collected first: `make test` runs two pytest-xdist
 # workers with whole modules as units (--dist loadfile, in collection order), so one takes the end-to-end pipeline
 # while the other runs everything else
