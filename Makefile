@@ -62,7 +62,7 @@ smoke: $(INSTALLED)
 # pipeline first): one runs it while the other runs every other module
 TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=40
 
 test-fast: $(INSTALLED)  # everything but the tests that train or run the pipeline (-m slow)
 	$(BIN)/python -m pytest -m "not slow"

@@ -16,13 +16,13 @@ import pytest
 import yaml
 
 from rlvr_lib.papers.framework.claims import VERDICTS
+from rlvr_lib.pipeline.smoke import DEFAULT_SEEDS, SMOKE_RUNS
 
 REPO = Path(__file__).resolve().parents[1]
-# a baseline, methods with state or group statistics, one run of each method whose own settings a paper replication
-# reads (ERPO's switches, TEPO's mask, OPEFO's lambda*, AER's tau and rho), and one paper run on each filtered
-# training set (params.yaml's own entries: train_data erpo and tepo)
-E2E_RUNS = ("grpo", "dapo", "erpo", "aer", "tepo", "opefo", "erpo_erpo_data", "tepo_no_kl")
-CHANGED_RUN = "tepo_no_kl"  # the run whose setting the rerun test changes: one paper (TEPO) reads it
+# `make smoke`'s own runs (README step 3 as it is): GRPO, the methods with state or group statistics (AER's alpha,
+# OPEFO's lambda*) and each filtered training set's paper method (ERPO's, TEPO's); every paper stage finds its runs
+E2E_RUNS = SMOKE_RUNS
+CHANGED_RUN = "tepo_tepo_data"  # the run whose setting the rerun test changes: one paper (TEPO) reads it
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
 pytestmark = pytest.mark.slow
 
@@ -39,11 +39,11 @@ def git_status() -> str:
 
 @pytest.fixture(scope="module")
 def smoke_build(tmp_path_factory):
-    """`make smoke` (README step 3) with the runs above on two seeds: its scratch copy of the repository (committed
-    files without reports/ and the dvc.lock files, profile: smoke, the papers' runs replaced by their stand-ins among
-    these), built by the lane driver of `make repro`. The one whole-pipeline build of the suite: the tests below
-    check both what `make smoke` promises and what the pipeline makes. Returns (copy, make's stdout, the workspace's
-    `git status` before)."""
+    """`make smoke` (README step 3, as a user types it, in a scratch folder): its copy of the repository (committed
+    files without reports/ and the dvc.lock files, profile: smoke, its runs on two seeds, the papers' runs replaced by
+    their stand-ins among them), built by the lane driver of `make repro`. The one whole-pipeline build of the suite:
+    the tests below check both what `make smoke` promises and what the pipeline makes. Returns (copy, make's stdout,
+    the workspace's `git status` before)."""
     before = git_status()
     target = tmp_path_factory.mktemp("e2e") / "repo"
     venv = Path(sys.executable).parent.parent  # this environment, taken as installed (-o: no reinstall)
@@ -53,7 +53,6 @@ def smoke_build(tmp_path_factory):
         "smoke",
         f"VENV={venv}",
         f"SMOKE_DIR={target}",
-        f"SMOKE_ARGS=--seeds 0 1 --runs {' '.join(E2E_RUNS)}",
     ]
     cmd += ["-o", f"{venv}/.installed", "-o", str(kernel)]
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
@@ -86,10 +85,14 @@ def test_make_smoke_builds_the_reduced_protocol_in_its_copy_and_leaves_the_works
     target, stdout, before = smoke_build
     assert git_status() == before  # nothing of the workspace written
     assert "make smoke: done in" in stdout and f"The output lives in the scratch copy {target}" in stdout
-    assert f"x 2 seeds = {2 * len(E2E_RUNS)} (run, seed) pairs" in stdout
+    assert f"x seeds {list(DEFAULT_SEEDS)} = {len(DEFAULT_SEEDS) * len(E2E_RUNS)} pairs, then" in stdout
     assert " ETA " in stdout  # the lane driver's progress lines
     params = yaml.safe_load((target / "params.yaml").read_text())
-    assert params["profile"] == "smoke" and params["seeds"] == [0, 1] and list(params["methods"]) == list(E2E_RUNS)
+    assert (
+        params["profile"] == "smoke"
+        and params["seeds"] == list(DEFAULT_SEEDS)
+        and list(params["methods"]) == list(E2E_RUNS)
+    )
     assert all("seeds" not in entry for entry in params["methods"].values())  # every run on the two seeds
     # the runs left out have no stage folder (python -m rlvr_lib.pipeline.dvc_stages deletes them)
     assert sorted(p.name for p in (target / "pipelines").iterdir() if p.is_dir()) == sorted(E2E_RUNS)
@@ -225,8 +228,8 @@ def test_second_repro_does_nothing_and_one_param_reruns_one_method(smoke_repo):
     assert readers == {"paper_tepo"}
     assert CHANGED_RUN not in params["papers"]["aer"]["pass_at_k"]["runs"]  # and no sampling study reads it
     stage = f"pipelines/{CHANGED_RUN}/dvc.yaml"
-    maybe = {f"{stage}:eval@{seed}" for seed in (0, 1)}
-    retrained = {f"{stage}:train@{seed}" for seed in (0, 1)}
+    maybe = {f"{stage}:eval@{seed}" for seed in DEFAULT_SEEDS}
+    retrained = {f"{stage}:train@{seed}" for seed in DEFAULT_SEEDS}
     expected = {"check_params", *retrained, "report", "paper_summary"}
     assert ran - maybe == expected | readers
 
