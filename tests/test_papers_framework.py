@@ -77,6 +77,7 @@ from rlvr_lib.papers.framework.claims import (  # noqa: E402
     METHOD_FAILED,
     NOT_RUN,
     NOT_TESTABLE,
+    RUN_FAILED,
     UNDERPOWERED,
     Claim,
     NotRun,
@@ -85,7 +86,7 @@ from rlvr_lib.papers.framework.claims import (  # noqa: E402
     paired_difference,
 )
 from rlvr_lib.papers.framework.engine import evaluate, null_for  # noqa: E402
-from rlvr_lib.papers.framework.gates import Gates  # noqa: E402
+from rlvr_lib.papers.framework.gates import Gates, below_base  # noqa: E402
 from rlvr_lib.papers.framework.results import Reads  # noqa: E402
 
 
@@ -175,6 +176,29 @@ def test_a_failed_seed_hidden_by_the_mean_gives_method_failed_with_the_ungated_v
     # a claim about failure declares no gate: the failed seed is its evidence
     r = evaluate(FakePaper(results), claim(requires=()), level(results, "method"))
     assert r.verdict == HOLDS
+
+
+def test_a_failed_gate_withholds_holds_only_and_a_refutation_on_the_failed_run_stands_labelled():
+    # CW-GRPO below GRPO in every seed, on a run one of whose seeds fails a gate: the refutation is the evidence
+    results = FakeResults({"method": [-0.14, -0.12, -0.16], "grpo": [0.0, 0.0, 0.0]}, failing={"method": "x5.06"})
+    r = evaluate(FakePaper(results), claim(null=None), level(results, "method"))
+    assert r.verdict == DOES_NOT_HOLD and r.gate_failures == "method seed 1: x5.06"
+    assert "stands on a failed run: method seed 1: x5.06" in r.note
+    # an inconclusive verdict between failed runs stands too, but is not "underpowered": more seeds won't help
+    results.values["method"] = [-0.1, 0.05, 0.12]
+    r = evaluate(FakePaper(results), claim(null=None, paper_effect=0.004), level(results, "method"))
+    assert r.verdict == INCONCLUSIVE and r.kind == RUN_FAILED and "underpowered" not in r.note
+    # the default gates include `learned`: every claim about what the method does when it works
+    assert "learned" in claim().requires
+
+
+def test_a_shortfall_inside_sampling_noise_is_not_below_base():
+    rng = np.random.default_rng(0)
+    base = rng.binomial(16, 0.4, 256) / 16  # 256 problems, mean@16
+    noisy = np.clip(base - 0.012 + rng.normal(0, 0.2, 256), 0, 1)  # CW-GRPO seed 3: 0.012 below, z about -1
+    assert below_base(noisy, base) == ""
+    clear = np.clip(base - 0.1 + rng.normal(0, 0.05, 256), 0, 1)
+    assert below_base(clear, base).startswith("mean@n") and "over 256 problems" in below_base(clear, base)
 
 
 def test_a_verdict_that_hinges_on_a_declared_alternative_says_so():
@@ -307,7 +331,7 @@ class GateResults:
         return "aer" if run == "aer_idle" else "grpo"
 
     def eval_table(self, run, metric, seeds):
-        return np.array([[self.acc[(run, seeds[0])]]])
+        return np.full((1, 16), self.acc[(run, seeds[0])])  # 16 problems, each at the seed's mean@n
 
     def seed_histories(self, run, seeds):
         return [self.h[(run, s)] for s in seeds]
@@ -317,7 +341,8 @@ def test_the_gates_find_a_failed_seed_an_idle_mechanism_and_a_run_that_did_not_l
     gates = Gates(GateResults(), "grpo")
     failed = gates.failures(["run"], ("healthy",))
     assert failed == [
-        "run seed 1: mean@n 0.150 below its base policy's 0.200; rollout entropy peaked at x3.00 of its first batch"
+        "run seed 1: mean@n 0.150 below its base policy's 0.200 (-0.050 [-0.050, -0.050] over 16 problems); "
+        "rollout entropy peaked at x3.00 of its first batch"
     ]
     assert "non-zero on 0% of rollout batches" in gates.failures(["aer_idle"], ("active",))[0]
     assert gates.failures(["grpo"], ("active",)) == []  # GRPO has no mechanism to check
@@ -370,3 +395,19 @@ def test_the_setup_table_says_differs_when_a_value_differs():
     rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")
     assert rows.loc["updates per rollout batch", "differs"] == "yes"
     assert rows.loc["updates per rollout batch"].iloc[-2].startswith("8 (8 mini-batches x 1 pass)")
+
+
+def test_a_papers_effect_above_the_headroom_is_not_testable():
+    from rlvr_lib.papers.framework.claims import NO_HEADROOM
+
+    # AER's pass@32: GRPO at 0.843 leaves 0.157; the paper's +0.162 cannot be shown, so "effect excluded" is no verdict
+    a = np.array([[0.80, 0.85], [0.83, 0.79], [0.84, 0.86]])
+    b = np.array([[0.85, 0.84], [0.84, 0.85], [0.83, 0.85]])
+    e = paired_difference(a, b, bounds=(0.0, 1.0))
+    r = judge(claim(paper_effect=0.162), e)
+    assert r.verdict == NOT_TESTABLE and r.kind == NO_HEADROOM and "+0.157" in r.note
+    # inside the headroom the same numbers are a verdict
+    assert judge(claim(paper_effect=0.05), e).verdict == DOES_NOT_HOLD
+    # a refutation that does not rest on the effect's size stands
+    worse = paired_difference(a - 0.3, b, bounds=(0.0, 1.0))
+    assert judge(claim(paper_effect=0.162), worse).kind == "opposite effect detected"

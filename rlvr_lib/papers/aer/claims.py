@@ -112,7 +112,7 @@ def _preliminary_claims(paper) -> None:
         **GAIN,
         compute=measure(compare_on_levels, hard_mid, hard0, ACCURACY, ALPHA),
         null=None,  # the claim is about the coefficient, not about AER
-        requires=("healthy",),  # coefficient 0 is GRPO: no `active` gate
+        requires=("healthy", "learned"),  # coefficient 0 is GRPO: no `active` gate
         part_of=hard,
     )
     paper.claim(
@@ -126,7 +126,7 @@ def _preliminary_claims(paper) -> None:
         **LENGTH,
         compute=measure(compare_on_levels, hard_mid, hard0, "response_length", ALPHA),
         null=None,
-        requires=("healthy",),
+        requires=("healthy", "learned"),
         part_of=hard,
     )
     paper.claim(
@@ -141,7 +141,7 @@ def _preliminary_claims(paper) -> None:
         margin=ACCURACY_MARGIN,
         compute=measure(compare_on_levels, easy_mid, easy0, ACCURACY, ALPHA),
         null=None,
-        requires=("healthy",),
+        requires=("healthy", "learned"),
     )
     # The coefficient-0.1 run is the evidence (its collapse is what the paper reports): no health gate.
     big = paper.conjunction(
@@ -232,7 +232,7 @@ def _preliminary_claims(paper) -> None:
         **LOG_ENTROPY,
         compute=measure(compare_history, small, r.grpo, log_entropy_retained),
         null=None,  # the claim is that the small coefficient is no better than GRPO: GRPO is its reference
-        requires=("healthy",),
+        requires=("healthy", "learned"),
         part_of=intro,
     )
     paper.claim(

@@ -500,7 +500,8 @@ def declare(paper) -> None:
     )
     # Sec. 4's claims: the abstract's components (i)-(iii) on their one-switch ablations, eq. 16's zero-sum
     # normalisation (a property of the method code, and what it is said to prevent) and sec. 4.5.3's causality.
-    # (iii): the anchor is the guard against reward hacking; its ablation's failure is the evidence (no gate).
+    # (iii): the anchor is the guard against reward hacking; its ablation's failure is the evidence, but a HOLDS needs
+    # ERPO to have learned (a policy that never moved beats the hacking ablation too: the gates are one-sided).
     ablated(
         key="outcome_anchor",
         quote="A primary concern in this fusion is ensuring that the token-level feedback does not lead to reward "
@@ -513,7 +514,7 @@ def declare(paper) -> None:
         "sgn(A_i) = 1, so Psi also enters groups whose rewards are all equal), per seed; the ablation's format rate "
         "and length in the detail",
         compute=measure(measures.component, "use_outcome_anchor"),
-        requires=(),
+        requires=LEARNED,
     )
     for switch, key, quote in (
         (
@@ -569,7 +570,7 @@ def declare(paper) -> None:
         "entropy in the detail",
         compute=measure(measures.component, "use_group_norm"),
         part_of="zero_sum",
-        requires=(),  # its measure is accuracy: the detail reads the ablation's length too
+        requires=LEARNED,  # a HOLDS needs ERPO to have learned; its measure is accuracy (the detail reads length too)
     )
     claim(
         key="causality",

@@ -47,6 +47,8 @@ INDISCRIMINATE = "does not tell the method from its null"
 IMMOVABLE = "metric cannot move"
 FEW_SEEDS = "too few seeds"
 BEYOND = "beyond the testbed"
+NO_HEADROOM = "the paper's effect exceeds what this measure can show"
+RUN_FAILED = "run failed"  # a gate failed: HOLDS is withheld (METHOD FAILED); an open verdict says more seeds won't help
 Direction = Literal["greater", "less", "equal"]
 DIRECTION_TEXT = {"greater": ">", "less": "<", "equal": "="}
 LEVEL = 0.95
@@ -242,13 +244,20 @@ CHECKS = (
     "task fixes (answer length in the testbed's fixed format) or that the testbed's budget was calibrated to produce "
     "(GRPO's entropy level) is not evidence (rlvr_lib.papers.framework.measures).",
     "A margin never exceeds the paper's own stated effect for the comparison (it is capped there).",
+    "Headroom: a bounded measure's reachable d on the arms compared is [lower bound - baseline, upper bound - "
+    "baseline] (e.g. at most 1 minus the baseline's value for a rate); where the paper's effect (or the size it "
+    "states) lies outside it, NOT TESTABLE HERE (the paper's effect exceeds what this measure can show), unless the "
+    "verdict does not rest on the effect's size (HOLDS, or an opposite effect detected).",
     "Run health, per seed (rlvr_lib.papers.framework.gates): every seed of every run a claim reads must not end below "
-    "its own "
-    "seed's base policy, its rollout entropy must never pass x2 its first batch (peak, not end), the method's "
-    "mechanism must have acted (AER's alpha, Clip-Cov's and KL-Cov's selected tokens), and where the claim needs it, "
-    "the run must have learned (at least a quarter of GRPO's gain over base on the same seed). Otherwise: METHOD "
-    "FAILED, naming the seeds and how they failed (the verdict without the gate is shown, never counted). A claim "
-    "about failure (an explosion, a collapse, reward hacking) declares no gate: there the failed seed is the evidence.",
+    "its own seed's base policy (a paired t test over the evaluation problems: the 95% interval of the seed's "
+    "per-problem difference from its base lies below 0; a shortfall inside sampling noise is no failure), its "
+    "rollout entropy must never pass x2 its first batch (peak, not end), the method's mechanism must have acted "
+    "(AER's alpha, Clip-Cov's and KL-Cov's selected tokens), and the run must have learned (at least a quarter of "
+    "GRPO's gain over base on the same seed; every claim about what the method does when it works). The gates are "
+    "one-sided: a failed gate withholds HOLDS only (what a failed run can reach trivially: METHOD FAILED, naming the "
+    "seeds and how they failed, the verdict without the gate shown, never counted); a refutation or an inconclusive "
+    "verdict stands, labelled with the failure (an inconclusive one is not called underpowered: more seeds of a "
+    "failed run would not help). A claim about failure (an explosion, a collapse, reward hacking) declares no gate.",
     'A universal claim ("prevents", "never") is judged per seed: HOLDS if every seed is on the claimed side '
     "of ref, DOES NOT HOLD (a seed refutes it) if one is not.",
     "Null: a claim that holds is judged again with its null run in place of its method (the run the paper says "
@@ -307,7 +316,7 @@ def combine(verdicts: Sequence[str]) -> str:
 
 # ----------------------------------------------------------------------------- claims and estimates
 AUTO_NULL = "auto"  # a one-arm claim's null: the paper's GRPO run (none for a claim about GRPO itself)
-DEFAULT_GATES = ("healthy", "active")  # rlvr_lib.papers.framework.gates; "learned" added where a claim needs it
+DEFAULT_GATES = ("healthy", "active", "learned")  # rlvr_lib.papers.framework.gates; () for a claim about failure
 
 
 @dataclass(frozen=True)
@@ -398,6 +407,7 @@ class ClaimResult:
     kind: str = ""
     robustness: str = ""  # "robust", "hinges on <alternative>: ...", or "" (no alternative applies)
     ungated: str = ""  # the verdict the numbers give without the health gate (method failed only)
+    gate_failures: str = ""  # the failed gates a verdict that stands is labelled with ('<run> seed <s>: <reason>')
     null: str = ""  # the null's result, where one was judged
     arms: tuple[str, ...] = ()  # the trained runs the claim read
     by_alternative: dict[str, str] = field(default_factory=dict)  # declared alternative -> the verdict under it
@@ -524,6 +534,29 @@ def saturation(estimate: Estimate) -> str | None:
     return None
 
 
+def headroom_shortfall(claim: Claim, estimate: Estimate) -> str:
+    """Why the paper's effect lies outside what a bounded two-arm measure can reach ('' when it does not): d = a - b
+    of a measure in [lo, hi] reaches [lo - b, hi - b] on the baseline b's value; the claimed size is ref + effect
+    ("greater"), ref - effect ("less") or ref ("equal" to a stated size)."""
+    if claim.direction is None or estimate.bounds is None or len(estimate.arms) != 2:
+        return ""
+    effect = claim.paper_effect
+    if effect is None and not (claim.direction == "equal" and claim.reference != 0):
+        return ""
+    lo, hi = estimate.bounds
+    base = estimate.arms[1]
+    reach_low, reach_high = lo - base, hi - base
+    size = {"greater": claim.reference + abs(effect or 0), "less": claim.reference - abs(effect or 0)}.get(
+        claim.direction, claim.reference
+    )
+    if reach_low <= size <= reach_high:
+        return ""
+    room = f"at most {format_number(reach_high)} ({hi:g} - the baseline's {base:.3f})"
+    if size < reach_low:
+        room = f"at least {format_number(reach_low)} ({lo:g} - the baseline's {base:.3f})"
+    return f"{NO_HEADROOM}: the paper's size {format_number(size)} against d {room}"
+
+
 def seeds_to_detect(se: float, n_seeds: int, effect: float, level: float = LEVEL, power: float = POWER) -> int:
     """About how many seeds would detect ``effect`` given the seed-level spread behind ``se`` over ``n_seeds``."""
     sd = se * math.sqrt(n_seeds)
@@ -558,6 +591,7 @@ def judge(claim: Claim, estimate: Estimate, note: str = "") -> ClaimResult:
         return ClaimResult(claim, NOT_TESTABLE, estimate, _join(reason, note), branch="zero_width", kind=IMMOVABLE)
     if claim.universal:
         return _judge_per_seed(claim, estimate, margin, note)
+    short = headroom_shortfall(claim, estimate)
     got, branch = verdict(
         claim.direction,
         estimate.value,
@@ -568,6 +602,8 @@ def judge(claim: Claim, estimate: Estimate, note: str = "") -> ClaimResult:
         claim.paper_effect,
     )
     kind = BRANCH[branch].kind
+    if short and branch not in ("material", "material_less", "opposite", "opposite_less"):
+        return ClaimResult(claim, NOT_TESTABLE, estimate, _join(short, note), branch="headroom", kind=NO_HEADROOM)
     if got == INCONCLUSIVE:
         effect = margin if claim.paper_effect is None else abs(claim.paper_effect)
         mde = detectable_effect(estimate.se, estimate.n_seeds)
@@ -686,6 +722,7 @@ CSV_COLUMNS = (
     "branch",
     "robustness",
     "ungated_verdict",
+    "gate_failures",
     "null_result",
     "arms",
     "decoding",
@@ -757,6 +794,7 @@ def claims_frame(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "branch": r.branch,
                 "robustness": r.robustness,
                 "ungated_verdict": r.ungated,
+                "gate_failures": r.gate_failures,
                 "null_result": r.null,
                 "arms": " ".join(r.arms),
                 "decoding": r.decoding,

@@ -5,8 +5,9 @@ judge, test the null, and judge again under each declared alternative.
 2. A measure the task fixes (``measures.Measure.fixed_by``) or the testbed was calibrated to produce for the arm's
    method (``calibrated``) makes the claim NOT TESTABLE HERE, whatever the numbers.
 3. ``judge`` (``claims``): seeds, zero-width intervals, saturation, the branches, per-seed universal claims.
-4. The gates the claim requires (``gates``) on every seed of every trained run read: a failure gives METHOD FAILED,
-   with the verdict the numbers gave kept beside it (never counted).
+4. The gates the claim requires (``gates``) on every seed of every trained run read, one-sided: a failure withholds
+   HOLDS (METHOD FAILED, the verdict the numbers gave kept beside it, never counted); a refutation or an inconclusive
+   verdict stands, labelled with the failure.
 5. A claim that holds is judged again with its null in place of its method arm (``null_for``); if the null holds
    too, the test cannot tell them apart: NOT TESTABLE HERE.
 6. Each declared alternative of the paper whose run the claim read is substituted and the whole judgement repeated:
@@ -31,7 +32,9 @@ from rlvr_lib.papers.framework.claims import (
     METHOD_FAILED,
     NOT_RUN,
     NOT_TESTABLE,
+    RUN_FAILED,
     SHARED_DECODING,
+    UNDERPOWERED,
     Claim,
     ClaimResult,
     Estimate,
@@ -88,7 +91,9 @@ def _broken(arms: list[str], results) -> bool:
 
 
 def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> ClaimResult:
-    """Step 4: METHOD FAILED when a required gate fails on a seed of a run the claim read."""
+    """Step 4, one-sided: a required gate failing on a seed of a run the claim read withholds HOLDS (METHOD FAILED,
+    the verdict kept as ``ungated``); DOES NOT HOLD and INCONCLUSIVE stand, labelled with the failure (an
+    inconclusive verdict on a failed run is not underpowered: more seeds would not help)."""
     if result.verdict not in COUNTED or not claim.requires:
         return result
     try:
@@ -97,9 +102,17 @@ def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> Claim
         return not_testable(claim, str(reason), reason.kind)
     if not failed:
         return result
-    return dataclasses.replace(
-        result, verdict=METHOD_FAILED, kind="run failed", ungated=result.verdict, note="; ".join(failed)
-    )
+    failures = "; ".join(failed)
+    if result.verdict == HOLDS:
+        return dataclasses.replace(
+            result, verdict=METHOD_FAILED, kind=RUN_FAILED, ungated=HOLDS, note=failures, gate_failures=failures
+        )
+    kind, note = result.kind, result.note
+    if kind == UNDERPOWERED:
+        kind = RUN_FAILED
+        note = "; ".join(t for t in note.split("; ") if not t.startswith("underpowered:"))
+    note = "; ".join(t for t in (note, f"stands on a failed run: {failures}") if t)
+    return dataclasses.replace(result, kind=kind, note=note, gate_failures=failures)
 
 
 def null_for(claim: Claim, arms: list[str], null_run: str | None, main_run: str) -> dict[str, str]:
