@@ -25,6 +25,7 @@ OWN_DEFINITIONS = {
     r"join\(map\(str": "a list of seeds (results.fmt_seeds, RunResults.seeds_text)",
     r"\.partition\(\"-\"\)": "a problem's level (RunResults.problem_level, level_values, compare_on_levels)",
     r"\"(diverged|idle)\" if": "a run's mark (RunResults.marks, label)",
+    r"\.(min|max)\(axis=0\)|np\.(minimum|maximum|fmin|fmax)\(": "an order statistic over runs (judge run by run)",
 }
 
 
@@ -55,6 +56,11 @@ def test_a_planted_window_of_its_own_is_caught():
         "a list of seeds",
         "a problem's level",
         "a run's mark",
+    ]
+    # OPEFO's old pair gap: the per-seed min of two GRPO runs, biased even when every run is equal
+    assert own_definitions("mine = values.min(axis=0)\nworst = np.maximum(a, b)\n") == [
+        "line 1: an order statistic over runs (judge run by run)",
+        "line 2: an order statistic over runs (judge run by run)",
     ]
 
 
@@ -155,15 +161,15 @@ def test_a_null_that_passes_too_makes_the_claim_not_testable():
     # "the method keeps its entropy": the method's value is above 0, and so is GRPO's (the planted null passes)
     results = FakeResults({"method": [0.3, 0.35, 0.4], "grpo": [0.2, 0.25, 0.3]})
     r = evaluate(FakePaper(results), claim(), level(results, "method"))
-    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and "grpo passes too" in r.note
+    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and "grpo in method's place passes too" in r.note
     # a null that fails keeps the verdict, and says so
     results.values["grpo"] = [-0.2, -0.25, -0.3]
     r = evaluate(FakePaper(results), claim(), level(results, "method"))
     assert r.verdict == HOLDS and r.null.startswith("grpo in method's place: does not hold")
 
 
-def test_no_null_for_a_claim_about_the_null_run_itself_or_when_declared_none():
-    assert null_for(claim(), ["grpo"], "grpo", "method") == {}
+def test_the_null_of_a_claim_about_the_null_run_itself_is_the_base_policy_and_a_contrast_needs_no_run():
+    assert null_for(claim(), ["grpo"], "grpo", "method") == {"grpo": "base"}
     assert null_for(claim(null=None), ["method"], "grpo", "method") == {}
     assert null_for(claim(), ["method", "baseline"], "grpo", "method") == {}  # two arms: the contrast is the null
     assert null_for(claim(null="baseline"), ["method", "other"], "grpo", "method") == {"method": "baseline"}
@@ -411,3 +417,83 @@ def test_a_papers_effect_above_the_headroom_is_not_testable():
     # a refutation that does not rest on the effect's size stands
     worse = paired_difference(a - 0.3, b, bounds=(0.0, 1.0))
     assert judge(claim(paper_effect=0.162), worse).kind == "opposite effect detected"
+
+
+# ----------------------------------------------------------------------------- nulls, formulas, prefixes, dates
+def test_a_claim_true_by_its_formula_is_counted_apart():
+    from rlvr_lib.papers.framework.claims import FORMULA, Formula
+
+    results = FakeResults({"method": [0.3, 0.35, 0.4], "grpo": [-0.2, -0.1, -0.3]})
+    r = evaluate(
+        FakePaper(results), claim(null=Formula("eq. 9: {g < 0.2} is inside {g < 1}")), level(results, "method")
+    )
+    assert r.verdict == NOT_TESTABLE and r.kind == FORMULA and r.ungated == HOLDS and "eq. 9" in r.note
+
+
+def test_a_no_op_kernel_that_passes_too_makes_the_claim_not_testable():
+    from rlvr_lib.papers.framework.declare import measure, null_value
+
+    # kernel_handful: every seed's share of tokens with w < 0.5 under 5%; a kernel w = 1 has share 0 and passes too
+    results = FakeResults({"method": [0.0096, 0.0082, 0.009]})
+    noop = measure(null_value, 0.0, "a kernel w = 1")
+    c = claim(direction="less", reference=0.05, margin=0.0, universal=True, null=noop, requires=())
+    r = evaluate(FakePaper(results), c, level(results, "method"))
+    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and r.null.startswith("no-op null_value: holds")
+
+
+def test_every_claim_with_a_measure_declares_its_null_and_a_planted_undeclared_one_fails():
+    from rlvr_lib import papers
+    from rlvr_lib.papers.framework.declare import undeclared_nulls
+    from rlvr_lib.settings.config import load_params
+
+    params = load_params(REPO / "params.yaml")
+    paper = papers.open_paper("cw_grpo", params)
+    assert undeclared_nulls(paper) == []
+    key = paper.claim(
+        key="planted",
+        quote="q",
+        source="s",
+        paper_value="p",
+        ours="o",
+        direction="greater",
+        margin=0.0,
+        compute=paper.declared_measures["acc_vs_grpo"],
+        null=None,
+    )
+    assert undeclared_nulls(paper) == [key]
+    for name in PAPERS:
+        assert undeclared_nulls(papers.open_paper(name, params)) == [], name
+
+
+def test_a_measure_over_nested_prefixes_of_one_run_is_refused_and_equal_windows_pass():
+    from rlvr_lib.papers.framework.measures import equal_windows, nested_prefixes
+    from rlvr_lib.settings.config import load_params
+
+    class Checkpoints:  # GRPO's 90- and 180-step runs: one trajectory, differing only in train.max_steps
+        params = load_params(REPO / "params.yaml")
+
+    def fluctuation(history):
+        return 0.0
+
+    reads = Reads()
+    reads.history_fns = [("grpo_cw_90steps", fluctuation), ("grpo_cw", fluctuation)]
+    arms = ["grpo_cw_90steps", "grpo_cw"]
+    assert "nested prefixes of one run" in nested_prefixes(Checkpoints, arms, reads)
+    equal_windows(fluctuation)
+    assert nested_prefixes(Checkpoints, arms, reads) == ""
+    # two methods at one length are no prefixes
+    reads.history_fns = [("cw_grpo_1update", len), ("grpo_cw", len)]
+    assert nested_prefixes(Checkpoints, ["cw_grpo_1update", "grpo_cw"], reads) == ""
+
+
+def test_a_reading_chosen_after_the_runs_is_marked_with_its_earlier_verdict():
+    from rlvr_lib.papers.framework.claims import Fixed
+    from rlvr_lib.papers.framework.declare import measure, null_value
+
+    results = FakeResults({"method": [0.001, -0.002, 0.0], "grpo": [-0.2, -0.1, -0.3]})
+    earlier = measure(null_value, 0.3, "the end window")
+    moved = Fixed("3c7fe14c", after_runs=True, what="window moved", earlier=earlier)
+    c = claim(direction="equal", margin=0.05, fixed=moved, null="grpo")
+    r = evaluate(FakePaper(results), c, level(results, "method"))
+    assert r.verdict == HOLDS and r.chosen.startswith("3c7fe14c: window moved; the earlier reading: does not hold")
+    assert evaluate(FakePaper(results), claim(direction="equal", margin=0.05), level(results, "method")).chosen == ""

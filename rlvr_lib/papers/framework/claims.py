@@ -47,8 +47,11 @@ INDISCRIMINATE = "does not tell the method from its null"
 IMMOVABLE = "metric cannot move"
 FEW_SEEDS = "too few seeds"
 BEYOND = "beyond the testbed"
+NESTED = "nested prefixes of one run"
 NO_HEADROOM = "the paper's effect exceeds what this measure can show"
-RUN_FAILED = "run failed"  # a gate failed: HOLDS is withheld (METHOD FAILED); an open verdict says more seeds won't help
+RUN_FAILED = (
+    "run failed"  # a gate failed: HOLDS is withheld (METHOD FAILED); an open verdict says more seeds won't help
+)
 Direction = Literal["greater", "less", "equal"]
 DIRECTION_TEXT = {"greater": ">", "less": "<", "equal": "="}
 LEVEL = 0.95
@@ -260,15 +263,22 @@ CHECKS = (
     "failed run would not help). A claim about failure (an explosion, a collapse, reward hacking) declares no gate.",
     'A universal claim ("prevents", "never") is judged per seed: HOLDS if every seed is on the claimed side '
     "of ref, DOES NOT HOLD (a seed refutes it) if one is not.",
-    "Null: a claim that holds is judged again with its null run in place of its method (the run the paper says "
-    "the method beats, or GRPO for a property of one run); if the null passes too: NOT TESTABLE HERE (the test does "
-    "not tell the method from its null).",
+    "Null: every claim declares its null: the run the paper says the method beats (a two-arm claim's contrast "
+    "arm), GRPO for a property of one run, the base policy for a property of GRPO's own run (its training history "
+    "frozen at the first rollout batch), or a no-op form of the mechanism (e.g. a kernel w = 1). The claim is judged "
+    "again on its null (shown beside it); if it holds and the null passes too: NOT TESTABLE HERE (the test does not "
+    "tell the method from its null). A claim true by the definition of its measure is a PROPERTY OF THE FORMULA "
+    "(NOT TESTABLE HERE, counted apart). Measures over nested prefixes of one run (checkpoints of one trajectory "
+    "read over growing windows) are refused (NOT TESTABLE HERE).",
     f"Beside an inconclusive verdict: the smallest |d - ref| the seeds could detect ({LEVEL:.0%} two-sided, "
     f"{POWER:.0%} power); over {UNDERPOWER_FACTOR:g}x the paper's effect (or the margin) it is UNDERPOWERED, with "
     "about how many seeds would detect the paper's effect.",
     "Robustness: every verdict is computed again under each declared alternative of the paper (params.yaml "
     "`papers.<paper>.alternatives`: an open choice whose other value has runs); a verdict is ROBUST if it is the "
     "same under all, else it HINGES ON the alternative, with both verdicts.",
+    "Dated choices: each claim's measure, window and reading carries the commit or protocol at which it was fixed "
+    "(claims.csv `fixed_at`); one fixed after this protocol's runs existed is marked CHOSEN AFTER THE RUNS in its row, "
+    "with its verdict under the earlier reading beside it.",
     "NOT RUN: a claim the testbed could test with runs the project has not made, with their cost in (run, seed) "
     "pairs. NOT TESTABLE HERE otherwise names what the testbed cannot measure.",
 )
@@ -315,7 +325,40 @@ def combine(verdicts: Sequence[str]) -> str:
 
 
 # ----------------------------------------------------------------------------- claims and estimates
-AUTO_NULL = "auto"  # a one-arm claim's null: the paper's GRPO run (none for a claim about GRPO itself)
+AUTO_NULL = "auto"  # a one-arm claim's null: the paper's GRPO run (the base policy for a claim about GRPO itself)
+CONTRAST = "contrast"  # a two-arm claim's null is its second arm (d = 0 there by construction)
+FORMULA = "property of the formula"  # the kind of a claim true by construction: counted apart, not a verdict
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """When a claim's measure, window and reading were fixed: ``at`` (a commit or protocol). ``after_runs``: fixed
+    after this protocol's runs existed (the verdict row says 'chosen after the runs', ``what`` says what changed);
+    ``earlier``: the earlier reading, judged beside it (a ``declare.Measure``), or ``earlier_verdict``: its verdict
+    as the report at that commit gave it, where its measure is no longer computed (a reading the framework now
+    refuses)."""
+
+    at: str
+    after_runs: bool = False
+    what: str = ""
+    earlier: object = None
+    earlier_verdict: str = ""
+
+
+RUNS = "98025dc2"  # the full protocol's runs (reports/training, reports/eval), on which the reports' verdicts stand
+BEFORE_RUNS = Fixed(f"before the full protocol's runs ({RUNS}); reviewed in rounds 1-3")
+ROUND3 = "3c7fe14c (round 3, after the runs)"
+ISSUE40 = "issue 40, 2026-11-28 (after the runs)"
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A claim's declared null when the claim holds by the definition of what it measures (``reason``: why): its
+    number is shown, its verdict is NOT TESTABLE HERE (``FORMULA``), counted apart."""
+
+    reason: str
+
+
 DEFAULT_GATES = ("healthy", "active", "learned")  # rlvr_lib.papers.framework.gates; () for a claim about failure
 
 
@@ -328,7 +371,11 @@ class Claim:
     decides); ``direction``: what the paper claims for d against ``reference``; ``margin``: the smallest
     |d - reference| that matters, in d's units (capped at ``paper_effect``); ``paper_effect``: the paper's own effect
     in d's units where it has one; ``key``: a short unique id. A part of a conjunctive claim has its parent's key as
-    ``parent``. ``null``: the run judged in the method's place (``AUTO_NULL``, None for none, or a run);
+    ``parent``. ``null`` (declared for every claim with a measure): the run judged in the method's place
+    (``AUTO_NULL``, a run, or ``"base"``: the base policy, whose training history is its run's first rollout batch
+    frozen), ``CONTRAST`` (a two-arm claim: the second arm), a no-op form of the mechanism (a
+    ``declare.Measure`` computing d as the no-op gives it, e.g. a kernel w = 1), or ``Formula`` (true by
+    construction); None: undeclared (tests/test_papers_framework.py fails it);
     ``requires``: the health gates every run the claim reads must pass (``rlvr_lib.papers.framework.gates``);
     ``measure``: the registered measure d is built on (``rlvr_lib.papers.framework.measures``: its bounds, scale and
     what fixes it); ``universal``: judged per seed (one seed on the wrong side refutes it).
@@ -344,10 +391,11 @@ class Claim:
     reference: float = 0.0
     paper_effect: float | None = None
     parent: str | None = None
-    null: str | None = AUTO_NULL
+    null: object = AUTO_NULL
     requires: tuple[str, ...] = DEFAULT_GATES
     measure: str = ""
     universal: bool = False
+    fixed: Fixed = BEFORE_RUNS
 
     def __post_init__(self) -> None:
         if self.direction is not None and self.direction not in DIRECTION_TEXT:
@@ -412,6 +460,7 @@ class ClaimResult:
     arms: tuple[str, ...] = ()  # the trained runs the claim read
     by_alternative: dict[str, str] = field(default_factory=dict)  # declared alternative -> the verdict under it
     decoding: str = ""  # the paper's own evaluation decoding, when the claim read accuracy or pass@k at it
+    chosen: str = ""  # 'chosen after the runs (<when>): <what>; earlier reading: <verdict>' (``Fixed.after_runs``)
 
 
 def seed_values(values: np.ndarray) -> np.ndarray:
@@ -724,6 +773,8 @@ CSV_COLUMNS = (
     "ungated_verdict",
     "gate_failures",
     "null_result",
+    "fixed_at",
+    "chosen_after_runs",
     "arms",
     "decoding",
     "note",
@@ -795,6 +846,8 @@ def claims_frame(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "robustness": r.robustness,
                 "ungated_verdict": r.ungated,
                 "gate_failures": r.gate_failures,
+                "fixed_at": c.fixed.at,
+                "chosen_after_runs": r.chosen,
                 "null_result": r.null,
                 "arms": " ".join(r.arms),
                 "decoding": r.decoding,
@@ -822,7 +875,8 @@ def claims_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "how ours is computed": c.ours
                 + (f" (evaluated at the paper's decoding, `{r.decoding}`)" if r.decoding else "")
                 + (f" — {r.note}" if r.note else "")
-                + (f" — null: {r.null}" if r.null else ""),
+                + (f" — null: {r.null}" if r.null else "")
+                + (f" — **chosen after the runs**: {r.chosen}" if r.chosen else ""),
             }
         )
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))

@@ -24,12 +24,15 @@ from rlvr_lib.papers.framework import measures
 from rlvr_lib.papers.framework.claims import (
     AUTO_NULL,
     BEYOND,
+    CONTRAST,
     COUNTED,
     FEW_SEEDS,
+    FORMULA,
     HOLDS,
     IMMOVABLE,
     INDISCRIMINATE,
     METHOD_FAILED,
+    NESTED,
     NOT_RUN,
     NOT_TESTABLE,
     RUN_FAILED,
@@ -38,12 +41,14 @@ from rlvr_lib.papers.framework.claims import (
     Claim,
     ClaimResult,
     Estimate,
+    Formula,
     NotTestable,
     judge,
     not_testable,
     ours_text,
     robustness_text,
 )
+from rlvr_lib.papers.framework.declare import Measure
 from rlvr_lib.papers.framework.guard import ComparisonRefused, settings_difference
 from rlvr_lib.settings.papers import BASE_RUN
 
@@ -116,40 +121,81 @@ def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> Claim
 
 
 def null_for(claim: Claim, arms: list[str], null_run: str | None, main_run: str) -> dict[str, str]:
-    """The substitution that puts the claim's null in its method's place ({} for none): ``claim.null`` replaces
-    the paper's own run (or the claim's one arm); ``AUTO_NULL`` applies to a claim on one trained run, replaced by
-    the paper's ``null_run``, and not to a claim on that run itself."""
-    if not claim.null or not arms:
+    """The substitution that puts the claim's null run in its method's place ({} for none: a contrast, a no-op
+    measure, a formula): a named run replaces the paper's own run (or the claim's first arm); ``AUTO_NULL`` applies
+    to a claim on one trained run, replaced by the paper's ``null_run`` (by the base policy when it is that run)."""
+    if not isinstance(claim.null, str) or claim.null == CONTRAST or not arms:
         return {}
     if claim.null == AUTO_NULL:
-        if len(arms) != 1 or null_run is None or arms[0] == null_run:
+        if len(arms) != 1:
             return {}
+        if null_run is None or arms[0] == null_run:
+            return {arms[0]: BASE_RUN}
         return {arms[0]: null_run}
     target = main_run if main_run in arms else arms[0]
     return {} if target == claim.null else {target: claim.null}
+
+
+def _null(paper, claim: Claim, compute: Compute, arms: list[str]) -> tuple[str, ClaimResult] | None:
+    """(what the null is, the claim judged on it), or None where the null is the contrast arm (d = 0 there)."""
+    if isinstance(claim.null, Measure):
+        try:
+            return f"no-op {claim.null.name.rsplit('.', 1)[-1]}", judge(claim, claim.null.bind(paper)())
+        except NotTestable as reason:
+            return "no-op", not_testable(claim, str(reason), reason.kind)
+    swap = null_for(claim, arms, paper.null_run(), paper.main_run())
+    if not swap:
+        return None
+    ((run, null),) = swap.items()
+    return f"{null} in {run}'s place", _under(claim, compute, paper.results, swap)
 
 
 def evaluate(paper, claim: Claim, compute: Compute) -> ClaimResult:
     """Steps 1-6 for one claim of ``paper`` (a ``PaperBase``)."""
     results = paper.results
     raw, arms = _judged(claim, compute, results)
+    if len(arms) > 1 and raw.verdict in COUNTED:
+        nested = measures.nested_prefixes(results, arms, getattr(results, "last_reads", None))
+        if nested:
+            raw = dataclasses.replace(raw, verdict=NOT_TESTABLE, kind=NESTED, branch="nested", note=nested)
     result = _gated(claim, raw, arms, results)
-    swap = null_for(claim, arms, paper.null_run(), paper.main_run())
-    if result.verdict == HOLDS and swap:
-        shadow = _under(claim, compute, results, swap)
-        ((run, null),) = swap.items()
-        result.null = f"{null} in {run}'s place: {shadow.verdict} ({ours_text(shadow)})"
-        if shadow.verdict == HOLDS:
-            result = dataclasses.replace(
-                result,
-                verdict=NOT_TESTABLE,
-                kind=INDISCRIMINATE,
-                branch="null",
-                note=f"the test does not tell {run} from {null}: {null} passes too",
-            )
+    if isinstance(claim.null, Formula) and result.verdict in COUNTED:
+        result = dataclasses.replace(
+            result, verdict=NOT_TESTABLE, kind=FORMULA, branch="formula", ungated=result.verdict, note=claim.null.reason
+        )
+    if result.verdict in (*COUNTED, METHOD_FAILED):
+        shadow = _null(paper, claim, compute, arms)
+        if shadow is not None:
+            what, got = shadow
+            result.null = f"{what}: {got.verdict} ({ours_text(got)})"
+            if result.verdict == HOLDS and got.verdict == HOLDS:
+                result = dataclasses.replace(
+                    result,
+                    verdict=NOT_TESTABLE,
+                    kind=INDISCRIMINATE,
+                    branch="null",
+                    note=f"the test does not tell the claim from its null: {what} passes too",
+                )
+        elif claim.null in (CONTRAST, AUTO_NULL) and len(arms) > 1:
+            result.null = f"the contrast arm {arms[-1]} (d = 0 there by construction)"
+    result.chosen = chosen_text(paper, claim)
     result.robustness = robustness(paper, claim, compute, arms, result)
     result.arms = tuple(arms)
     return result
+
+
+def chosen_text(paper, claim: Claim) -> str:
+    """'<when>: <what>; earlier reading: <verdict> (<ours>)' for a claim whose reading was chosen after the runs ('' for
+    one fixed before them)."""
+    fixed = claim.fixed
+    if not fixed.after_runs:
+        return ""
+    earlier = fixed.earlier_verdict
+    if isinstance(fixed.earlier, Measure):
+        got, arms = _judged(claim, fixed.earlier.bind(paper), paper.results)
+        got = _gated(claim, got, arms, paper.results)
+        earlier = f"{got.verdict}{f' ({got.kind})' if got.kind else ''}, {ours_text(got)}"
+    return f"{fixed.at}: {fixed.what}" + (f"; the earlier reading: {earlier}" if earlier else "")
 
 
 def _under(claim: Claim, compute: Compute, results, alias: Mapping[str, str], gated: bool = False) -> ClaimResult:
