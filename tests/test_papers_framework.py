@@ -497,3 +497,18 @@ def test_a_reading_chosen_after_the_runs_is_marked_with_its_earlier_verdict():
     r = evaluate(FakePaper(results), c, level(results, "method"))
     assert r.verdict == HOLDS and r.chosen.startswith("3c7fe14c: window moved; the earlier reading: does not hold")
     assert evaluate(FakePaper(results), claim(direction="equal", margin=0.05), level(results, "method")).chosen == ""
+
+
+def test_a_grpo_with_its_own_train_override_leaves_the_summary_ranking_naming_what_it_cannot_compare():
+    import dataclasses
+
+    from rlvr_lib import papers
+    from rlvr_lib.settings.config import load_params
+
+    params = load_params(REPO / "params.yaml")
+    grpo = params.runs["grpo"]
+    params.runs["grpo"] = dataclasses.replace(grpo, train=dataclasses.replace(grpo.train, learning_rate=2e-4))
+    summary = papers.open_paper("summary", params)
+    summary.ranking()  # raised KeyError: 'failed_seeds' when no method had a GRPO run to compare with
+    assert summary.uncompared and "grpo" in summary.uncompared[0]  # named: not retrained, or no GRPO in its group
+    assert "Not compared:" in summary.report.sections[-1].text
