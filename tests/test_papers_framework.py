@@ -25,6 +25,7 @@ OWN_DEFINITIONS = {
     r"join\(map\(str": "a list of seeds (results.fmt_seeds, RunResults.seeds_text)",
     r"\.partition\(\"-\"\)": "a problem's level (RunResults.problem_level, level_values, compare_on_levels)",
     r"\"(diverged|idle)\" if": "a run's mark (RunResults.marks, label)",
+    r"\.(min|max)\(axis=0\)|np\.(minimum|maximum|fmin|fmax)\(": "an order statistic over runs (judge run by run)",
 }
 
 
@@ -56,6 +57,11 @@ def test_a_planted_window_of_its_own_is_caught():
         "a problem's level",
         "a run's mark",
     ]
+    # OPEFO's old pair gap: the per-seed min of two GRPO runs, biased even when every run is equal
+    assert own_definitions("mine = values.min(axis=0)\nworst = np.maximum(a, b)\n") == [
+        "line 1: an order statistic over runs (judge run by run)",
+        "line 2: an order statistic over runs (judge run by run)",
+    ]
 
 
 # ----------------------------------------------------------------------------- the engine, on a fake paper
@@ -77,6 +83,7 @@ from rlvr_lib.papers.framework.claims import (  # noqa: E402
     METHOD_FAILED,
     NOT_RUN,
     NOT_TESTABLE,
+    RUN_FAILED,
     UNDERPOWERED,
     Claim,
     NotRun,
@@ -85,7 +92,7 @@ from rlvr_lib.papers.framework.claims import (  # noqa: E402
     paired_difference,
 )
 from rlvr_lib.papers.framework.engine import evaluate, null_for  # noqa: E402
-from rlvr_lib.papers.framework.gates import Gates  # noqa: E402
+from rlvr_lib.papers.framework.gates import Gates, below_base  # noqa: E402
 from rlvr_lib.papers.framework.results import Reads  # noqa: E402
 
 
@@ -154,15 +161,15 @@ def test_a_null_that_passes_too_makes_the_claim_not_testable():
     # "the method keeps its entropy": the method's value is above 0, and so is GRPO's (the planted null passes)
     results = FakeResults({"method": [0.3, 0.35, 0.4], "grpo": [0.2, 0.25, 0.3]})
     r = evaluate(FakePaper(results), claim(), level(results, "method"))
-    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and "grpo passes too" in r.note
+    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and "grpo in method's place passes too" in r.note
     # a null that fails keeps the verdict, and says so
     results.values["grpo"] = [-0.2, -0.25, -0.3]
     r = evaluate(FakePaper(results), claim(), level(results, "method"))
     assert r.verdict == HOLDS and r.null.startswith("grpo in method's place: does not hold")
 
 
-def test_no_null_for_a_claim_about_the_null_run_itself_or_when_declared_none():
-    assert null_for(claim(), ["grpo"], "grpo", "method") == {}
+def test_the_null_of_a_claim_about_the_null_run_itself_is_the_base_policy_and_a_contrast_needs_no_run():
+    assert null_for(claim(), ["grpo"], "grpo", "method") == {"grpo": "base"}
     assert null_for(claim(null=None), ["method"], "grpo", "method") == {}
     assert null_for(claim(), ["method", "baseline"], "grpo", "method") == {}  # two arms: the contrast is the null
     assert null_for(claim(null="baseline"), ["method", "other"], "grpo", "method") == {"method": "baseline"}
@@ -175,6 +182,29 @@ def test_a_failed_seed_hidden_by_the_mean_gives_method_failed_with_the_ungated_v
     # a claim about failure declares no gate: the failed seed is its evidence
     r = evaluate(FakePaper(results), claim(requires=()), level(results, "method"))
     assert r.verdict == HOLDS
+
+
+def test_a_failed_gate_withholds_holds_only_and_a_refutation_on_the_failed_run_stands_labelled():
+    # CW-GRPO below GRPO in every seed, on a run one of whose seeds fails a gate: the refutation is the evidence
+    results = FakeResults({"method": [-0.14, -0.12, -0.16], "grpo": [0.0, 0.0, 0.0]}, failing={"method": "x5.06"})
+    r = evaluate(FakePaper(results), claim(null=None), level(results, "method"))
+    assert r.verdict == DOES_NOT_HOLD and r.gate_failures == "method seed 1: x5.06"
+    assert "stands on a failed run: method seed 1: x5.06" in r.note
+    # an inconclusive verdict between failed runs stands too, but is not "underpowered": more seeds won't help
+    results.values["method"] = [-0.1, 0.05, 0.12]
+    r = evaluate(FakePaper(results), claim(null=None, paper_effect=0.004), level(results, "method"))
+    assert r.verdict == INCONCLUSIVE and r.kind == RUN_FAILED and "underpowered" not in r.note
+    # the default gates include `learned`: every claim about what the method does when it works
+    assert "learned" in claim().requires
+
+
+def test_a_shortfall_inside_sampling_noise_is_not_below_base():
+    rng = np.random.default_rng(0)
+    base = rng.binomial(16, 0.4, 256) / 16  # 256 problems, mean@16
+    noisy = np.clip(base - 0.012 + rng.normal(0, 0.2, 256), 0, 1)  # CW-GRPO seed 3: 0.012 below, z about -1
+    assert below_base(noisy, base) == ""
+    clear = np.clip(base - 0.1 + rng.normal(0, 0.05, 256), 0, 1)
+    assert below_base(clear, base).startswith("mean@n") and "over 256 problems" in below_base(clear, base)
 
 
 def test_a_verdict_that_hinges_on_a_declared_alternative_says_so():
@@ -307,7 +337,7 @@ class GateResults:
         return "aer" if run == "aer_idle" else "grpo"
 
     def eval_table(self, run, metric, seeds):
-        return np.array([[self.acc[(run, seeds[0])]]])
+        return np.full((1, 16), self.acc[(run, seeds[0])])  # 16 problems, each at the seed's mean@n
 
     def seed_histories(self, run, seeds):
         return [self.h[(run, s)] for s in seeds]
@@ -317,7 +347,8 @@ def test_the_gates_find_a_failed_seed_an_idle_mechanism_and_a_run_that_did_not_l
     gates = Gates(GateResults(), "grpo")
     failed = gates.failures(["run"], ("healthy",))
     assert failed == [
-        "run seed 1: mean@n 0.150 below its base policy's 0.200; rollout entropy peaked at x3.00 of its first batch"
+        "run seed 1: mean@n 0.150 below its base policy's 0.200 (-0.050 [-0.050, -0.050] over 16 problems); "
+        "rollout entropy peaked at x3.00 of its first batch"
     ]
     assert "non-zero on 0% of rollout batches" in gates.failures(["aer_idle"], ("active",))[0]
     assert gates.failures(["grpo"], ("active",)) == []  # GRPO has no mechanism to check
@@ -370,3 +401,114 @@ def test_the_setup_table_says_differs_when_a_value_differs():
     rows = setup_table("tepo", params, "tepo_tepo_data").set_index("setting")
     assert rows.loc["updates per rollout batch", "differs"] == "yes"
     assert rows.loc["updates per rollout batch"].iloc[-2].startswith("8 (8 mini-batches x 1 pass)")
+
+
+def test_a_papers_effect_above_the_headroom_is_not_testable():
+    from rlvr_lib.papers.framework.claims import NO_HEADROOM
+
+    # AER's pass@32: GRPO at 0.843 leaves 0.157; the paper's +0.162 cannot be shown, so "effect excluded" is no verdict
+    a = np.array([[0.80, 0.85], [0.83, 0.79], [0.84, 0.86]])
+    b = np.array([[0.85, 0.84], [0.84, 0.85], [0.83, 0.85]])
+    e = paired_difference(a, b, bounds=(0.0, 1.0))
+    r = judge(claim(paper_effect=0.162), e)
+    assert r.verdict == NOT_TESTABLE and r.kind == NO_HEADROOM and "+0.157" in r.note
+    # inside the headroom the same numbers are a verdict
+    assert judge(claim(paper_effect=0.05), e).verdict == DOES_NOT_HOLD
+    # a refutation that does not rest on the effect's size stands
+    worse = paired_difference(a - 0.3, b, bounds=(0.0, 1.0))
+    assert judge(claim(paper_effect=0.162), worse).kind == "opposite effect detected"
+
+
+# ----------------------------------------------------------------------------- nulls, formulas, prefixes, dates
+def test_a_claim_true_by_its_formula_is_counted_apart():
+    from rlvr_lib.papers.framework.claims import FORMULA, Formula
+
+    results = FakeResults({"method": [0.3, 0.35, 0.4], "grpo": [-0.2, -0.1, -0.3]})
+    r = evaluate(
+        FakePaper(results), claim(null=Formula("eq. 9: {g < 0.2} is inside {g < 1}")), level(results, "method")
+    )
+    assert r.verdict == NOT_TESTABLE and r.kind == FORMULA and r.ungated == HOLDS and "eq. 9" in r.note
+
+
+def test_a_no_op_kernel_that_passes_too_makes_the_claim_not_testable():
+    from rlvr_lib.papers.framework.declare import measure, null_value
+
+    # kernel_handful: every seed's share of tokens with w < 0.5 under 5%; a kernel w = 1 has share 0 and passes too
+    results = FakeResults({"method": [0.0096, 0.0082, 0.009]})
+    noop = measure(null_value, 0.0, "a kernel w = 1")
+    c = claim(direction="less", reference=0.05, margin=0.0, universal=True, null=noop, requires=())
+    r = evaluate(FakePaper(results), c, level(results, "method"))
+    assert r.verdict == NOT_TESTABLE and r.kind == INDISCRIMINATE and r.null.startswith("no-op null_value: holds")
+
+
+def test_every_claim_with_a_measure_declares_its_null_and_a_planted_undeclared_one_fails():
+    from rlvr_lib import papers
+    from rlvr_lib.papers.framework.declare import undeclared_nulls
+    from rlvr_lib.settings.config import load_params
+
+    params = load_params(REPO / "params.yaml")
+    paper = papers.open_paper("cw_grpo", params)
+    assert undeclared_nulls(paper) == []
+    key = paper.claim(
+        key="planted",
+        quote="q",
+        source="s",
+        paper_value="p",
+        ours="o",
+        direction="greater",
+        margin=0.0,
+        compute=paper.declared_measures["acc_vs_grpo"],
+        null=None,
+    )
+    assert undeclared_nulls(paper) == [key]
+    for name in PAPERS:
+        assert undeclared_nulls(papers.open_paper(name, params)) == [], name
+
+
+def test_a_measure_over_nested_prefixes_of_one_run_is_refused_and_equal_windows_pass():
+    from rlvr_lib.papers.framework.measures import equal_windows, nested_prefixes
+    from rlvr_lib.settings.config import load_params
+
+    class Checkpoints:  # GRPO's 90- and 180-step runs: one trajectory, differing only in train.max_steps
+        params = load_params(REPO / "params.yaml")
+
+    def fluctuation(history):
+        return 0.0
+
+    reads = Reads()
+    reads.history_fns = [("grpo_cw_90steps", fluctuation), ("grpo_cw", fluctuation)]
+    arms = ["grpo_cw_90steps", "grpo_cw"]
+    assert "nested prefixes of one run" in nested_prefixes(Checkpoints, arms, reads)
+    equal_windows(fluctuation)
+    assert nested_prefixes(Checkpoints, arms, reads) == ""
+    # two methods at one length are no prefixes
+    reads.history_fns = [("cw_grpo_1update", len), ("grpo_cw", len)]
+    assert nested_prefixes(Checkpoints, ["cw_grpo_1update", "grpo_cw"], reads) == ""
+
+
+def test_a_reading_chosen_after_the_runs_is_marked_with_its_earlier_verdict():
+    from rlvr_lib.papers.framework.claims import Fixed
+    from rlvr_lib.papers.framework.declare import measure, null_value
+
+    results = FakeResults({"method": [0.001, -0.002, 0.0], "grpo": [-0.2, -0.1, -0.3]})
+    earlier = measure(null_value, 0.3, "the end window")
+    moved = Fixed("3c7fe14c", after_runs=True, what="window moved", earlier=earlier)
+    c = claim(direction="equal", margin=0.05, fixed=moved, null="grpo")
+    r = evaluate(FakePaper(results), c, level(results, "method"))
+    assert r.verdict == HOLDS and r.chosen.startswith("3c7fe14c: window moved; the earlier reading: does not hold")
+    assert evaluate(FakePaper(results), claim(direction="equal", margin=0.05), level(results, "method")).chosen == ""
+
+
+def test_a_grpo_with_its_own_train_override_leaves_the_summary_ranking_naming_what_it_cannot_compare():
+    import dataclasses
+
+    from rlvr_lib import papers
+    from rlvr_lib.settings.config import load_params
+
+    params = load_params(REPO / "params.yaml")
+    grpo = params.runs["grpo"]
+    params.runs["grpo"] = dataclasses.replace(grpo, train=dataclasses.replace(grpo.train, learning_rate=2e-4))
+    summary = papers.open_paper("summary", params)
+    summary.ranking()  # raised KeyError: 'failed_seeds' when no method had a GRPO run to compare with
+    assert summary.uncompared and "grpo" in summary.uncompared[0]  # named: not retrained, or no GRPO in its group
+    assert "Not compared:" in summary.report.sections[-1].text

@@ -69,6 +69,7 @@ class Paper(PaperBase):
     # ------------------------------------------------------------------ claims
     def declare_claims(self) -> None:
         """None: the summary gathers the papers' verdicts (``paper_claims``) and makes no claim of its own."""
+        self.uncompared: list[str] = []  # methods the ranking could not compare with a GRPO run, with the reason
 
     # ------------------------------------------------------------------ protocol groups
     def protocol(self, run: str) -> str:
@@ -190,27 +191,43 @@ class Paper(PaperBase):
         """Pairwise with the reference (GRPO) instead of tie groups: a group led by a noisy or failed run says
         nothing; a paired difference to one fixed run does."""
         ref = self.runs.reference
-        k = max(x for x in k_values(self.results.samples(ref)))
-        quantities = (ACCURACY, f"pass@{k}", LOG_RETAINED)
         raw_rows, shown_rows = [], []
+        self.uncompared = []
+        try:
+            k = max(x for x in k_values(self.results.samples(ref)))
+        except (
+            NotTestable
+        ) as reason:  # the reference itself cannot be read (e.g. changed in params.yaml, not retrained)
+            self.uncompared.append(f"every method ({reason})")
+            self.report.section(heading, f"Not compared: {'; '.join(self.uncompared)}.")
+            return pd.DataFrame()
+        quantities = (ACCURACY, f"pass@{k}", LOG_RETAINED)
         for run in self.methods():
             own = self.reference_of(run)
-            if own is None or run == own:
+            if own is None:
+                self.uncompared.append(f"`{run}` (no GRPO run trains under its protocol)")
                 continue
-            raw = {"run": run, "reference": own, "failed_seeds": self.failed_seeds(run)}
-            shown = {
-                "run": f"`{self.results.label(run)}`",
-                "against": f"`{own}`",
-                "seeds": str(len(self.results.common_seeds(run, own))),
-            }
-            for quantity in quantities:
-                d, side = self.versus_reference(run, quantity)
-                raw.update({quantity: d.value, f"{quantity}_ci_low": d.ci_low, f"{quantity}_ci_high": d.ci_high})
-                raw[f"{quantity}_side"] = side
-                shown[f"{quantity} minus it"] = f"{fmt_ci(d.value, d.ci_low, d.ci_high)} {side}"
+            if run == own:
+                continue
+            try:
+                raw = {"run": run, "reference": own, "failed_seeds": self.failed_seeds(run)}
+                shown = {
+                    "run": f"`{self.results.label(run)}`",
+                    "against": f"`{own}`",
+                    "seeds": str(len(self.results.common_seeds(run, own))),
+                }
+                for quantity in quantities:
+                    d, side = self.versus_reference(run, quantity)
+                    raw.update({quantity: d.value, f"{quantity}_ci_low": d.ci_low, f"{quantity}_ci_high": d.ci_high})
+                    raw[f"{quantity}_side"] = side
+                    shown[f"{quantity} minus it"] = f"{fmt_ci(d.value, d.ci_low, d.ci_high)} {side}"
+            except NotTestable as reason:  # e.g. its GRPO run changed in params.yaml and not retrained
+                self.uncompared.append(f"`{run}` ({reason})")
+                continue
             raw_rows.append(raw)
             shown_rows.append(shown)
-        raw = pd.DataFrame(raw_rows)
+        columns = ["run", "reference", "failed_seeds"] + [f"{q}{x}" for q in quantities for x in ("", "_side")]
+        raw = pd.DataFrame(raw_rows, columns=list(dict.fromkeys([*columns, *(raw_rows[0] if raw_rows else [])])))
         # healthy runs first, then by the accuracy difference: a run with a failed seed never leads
         order = raw.assign(failed=raw["failed_seeds"] != "").sort_values(["failed", ACCURACY], ascending=[True, False])
         shown = pd.DataFrame(shown_rows).loc[order.index].reset_index(drop=True)
@@ -220,7 +237,8 @@ class Paper(PaperBase):
             "the strictly on-policy methods), paired by seed over the seeds both trained, with a 95% t interval: "
             "'above' / 'below' when the interval excludes 0, else 'not distinguishable'. Entropy: the "
             "difference of log entropy retained (0.69 = twice the entropy kept). Runs with a failed seed "
-            "('(diverged)') are listed after the healthy ones.",
+            "('(diverged)') are listed after the healthy ones."
+            + (f" Not compared: {'; '.join(self.uncompared)}." if self.uncompared else ""),
         )
         self.report.add_table(heading, "versus_reference", order.drop(columns="failed"), shown)
         return shown
@@ -354,7 +372,11 @@ class Paper(PaperBase):
     def takeaway(self) -> str:
         """One paragraph generated from the comparisons with GRPO, the health marks and the verdicts."""
         ref = self.runs.reference
-        table = self.ranking_frame()
+        try:
+            table = self.ranking_frame()
+        except NotTestable as reason:  # the whole comparison could not be made (e.g. its GRPO run not retrained)
+            table = pd.DataFrame(columns=["run", "failed_seeds", f"{ACCURACY}_side", f"{LOG_RETAINED}_side"])
+            self.uncompared = [f"every method ({reason})"]
         healthy = table[table["failed_seeds"] == ""]
 
         def names(rows: pd.DataFrame) -> str:
@@ -373,7 +395,9 @@ class Paper(PaperBase):
             f"more accurate (mean@n, interval above 0): {names(better)}; less accurate: {names(worse)}; not "
             f"distinguishable: {names(tied)}. Keeping more rollout entropy than GRPO (log scale): {names(keeps)}. "
             f"Runs with a failed seed (below its own base policy, or entropy past x2 of its start), not ranked: "
-            f"{names(failed)}. Of the five papers' {int(total['claims'])} claims, {int(total[HOLDS])} hold "
+            f"{names(failed)}. "
+            + (f"Not compared: {'; '.join(self.uncompared)}. " if self.uncompared else "")
+            + f"Of the five papers' {int(total['claims'])} claims, {int(total[HOLDS])} hold "
             f"({int(total['holds, about the method'])} of them read a run of the paper's own method), "
             f"{int(total[DOES_NOT_HOLD])} do not ({int(total['of which: opposite effect'])} with the opposite effect "
             f"detected), {int(total[INCONCLUSIVE])} are inconclusive, {int(total[METHOD_FAILED])} rest on a run that "

@@ -183,6 +183,19 @@ def gap_after_crossing(history: pd.DataFrame, tau: float) -> float:
     return float((kept.mean() - target) / h0)
 
 
+def gap_at_end(history: pd.DataFrame, tau: float) -> float:
+    """One seed's mean (H_t - H*) / H_0 over the run's end window (the reading of ``entropy_at_target`` before round 3
+    moved it to ``gap_after_crossing``)."""
+    series = rollouts(history, "entropy/mean")
+    h0 = float(series.to_numpy()[0])
+    return float((window(history, "entropy/mean", "end").mean() - tau * h0) / h0)
+
+
+def end_gap_to_target(paper, run: str, tau: float) -> Estimate:
+    """The end-window gap to the target per seed (``gap_at_end``)."""
+    return per_seed(paper, run, gap_at_end, tau)
+
+
 def excursion_after_crossing(history: pd.DataFrame, tau: float) -> float:
     """One seed's largest factor max(H_t / H*, H* / H_t) after the first crossing (1 when it never crosses)."""
     series = rollouts(history, "entropy/mean")

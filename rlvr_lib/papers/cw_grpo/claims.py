@@ -4,9 +4,29 @@ Quotes keep the text file's escapes (``\\-``, ``\\.``, ``\\(``): they are its wo
 
 from rlvr_lib.methods.covariance import SHARE_TOP_PERCENT, share_key
 from rlvr_lib.papers.cw_grpo import measures
-from rlvr_lib.papers.framework.declare import compare, compare_history, measure, per_seed, single_run, unavailable
+from rlvr_lib.papers.framework.claims import CONTRAST, ROUND3, Fixed
+from rlvr_lib.papers.framework.declare import (
+    compare,
+    compare_history,
+    measure,
+    null_value,
+    per_seed,
+    single_run,
+    unavailable,
+)
 from rlvr_lib.papers.framework.measures import TAIL_LABEL, log_entropy_retained, whole_mean
 from rlvr_lib.papers.framework.results import ACCURACY
+
+SMALLER_SIDE = Fixed(
+    ROUND3,
+    after_runs=True,
+    what="the top-1% / top-40% tail measure, read on the smaller of its two sides, after round 3 printed GRPO's "
+    "thresholds (round-4 review C2, C7)",
+    earlier_verdict="no earlier reading on this measure; on the positive side alone +1.18 [+1.11, +1.24] decades "
+    "and on the mean of the two sides +0.62 [+0.57, +0.68], both holds (round-4 review C2)",
+)
+GAUSSIAN = measure(null_value, 0.0, "a Gaussian c (d is the excess over it)")
+NO_OP_KERNEL = measure(null_value, 0.0, "a kernel w = 1 (GRPO's): no token below 0.5, mean weight 1")
 
 
 def declare(paper) -> None:
@@ -38,8 +58,9 @@ def declare(paper) -> None:
         margin=0.25,
         compute=measure(measures.tail_excess, r.grpo),
         paper_effect=min(measures.PAPER_DECADES.values()) - measures.GAUSSIAN_DECADES,
-        null=None,  # an observation about GRPO itself
+        null=GAUSSIAN,  # an observation about GRPO itself
         part_of="heavy_tail",
+        fixed=SMALLER_SIDE,
     )
     paper.claim(
         key="heavy_tail_share",
@@ -52,7 +73,7 @@ def declare(paper) -> None:
         direction="greater",
         margin=measures.SHARE_MARGIN,
         compute=measure(measures.tail_share, r.grpo),
-        null=None,
+        null=GAUSSIAN,
         part_of="heavy_tail",
     )
     paper.claim(
@@ -67,7 +88,7 @@ def declare(paper) -> None:
         direction="less",
         margin=0.05,  # as entropy_grpo_unstable: 0.05 of the entropy level per rollout batch
         compute=measure(measures.distinct_history, r.clip_cov_extreme, r.grpo, measures.fluctuation),
-        null=None,
+        null=CONTRAST,
         part_of="heavy_tail",
     )
     # The kernel's own description (sec. 2.3), checked on the weights it logs each rollout batch of the table-2
@@ -91,7 +112,7 @@ def declare(paper) -> None:
         margin=0.0,
         compute=measure(per_seed, c90, whole_mean, "cw_grpo/w_below_half_frac", digits=4, named=False),
         reference=measures.HANDFUL,
-        null=None,
+        null=NO_OP_KERNEL,
         requires=(),
         universal=True,
         part_of="kernel_filters",
@@ -106,7 +127,7 @@ def declare(paper) -> None:
         direction="equal",
         margin=measures.INTACT,
         compute=measure(per_seed, c90, whole_mean, "cw_grpo/w_mean", digits=4, shift=-1.0, named=False),
-        null=None,
+        null=NO_OP_KERNEL,
         requires=(),
         universal=True,
         part_of="kernel_filters",
@@ -123,7 +144,7 @@ def declare(paper) -> None:
         direction="equal",
         margin=0.01,
         compute=measure(measures.scope_effect, r.scope_batch, c90),
-        null=None,
+        null=CONTRAST,
     )
     # Table 2's gains over GRPO are 2.7 and 2.6 points of average pass@1; one point (0.01) is the smallest that
     # matters. The table's numbers are its step-100 checkpoint (= table 3's first row): our first checkpoint.
@@ -139,7 +160,7 @@ def declare(paper) -> None:
         margin=0.01,
         compute=measure(compare, c90, g90, ACCURACY),
         paper_effect=0.027,
-        null=None,  # the contrast is GRPO itself
+        null=CONTRAST,  # the contrast is GRPO itself
         measure=ACCURACY,
     )
     paper.claim(
@@ -152,7 +173,7 @@ def declare(paper) -> None:
         margin=0.01,
         compute=measure(compare, c90, r.clip_cov_table2, ACCURACY),
         paper_effect=0.017,
-        null=None,
+        null=CONTRAST,
         measure=ACCURACY,
     )
     paper.claim(
@@ -226,7 +247,7 @@ def declare(paper) -> None:
         direction="less",
         margin=0.05,
         compute=measure(compare_history, r.cw_grpo, r.grpo, measures.fluctuation, digits=3),
-        null=None,
+        null=CONTRAST,
         requires=(),
         part_of="entropy",
     )
@@ -251,7 +272,7 @@ def declare(paper) -> None:
             direction="less",
             margin=0.2,
             compute=measure(measures.within_method_correlation, runs),
-            null=None,
+            null=CONTRAST,
             requires=(),
             part_of="entropy_correlates",
         )
@@ -279,7 +300,7 @@ def declare(paper) -> None:
         compute=measure(compare, last_g, first_g, ACCURACY, (measures.MAX_STEPS,)),
         reference=-0.052,
         paper_effect=-0.052,
-        null=None,
+        null=CONTRAST,
         measure=ACCURACY,
         part_of="checkpoints",
     )
@@ -295,7 +316,7 @@ def declare(paper) -> None:
             direction="equal",
             margin=0.01,
             compute=measure(compare, later, first_c, ACCURACY, (measures.MAX_STEPS,)),
-            null=None,
+            null=CONTRAST,
             measure=ACCURACY,
             part_of="checkpoints",
         )

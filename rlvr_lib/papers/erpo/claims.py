@@ -7,10 +7,19 @@ from functools import partial
 
 from rlvr_lib.papers.erpo import measures
 from rlvr_lib.papers.erpo.measures import HEALTHY_BAND, LEARNED, early_mean, spike_ratio
-from rlvr_lib.papers.framework.claims import INDISCRIMINATE
+from rlvr_lib.papers.framework.claims import CONTRAST, INDISCRIMINATE, Formula
 from rlvr_lib.papers.framework.declare import compare, compare_history, measure, single_run, unavailable
 from rlvr_lib.papers.framework.measures import EARLY_SHARE, TAIL_LABEL, end_mean, log_entropy_retained
 from rlvr_lib.papers.framework.results import ACCURACY
+
+BUILT_IN = Formula(
+    "a property the testbed was built to have (docs/testbed.md, 'Forks matter': copy tokens next to the forks), "
+    "measured on the base policy's first batch: true of every policy on this task by construction"
+)
+EQ16 = Formula(
+    "eq. 16 makes a group's advantages sum to zero by construction; this row checks that rlvr_lib.methods.erpo "
+    "implements it (a code check, not evidence about the paper)"
+)
 
 
 def declare(paper) -> None:
@@ -28,7 +37,7 @@ def declare(paper) -> None:
     half_point = partial(claim, direction="greater", margin=0.005)
     erpo_acc = measure(compare, r.erpo, r.grpo, ACCURACY)
     accuracy_gain = partial(half_point, ours=acc, compute=erpo_acc, paper_effect=0.0127, measure=ACCURACY)
-    ablated = partial(half_point, null=None, measure=ACCURACY)  # ERPO's mean@n over a one-switch ablation's
+    ablated = partial(half_point, null=CONTRAST, measure=ACCURACY)  # ERPO's mean@n over a one-switch ablation's
     # fig. 1(a): an entropy map of one response; the testbed logs each rollout batch's entropy percentiles.
     # "stark contrast" to "near-zero": the 90th percentile at least 10x (an order of magnitude) the 10th.
     claim(
@@ -43,7 +52,7 @@ def declare(paper) -> None:
         margin=0.0,
         compute=measure(measures.entropy_map),
         reference=measures.MAP_CONTRAST,
-        null=None,  # a property of the pre-RL policy (the paper's fig. 1(a) model), not of a method
+        null=BUILT_IN,  # a property of the pre-RL policy (the paper's fig. 1(a) model), not of a method
         requires=(),
     )
     conjunction(
@@ -69,7 +78,7 @@ def declare(paper) -> None:
         compute=measure(measures.perturbation_drop, "top"),
         paper_effect=0.352,
         part_of="perturbation",
-        null=None,
+        null=measure(measures.perturbation_drop, "bottom"),
     )
     claim(
         key="perturbation_bottom_robust",
@@ -81,7 +90,7 @@ def declare(paper) -> None:
         margin=0.05,
         compute=measure(measures.bottom_robust),
         part_of="perturbation",
-        null=None,
+        null=measure(measures.perturbation_drop, "top"),  # the high-entropy tokens: if they pass too, no contrast
     )
     # Fig. 1(b) compares the two sets; 5 points of accuracy is the smallest gap between them that matters.
     claim(
@@ -94,7 +103,7 @@ def declare(paper) -> None:
         direction="greater",
         margin=0.05,
         compute=measure(measures.perturbation_drop, None),
-        null=None,
+        null=CONTRAST,
     )
     conjunction(
         key="average_metrics",
@@ -196,7 +205,7 @@ def declare(paper) -> None:
             ours=f"(pass@{max(ks)} - pass@{min(ks)}) of {run} minus the base policy's",
             compute=measure(measures.pass_growth_over_base, run),
             part_of="rl_pass_growth",
-            null=None,  # a comparison with the base policy: the base is its contrast
+            null=CONTRAST,  # a comparison with the base policy: the base is its contrast
         )
     beyond(
         key="beats_commercial_passk",
@@ -500,7 +509,8 @@ def declare(paper) -> None:
     )
     # Sec. 4's claims: the abstract's components (i)-(iii) on their one-switch ablations, eq. 16's zero-sum
     # normalisation (a property of the method code, and what it is said to prevent) and sec. 4.5.3's causality.
-    # (iii): the anchor is the guard against reward hacking; its ablation's failure is the evidence (no gate).
+    # (iii): the anchor is the guard against reward hacking; its ablation's failure is the evidence, but a HOLDS needs
+    # ERPO to have learned (a policy that never moved beats the hacking ablation too: the gates are one-sided).
     ablated(
         key="outcome_anchor",
         quote="A primary concern in this fusion is ensuring that the token-level feedback does not lead to reward "
@@ -513,7 +523,7 @@ def declare(paper) -> None:
         "sgn(A_i) = 1, so Psi also enters groups whose rewards are all equal), per seed; the ablation's format rate "
         "and length in the detail",
         compute=measure(measures.component, "use_outcome_anchor"),
-        requires=(),
+        requires=LEARNED,
     )
     for switch, key, quote in (
         (
@@ -556,7 +566,7 @@ def declare(paper) -> None:
         margin=measures.ZERO_SUM_TOLERANCE,
         compute=measure(measures.zero_sum),
         part_of="zero_sum",
-        null=None,
+        null=EQ16,
         requires=(),
     )
     ablated(
@@ -569,7 +579,7 @@ def declare(paper) -> None:
         "entropy in the detail",
         compute=measure(measures.component, "use_group_norm"),
         part_of="zero_sum",
-        requires=(),  # its measure is accuracy: the detail reads the ablation's length too
+        requires=LEARNED,  # a HOLDS needs ERPO to have learned; its measure is accuracy (the detail reads length too)
     )
     claim(
         key="causality",

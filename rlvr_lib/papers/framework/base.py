@@ -24,12 +24,14 @@ from matplotlib.figure import Figure
 
 from rlvr_lib.papers.framework.claims import (
     AUTO_NULL,
+    BEFORE_RUNS,
     DEFAULT_GATES,
     VERDICT_RULE,
     Claim,
     ClaimResult,
     Direction,
     Estimate,
+    Fixed,
     NotRun,
     NotTestable,
     claims_table,
@@ -155,10 +157,11 @@ class PaperBase:
         reference: float = 0.0,
         paper_effect: float | None = None,
         part_of: str | None = None,
-        null: str | None = AUTO_NULL,
+        null: object = AUTO_NULL,
         requires: tuple[str, ...] = DEFAULT_GATES,
         measure: str = "",
         universal: bool = False,
+        fixed: Fixed = BEFORE_RUNS,
     ) -> str:
         """Declare a claim (or, with ``part_of``, a part of the conjunctive claim of that key); returns its key.
         Every field by name (``rlvr_lib.papers.framework.claims.Claim`` says what each means); ``compute`` (declared
@@ -181,6 +184,7 @@ class PaperBase:
             requires=tuple(requires),
             measure=measure,
             universal=universal,
+            fixed=fixed,
         )
         self.declared_measures[claim.key] = compute
         self._claims.append((claim, compute.bind(self) if isinstance(compute, Measure) else compute))

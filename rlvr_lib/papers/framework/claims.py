@@ -47,6 +47,11 @@ INDISCRIMINATE = "does not tell the method from its null"
 IMMOVABLE = "metric cannot move"
 FEW_SEEDS = "too few seeds"
 BEYOND = "beyond the testbed"
+NESTED = "nested prefixes of one run"
+NO_HEADROOM = "the paper's effect exceeds what this measure can show"
+RUN_FAILED = (
+    "run failed"  # a gate failed: HOLDS is withheld (METHOD FAILED); an open verdict says more seeds won't help
+)
 Direction = Literal["greater", "less", "equal"]
 DIRECTION_TEXT = {"greater": ">", "less": "<", "equal": "="}
 LEVEL = 0.95
@@ -242,24 +247,38 @@ CHECKS = (
     "task fixes (answer length in the testbed's fixed format) or that the testbed's budget was calibrated to produce "
     "(GRPO's entropy level) is not evidence (rlvr_lib.papers.framework.measures).",
     "A margin never exceeds the paper's own stated effect for the comparison (it is capped there).",
+    "Headroom: a bounded measure's reachable d on the arms compared is [lower bound - baseline, upper bound - "
+    "baseline] (e.g. at most 1 minus the baseline's value for a rate); where the paper's effect (or the size it "
+    "states) lies outside it, NOT TESTABLE HERE (the paper's effect exceeds what this measure can show), unless the "
+    "verdict does not rest on the effect's size (HOLDS, or an opposite effect detected).",
     "Run health, per seed (rlvr_lib.papers.framework.gates): every seed of every run a claim reads must not end below "
-    "its own "
-    "seed's base policy, its rollout entropy must never pass x2 its first batch (peak, not end), the method's "
-    "mechanism must have acted (AER's alpha, Clip-Cov's and KL-Cov's selected tokens), and where the claim needs it, "
-    "the run must have learned (at least a quarter of GRPO's gain over base on the same seed). Otherwise: METHOD "
-    "FAILED, naming the seeds and how they failed (the verdict without the gate is shown, never counted). A claim "
-    "about failure (an explosion, a collapse, reward hacking) declares no gate: there the failed seed is the evidence.",
+    "its own seed's base policy (a paired t test over the evaluation problems: the 95% interval of the seed's "
+    "per-problem difference from its base lies below 0; a shortfall inside sampling noise is no failure), its "
+    "rollout entropy must never pass x2 its first batch (peak, not end), the method's mechanism must have acted "
+    "(AER's alpha, Clip-Cov's and KL-Cov's selected tokens), and the run must have learned (at least a quarter of "
+    "GRPO's gain over base on the same seed; every claim about what the method does when it works). The gates are "
+    "one-sided: a failed gate withholds HOLDS only (what a failed run can reach trivially: METHOD FAILED, naming the "
+    "seeds and how they failed, the verdict without the gate shown, never counted); a refutation or an inconclusive "
+    "verdict stands, labelled with the failure (an inconclusive one is not called underpowered: more seeds of a "
+    "failed run would not help). A claim about failure (an explosion, a collapse, reward hacking) declares no gate.",
     'A universal claim ("prevents", "never") is judged per seed: HOLDS if every seed is on the claimed side '
     "of ref, DOES NOT HOLD (a seed refutes it) if one is not.",
-    "Null: a claim that holds is judged again with its null run in place of its method (the run the paper says "
-    "the method beats, or GRPO for a property of one run); if the null passes too: NOT TESTABLE HERE (the test does "
-    "not tell the method from its null).",
+    "Null: every claim declares its null: the run the paper says the method beats (a two-arm claim's contrast "
+    "arm), GRPO for a property of one run, the base policy for a property of GRPO's own run (its training history "
+    "frozen at the first rollout batch), or a no-op form of the mechanism (e.g. a kernel w = 1). The claim is judged "
+    "again on its null (shown beside it); if it holds and the null passes too: NOT TESTABLE HERE (the test does not "
+    "tell the method from its null). A claim true by the definition of its measure is a PROPERTY OF THE FORMULA "
+    "(NOT TESTABLE HERE, counted apart). Measures over nested prefixes of one run (checkpoints of one trajectory "
+    "read over growing windows) are refused (NOT TESTABLE HERE).",
     f"Beside an inconclusive verdict: the smallest |d - ref| the seeds could detect ({LEVEL:.0%} two-sided, "
     f"{POWER:.0%} power); over {UNDERPOWER_FACTOR:g}x the paper's effect (or the margin) it is UNDERPOWERED, with "
     "about how many seeds would detect the paper's effect.",
     "Robustness: every verdict is computed again under each declared alternative of the paper (params.yaml "
     "`papers.<paper>.alternatives`: an open choice whose other value has runs); a verdict is ROBUST if it is the "
     "same under all, else it HINGES ON the alternative, with both verdicts.",
+    "Dated choices: each claim's measure, window and reading carries the commit or protocol at which it was fixed "
+    "(claims.csv `fixed_at`); one fixed after this protocol's runs existed is marked CHOSEN AFTER THE RUNS in its row, "
+    "with its verdict under the earlier reading beside it.",
     "NOT RUN: a claim the testbed could test with runs the project has not made, with their cost in (run, seed) "
     "pairs. NOT TESTABLE HERE otherwise names what the testbed cannot measure.",
 )
@@ -306,8 +325,41 @@ def combine(verdicts: Sequence[str]) -> str:
 
 
 # ----------------------------------------------------------------------------- claims and estimates
-AUTO_NULL = "auto"  # a one-arm claim's null: the paper's GRPO run (none for a claim about GRPO itself)
-DEFAULT_GATES = ("healthy", "active")  # rlvr_lib.papers.framework.gates; "learned" added where a claim needs it
+AUTO_NULL = "auto"  # a one-arm claim's null: the paper's GRPO run (the base policy for a claim about GRPO itself)
+CONTRAST = "contrast"  # a two-arm claim's null is its second arm (d = 0 there by construction)
+FORMULA = "property of the formula"  # the kind of a claim true by construction: counted apart, not a verdict
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """When a claim's measure, window and reading were fixed: ``at`` (a commit or protocol). ``after_runs``: fixed
+    after this protocol's runs existed (the verdict row says 'chosen after the runs', ``what`` says what changed);
+    ``earlier``: the earlier reading, judged beside it (a ``declare.Measure``), or ``earlier_verdict``: its verdict
+    as the report at that commit gave it, where its measure is no longer computed (a reading the framework now
+    refuses)."""
+
+    at: str
+    after_runs: bool = False
+    what: str = ""
+    earlier: object = None
+    earlier_verdict: str = ""
+
+
+RUNS = "98025dc2"  # the full protocol's runs (reports/training, reports/eval), on which the reports' verdicts stand
+BEFORE_RUNS = Fixed(f"before the full protocol's runs ({RUNS}); reviewed in rounds 1-3")
+ROUND3 = "3c7fe14c (round 3, after the runs)"
+ISSUE40 = "issue 40, 2026-11-28 (after the runs)"
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A claim's declared null when the claim holds by the definition of what it measures (``reason``: why): its
+    number is shown, its verdict is NOT TESTABLE HERE (``FORMULA``), counted apart."""
+
+    reason: str
+
+
+DEFAULT_GATES = ("healthy", "active", "learned")  # rlvr_lib.papers.framework.gates; () for a claim about failure
 
 
 @dataclass(frozen=True)
@@ -319,7 +371,11 @@ class Claim:
     decides); ``direction``: what the paper claims for d against ``reference``; ``margin``: the smallest
     |d - reference| that matters, in d's units (capped at ``paper_effect``); ``paper_effect``: the paper's own effect
     in d's units where it has one; ``key``: a short unique id. A part of a conjunctive claim has its parent's key as
-    ``parent``. ``null``: the run judged in the method's place (``AUTO_NULL``, None for none, or a run);
+    ``parent``. ``null`` (declared for every claim with a measure): the run judged in the method's place
+    (``AUTO_NULL``, a run, or ``"base"``: the base policy, whose training history is its run's first rollout batch
+    frozen), ``CONTRAST`` (a two-arm claim: the second arm), a no-op form of the mechanism (a
+    ``declare.Measure`` computing d as the no-op gives it, e.g. a kernel w = 1), or ``Formula`` (true by
+    construction); None: undeclared (tests/test_papers_framework.py fails it);
     ``requires``: the health gates every run the claim reads must pass (``rlvr_lib.papers.framework.gates``);
     ``measure``: the registered measure d is built on (``rlvr_lib.papers.framework.measures``: its bounds, scale and
     what fixes it); ``universal``: judged per seed (one seed on the wrong side refutes it).
@@ -335,10 +391,11 @@ class Claim:
     reference: float = 0.0
     paper_effect: float | None = None
     parent: str | None = None
-    null: str | None = AUTO_NULL
+    null: object = AUTO_NULL
     requires: tuple[str, ...] = DEFAULT_GATES
     measure: str = ""
     universal: bool = False
+    fixed: Fixed = BEFORE_RUNS
 
     def __post_init__(self) -> None:
         if self.direction is not None and self.direction not in DIRECTION_TEXT:
@@ -398,10 +455,12 @@ class ClaimResult:
     kind: str = ""
     robustness: str = ""  # "robust", "hinges on <alternative>: ...", or "" (no alternative applies)
     ungated: str = ""  # the verdict the numbers give without the health gate (method failed only)
+    gate_failures: str = ""  # the failed gates a verdict that stands is labelled with ('<run> seed <s>: <reason>')
     null: str = ""  # the null's result, where one was judged
     arms: tuple[str, ...] = ()  # the trained runs the claim read
     by_alternative: dict[str, str] = field(default_factory=dict)  # declared alternative -> the verdict under it
     decoding: str = ""  # the paper's own evaluation decoding, when the claim read accuracy or pass@k at it
+    chosen: str = ""  # 'chosen after the runs (<when>): <what>; earlier reading: <verdict>' (``Fixed.after_runs``)
 
 
 def seed_values(values: np.ndarray) -> np.ndarray:
@@ -524,6 +583,29 @@ def saturation(estimate: Estimate) -> str | None:
     return None
 
 
+def headroom_shortfall(claim: Claim, estimate: Estimate) -> str:
+    """Why the paper's effect lies outside what a bounded two-arm measure can reach ('' when it does not): d = a - b
+    of a measure in [lo, hi] reaches [lo - b, hi - b] on the baseline b's value; the claimed size is ref + effect
+    ("greater"), ref - effect ("less") or ref ("equal" to a stated size)."""
+    if claim.direction is None or estimate.bounds is None or len(estimate.arms) != 2:
+        return ""
+    effect = claim.paper_effect
+    if effect is None and not (claim.direction == "equal" and claim.reference != 0):
+        return ""
+    lo, hi = estimate.bounds
+    base = estimate.arms[1]
+    reach_low, reach_high = lo - base, hi - base
+    size = {"greater": claim.reference + abs(effect or 0), "less": claim.reference - abs(effect or 0)}.get(
+        claim.direction, claim.reference
+    )
+    if reach_low <= size <= reach_high:
+        return ""
+    room = f"at most {format_number(reach_high)} ({hi:g} - the baseline's {base:.3f})"
+    if size < reach_low:
+        room = f"at least {format_number(reach_low)} ({lo:g} - the baseline's {base:.3f})"
+    return f"{NO_HEADROOM}: the paper's size {format_number(size)} against d {room}"
+
+
 def seeds_to_detect(se: float, n_seeds: int, effect: float, level: float = LEVEL, power: float = POWER) -> int:
     """About how many seeds would detect ``effect`` given the seed-level spread behind ``se`` over ``n_seeds``."""
     sd = se * math.sqrt(n_seeds)
@@ -558,6 +640,7 @@ def judge(claim: Claim, estimate: Estimate, note: str = "") -> ClaimResult:
         return ClaimResult(claim, NOT_TESTABLE, estimate, _join(reason, note), branch="zero_width", kind=IMMOVABLE)
     if claim.universal:
         return _judge_per_seed(claim, estimate, margin, note)
+    short = headroom_shortfall(claim, estimate)
     got, branch = verdict(
         claim.direction,
         estimate.value,
@@ -568,6 +651,8 @@ def judge(claim: Claim, estimate: Estimate, note: str = "") -> ClaimResult:
         claim.paper_effect,
     )
     kind = BRANCH[branch].kind
+    if short and branch not in ("material", "material_less", "opposite", "opposite_less"):
+        return ClaimResult(claim, NOT_TESTABLE, estimate, _join(short, note), branch="headroom", kind=NO_HEADROOM)
     if got == INCONCLUSIVE:
         effect = margin if claim.paper_effect is None else abs(claim.paper_effect)
         mde = detectable_effect(estimate.se, estimate.n_seeds)
@@ -686,7 +771,10 @@ CSV_COLUMNS = (
     "branch",
     "robustness",
     "ungated_verdict",
+    "gate_failures",
     "null_result",
+    "fixed_at",
+    "chosen_after_runs",
     "arms",
     "decoding",
     "note",
@@ -757,6 +845,9 @@ def claims_frame(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "branch": r.branch,
                 "robustness": r.robustness,
                 "ungated_verdict": r.ungated,
+                "gate_failures": r.gate_failures,
+                "fixed_at": c.fixed.at,
+                "chosen_after_runs": r.chosen,
                 "null_result": r.null,
                 "arms": " ".join(r.arms),
                 "decoding": r.decoding,
@@ -784,7 +875,8 @@ def claims_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "how ours is computed": c.ours
                 + (f" (evaluated at the paper's decoding, `{r.decoding}`)" if r.decoding else "")
                 + (f" — {r.note}" if r.note else "")
-                + (f" — null: {r.null}" if r.null else ""),
+                + (f" — null: {r.null}" if r.null else "")
+                + (f" — **chosen after the runs**: {r.chosen}" if r.chosen else ""),
             }
         )
     return pd.DataFrame(rows, columns=list(TABLE_COLUMNS))

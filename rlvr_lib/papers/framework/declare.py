@@ -91,8 +91,14 @@ def unavailable(paper: Any, reason: str, kind: str = BEYOND) -> Estimate:
     raise NotTestable(reason, kind)
 
 
+def null_value(paper: Any, value: float, what: str) -> Estimate:
+    """A no-op form of a mechanism as a claim's null: d as the no-op gives it, ``value`` exactly (``what`` says which
+    no-op, e.g. 'a kernel w = 1 down-weights no token: share 0')."""
+    return Estimate(float(value), float(value), float(value), 0, None, what, 0.0, exact=True, per_seed=(float(value),))
+
+
 SHARED: dict[str, Callable[..., Any]] = {
-    f.__name__: f for f in (compare, compare_history, compare_on_levels, per_seed, single_run, unavailable)
+    f.__name__: f for f in (compare, compare_history, compare_on_levels, per_seed, single_run, unavailable, null_value)
 }
 
 
@@ -119,3 +125,16 @@ def check_declared(paper_name: str, key: str, declared: Any) -> None:
         f"claim {key} of {paper_name}: measure {declared.name} is neither a shared measure "
         f"(rlvr_lib.papers.framework.declare.SHARED) nor a module-level function of {own}"
     )
+
+
+def undeclared_nulls(paper: Any) -> list[str]:
+    """The keys of ``paper``'s claims with a measure but no declared null (a run, the base policy, the contrast arm,
+    a no-op form of the mechanism, or ``claims.Formula``); a claim the testbed cannot test needs none."""
+    out = []
+    for claim, compute in paper._claims:
+        declared = paper.declared_measures.get(claim.key)
+        if compute is None or (isinstance(declared, Measure) and declared.fn is unavailable):
+            continue
+        if claim.null is None:
+            out.append(claim.key)
+    return out

@@ -5,8 +5,9 @@ judge, test the null, and judge again under each declared alternative.
 2. A measure the task fixes (``measures.Measure.fixed_by``) or the testbed was calibrated to produce for the arm's
    method (``calibrated``) makes the claim NOT TESTABLE HERE, whatever the numbers.
 3. ``judge`` (``claims``): seeds, zero-width intervals, saturation, the branches, per-seed universal claims.
-4. The gates the claim requires (``gates``) on every seed of every trained run read: a failure gives METHOD FAILED,
-   with the verdict the numbers gave kept beside it (never counted).
+4. The gates the claim requires (``gates``) on every seed of every trained run read, one-sided: a failure withholds
+   HOLDS (METHOD FAILED, the verdict the numbers gave kept beside it, never counted); a refutation or an inconclusive
+   verdict stands, labelled with the failure.
 5. A claim that holds is judged again with its null in place of its method arm (``null_for``); if the null holds
    too, the test cannot tell them apart: NOT TESTABLE HERE.
 6. Each declared alternative of the paper whose run the claim read is substituted and the whole judgement repeated:
@@ -23,24 +24,31 @@ from rlvr_lib.papers.framework import measures
 from rlvr_lib.papers.framework.claims import (
     AUTO_NULL,
     BEYOND,
+    CONTRAST,
     COUNTED,
     FEW_SEEDS,
+    FORMULA,
     HOLDS,
     IMMOVABLE,
     INDISCRIMINATE,
     METHOD_FAILED,
+    NESTED,
     NOT_RUN,
     NOT_TESTABLE,
+    RUN_FAILED,
     SHARED_DECODING,
+    UNDERPOWERED,
     Claim,
     ClaimResult,
     Estimate,
+    Formula,
     NotTestable,
     judge,
     not_testable,
     ours_text,
     robustness_text,
 )
+from rlvr_lib.papers.framework.declare import Measure
 from rlvr_lib.papers.framework.guard import ComparisonRefused, settings_difference
 from rlvr_lib.settings.papers import BASE_RUN
 
@@ -88,7 +96,9 @@ def _broken(arms: list[str], results) -> bool:
 
 
 def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> ClaimResult:
-    """Step 4: METHOD FAILED when a required gate fails on a seed of a run the claim read."""
+    """Step 4, one-sided: a required gate failing on a seed of a run the claim read withholds HOLDS (METHOD FAILED,
+    the verdict kept as ``ungated``); DOES NOT HOLD and INCONCLUSIVE stand, labelled with the failure (an
+    inconclusive verdict on a failed run is not underpowered: more seeds would not help)."""
     if result.verdict not in COUNTED or not claim.requires:
         return result
     try:
@@ -97,46 +107,95 @@ def _gated(claim: Claim, result: ClaimResult, arms: list[str], results) -> Claim
         return not_testable(claim, str(reason), reason.kind)
     if not failed:
         return result
-    return dataclasses.replace(
-        result, verdict=METHOD_FAILED, kind="run failed", ungated=result.verdict, note="; ".join(failed)
-    )
+    failures = "; ".join(failed)
+    if result.verdict == HOLDS:
+        return dataclasses.replace(
+            result, verdict=METHOD_FAILED, kind=RUN_FAILED, ungated=HOLDS, note=failures, gate_failures=failures
+        )
+    kind, note = result.kind, result.note
+    if kind == UNDERPOWERED:
+        kind = RUN_FAILED
+        note = "; ".join(t for t in note.split("; ") if not t.startswith("underpowered:"))
+    note = "; ".join(t for t in (note, f"stands on a failed run: {failures}") if t)
+    return dataclasses.replace(result, kind=kind, note=note, gate_failures=failures)
 
 
 def null_for(claim: Claim, arms: list[str], null_run: str | None, main_run: str) -> dict[str, str]:
-    """The substitution that puts the claim's null in its method's place ({} for none): ``claim.null`` replaces
-    the paper's own run (or the claim's one arm); ``AUTO_NULL`` applies to a claim on one trained run, replaced by
-    the paper's ``null_run``, and not to a claim on that run itself."""
-    if not claim.null or not arms:
+    """The substitution that puts the claim's null run in its method's place ({} for none: a contrast, a no-op
+    measure, a formula): a named run replaces the paper's own run (or the claim's first arm); ``AUTO_NULL`` applies
+    to a claim on one trained run, replaced by the paper's ``null_run`` (by the base policy when it is that run)."""
+    if not isinstance(claim.null, str) or claim.null == CONTRAST or not arms:
         return {}
     if claim.null == AUTO_NULL:
-        if len(arms) != 1 or null_run is None or arms[0] == null_run:
+        if len(arms) != 1:
             return {}
+        if null_run is None or arms[0] == null_run:
+            return {arms[0]: BASE_RUN}
         return {arms[0]: null_run}
     target = main_run if main_run in arms else arms[0]
     return {} if target == claim.null else {target: claim.null}
+
+
+def _null(paper, claim: Claim, compute: Compute, arms: list[str]) -> tuple[str, ClaimResult] | None:
+    """(what the null is, the claim judged on it), or None where the null is the contrast arm (d = 0 there)."""
+    if isinstance(claim.null, Measure):
+        try:
+            return f"no-op {claim.null.name.rsplit('.', 1)[-1]}", judge(claim, claim.null.bind(paper)())
+        except NotTestable as reason:
+            return "no-op", not_testable(claim, str(reason), reason.kind)
+    swap = null_for(claim, arms, paper.null_run(), paper.main_run())
+    if not swap:
+        return None
+    ((run, null),) = swap.items()
+    return f"{null} in {run}'s place", _under(claim, compute, paper.results, swap)
 
 
 def evaluate(paper, claim: Claim, compute: Compute) -> ClaimResult:
     """Steps 1-6 for one claim of ``paper`` (a ``PaperBase``)."""
     results = paper.results
     raw, arms = _judged(claim, compute, results)
+    if len(arms) > 1 and raw.verdict in COUNTED:
+        nested = measures.nested_prefixes(results, arms, getattr(results, "last_reads", None))
+        if nested:
+            raw = dataclasses.replace(raw, verdict=NOT_TESTABLE, kind=NESTED, branch="nested", note=nested)
     result = _gated(claim, raw, arms, results)
-    swap = null_for(claim, arms, paper.null_run(), paper.main_run())
-    if result.verdict == HOLDS and swap:
-        shadow = _under(claim, compute, results, swap)
-        ((run, null),) = swap.items()
-        result.null = f"{null} in {run}'s place: {shadow.verdict} ({ours_text(shadow)})"
-        if shadow.verdict == HOLDS:
-            result = dataclasses.replace(
-                result,
-                verdict=NOT_TESTABLE,
-                kind=INDISCRIMINATE,
-                branch="null",
-                note=f"the test does not tell {run} from {null}: {null} passes too",
-            )
+    if isinstance(claim.null, Formula) and result.verdict in COUNTED:
+        result = dataclasses.replace(
+            result, verdict=NOT_TESTABLE, kind=FORMULA, branch="formula", ungated=result.verdict, note=claim.null.reason
+        )
+    if result.verdict in (*COUNTED, METHOD_FAILED):
+        shadow = _null(paper, claim, compute, arms)
+        if shadow is not None:
+            what, got = shadow
+            result.null = f"{what}: {got.verdict} ({ours_text(got)})"
+            if result.verdict == HOLDS and got.verdict == HOLDS:
+                result = dataclasses.replace(
+                    result,
+                    verdict=NOT_TESTABLE,
+                    kind=INDISCRIMINATE,
+                    branch="null",
+                    note=f"the test does not tell the claim from its null: {what} passes too",
+                )
+        elif claim.null in (CONTRAST, AUTO_NULL) and len(arms) > 1:
+            result.null = f"the contrast arm {arms[-1]} (d = 0 there by construction)"
+    result.chosen = chosen_text(paper, claim)
     result.robustness = robustness(paper, claim, compute, arms, result)
     result.arms = tuple(arms)
     return result
+
+
+def chosen_text(paper, claim: Claim) -> str:
+    """'<when>: <what>; earlier reading: <verdict> (<ours>)' for a claim whose reading was chosen after the runs ('' for
+    one fixed before them)."""
+    fixed = claim.fixed
+    if not fixed.after_runs:
+        return ""
+    earlier = fixed.earlier_verdict
+    if isinstance(fixed.earlier, Measure):
+        got, arms = _judged(claim, fixed.earlier.bind(paper), paper.results)
+        got = _gated(claim, got, arms, paper.results)
+        earlier = f"{got.verdict}{f' ({got.kind})' if got.kind else ''}, {ours_text(got)}"
+    return f"{fixed.at}: {fixed.what}" + (f"; the earlier reading: {earlier}" if earlier else "")
 
 
 def _under(claim: Claim, compute: Compute, results, alias: Mapping[str, str], gated: bool = False) -> ClaimResult:

@@ -2,7 +2,8 @@
 
 Each gate is a function of (results, run, seed) that returns '' or the reason the seed fails it:
 
-- ``healthy``: the seed's mean@n is not below its own seed's base policy, and its rollout entropy never passed
+- ``healthy``: the seed's mean@n is not below its own seed's base policy beyond sampling noise (``below_base``: the
+  95% t interval of its per-problem difference from the base lies below 0), and its rollout entropy never passed
   x2 its first batch (``measures.peak_entropy_ratio``: the peak, not the end);
 - ``active``: the method's mechanism acted on the seed (``ACTIVITY``: AER's alpha_t > 0, Clip-Cov's / KL-Cov's
   selected tokens > 0, on at least ``ACTIVE_SHARE`` of the rollout batches); methods without a check pass;
@@ -10,8 +11,9 @@ Each gate is a function of (results, run, seed) that returns '' or the reason th
   run's gain on the same seed (a claim that needs the method to have learned: entropy kept by a policy that did not
   move is not entropy kept by the method).
 
-``failures`` applies the gates a claim requires to every seed of every trained run it read; any failure makes the
-claim's verdict METHOD FAILED (``rlvr_lib.papers.framework.claims``), naming the seed and the reason. The report's
+``failures`` applies the gates a claim requires to every seed of every trained run it read; a failure withholds the
+claim's HOLDS (METHOD FAILED, ``rlvr_lib.papers.framework.engine``), naming the seed and the reason, and labels any
+other verdict with it. The report's
 "(diverged)" labels and its Discussion read the same ``healthy`` gate.
 """
 
@@ -19,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
 import pandas as pd
 
 from rlvr_lib.papers.framework import measures
-from rlvr_lib.papers.framework.claims import NotRun, NotTestable
+from rlvr_lib.papers.framework.claims import NotRun, NotTestable, t_interval
 from rlvr_lib.settings.papers import BASE_RUN
 
 ACTIVE_SHARE = 0.1  # a mechanism acted: non-zero on at least 10% of the rollout batches
@@ -45,6 +48,20 @@ ACTIVITY: dict[str, Callable[[pd.DataFrame], str]] = {
 }
 
 
+def below_base(run: np.ndarray, base: np.ndarray) -> str:
+    """Why a seed ends below its base policy ('' when it does not): its (problems,) mean@n minus the base's on the
+    same problems, whose 95% t interval over the problems lies wholly below 0 (a shortfall inside the evaluation's
+    sampling noise is not one)."""
+    d = np.asarray(run, dtype=float) - np.asarray(base, dtype=float)
+    mean, low, high, _ = t_interval(d)
+    if not high < 0:
+        return ""
+    return (
+        f"mean@n {run.mean():.3f} below its base policy's {base.mean():.3f} ({mean:+.3f} [{low:+.3f}, {high:+.3f}] "
+        f"over {len(d)} problems)"
+    )
+
+
 class Gates:
     """The gates over one paper's ``RunResults`` (cached per run and seed). ``grpo``: the paper's GRPO run, the
     reference of ``learned``."""
@@ -63,11 +80,14 @@ class Gates:
             self._cache[key] = fn(run, seed)
         return self._cache[key]
 
-    def _accuracy(self, run: str, seed: int) -> float:
-        """mean@n of one seed at the shared decoding: a run's health is its own, whichever paper's decoding a claim
-        reads."""
+    def _problems(self, run: str, seed: int) -> np.ndarray:
+        """(problems,) mean@n of one seed per evaluation problem at the shared decoding: a run's health is its own,
+        whichever paper's decoding a claim reads."""
         with self.results.at_decoding(None):
-            return float(self.results.eval_table(run, measures.ACCURACY, [seed]).mean())
+            return np.asarray(self.results.eval_table(run, measures.ACCURACY, [seed]), dtype=float)[0]
+
+    def _accuracy(self, run: str, seed: int) -> float:
+        return float(self._problems(run, seed).mean())
 
     def _base_known(self, seed: int) -> bool:
         return BASE_RUN in self.results.runs and seed in self.results.seeds_of(BASE_RUN)
@@ -75,16 +95,14 @@ class Gates:
     def healthy(self, run: str, seed: int) -> str:
         reasons = []
         if self._base_known(seed):
-            acc, base = self._accuracy(run, seed), self._accuracy(BASE_RUN, seed)
-            if acc < base:
-                reasons.append(f"mean@n {acc:.3f} below its base policy's {base:.3f}")
+            reasons.append(below_base(self._problems(run, seed), self._problems(BASE_RUN, seed)))
         try:
             peak = measures.peak_entropy_ratio(self.results.seed_histories(run, [seed])[0])
         except NotTestable:
             peak = float("nan")
         if peak > measures.ENTROPY_FACTOR:
             reasons.append(f"rollout entropy peaked at x{peak:.2f} of its first batch")
-        return "; ".join(reasons)
+        return "; ".join(r for r in reasons if r)
 
     def active(self, run: str, seed: int) -> str:
         check = ACTIVITY.get(self.results.method_of(run))

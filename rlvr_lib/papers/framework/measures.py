@@ -144,6 +144,56 @@ def log_ratio(a, b) -> np.ndarray:
     return np.log(np.asarray(a, dtype=float) / np.asarray(b, dtype=float))
 
 
+# ----------------------------------------------------------------------------- nulls and nested prefixes
+def frozen(history: pd.DataFrame) -> pd.DataFrame:
+    """The history of a policy that never updates: every logged quantity at its first rollout batch's value, on
+    every row it was logged (the base policy read in a trained run's place)."""
+    out = history.copy()
+    for key in out.columns:
+        if key in ("step", "seed") or not pd.api.types.is_numeric_dtype(out[key]):
+            continue
+        logged = out[key].notna()
+        if logged.any():
+            out.loc[logged, key] = out.loc[logged, key].iloc[0]
+    return out
+
+
+def equal_windows(fn: Callable) -> Callable:
+    """Mark a history quantity as read over a window of equal length ending at the step compared, so it may be
+    compared across checkpoints of one trajectory (``nested_prefixes`` refuses any other)."""
+    fn.equal_windows = True
+    return fn
+
+
+NESTED_REASON = (
+    "nested prefixes of one run: {a} and {b} differ only in train.max_steps (checkpoints of one trajectory), and "
+    "'{fn}' reads each over its own growing window, so any run whose accuracy rises while the quantity drifts "
+    "with training decides the claim (a window of equal length ending at an equal step is the comparison)"
+)
+
+
+def nested_prefixes(results, arms: list[str], reads) -> str:
+    """Why a claim's history reads compare nested prefixes of one run ('' when they do not): two runs it read the
+    same history quantity of differ only in ``train.max_steps`` and the quantity is not ``equal_windows``."""
+    from rlvr_lib.papers.framework.guard import settings_difference
+
+    if reads is None:
+        return ""
+    by_fn: dict[Callable, list[str]] = {}
+    for run, fn in getattr(reads, "history_fns", []):
+        if run in arms and not getattr(getattr(fn, "func", fn), "equal_windows", False):
+            by_fn.setdefault(fn, [])
+            if run not in by_fn[fn]:
+                by_fn[fn].append(run)
+    for fn, runs in by_fn.items():
+        for i, a in enumerate(runs):
+            for b in runs[i + 1 :]:
+                if set(settings_difference(results.params, a, b)) == {"train.max_steps"}:
+                    name = getattr(getattr(fn, "func", fn), "__name__", str(fn))
+                    return NESTED_REASON.format(a=a, b=b, fn=name)
+    return ""
+
+
 # ----------------------------------------------------------------------------- the registry
 @dataclass(frozen=True)
 class Measure:

@@ -82,6 +82,7 @@ class Reads:
     runs: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
     decoding: str = ""  # the paper's decoding, when a metric read at it was read
+    history_fns: list[tuple[str, Callable]] = field(default_factory=list)  # (run, fn) of each per-seed history read
 
     def add_run(self, run: str) -> None:
         if run not in self.runs:
@@ -106,6 +107,7 @@ class RunResults:
         self._alias: dict[str, str] = {}  # run -> the run read in its place (a null or an alternative)
         self._reads: list[Reads] = []
         self.gates = Gates(self, None)
+        self.last_reads = Reads()  # what the last recorded block read (the engine's nested-prefix check)
 
     # ------------------------------------------------------------------ substitution and what was read
     def resolve(self, run: str) -> str:
@@ -144,6 +146,7 @@ class RunResults:
             yield reads
         finally:
             self._reads.pop()
+            self.last_reads = reads
 
     @contextlib.contextmanager
     def unrecorded(self) -> Iterator[None]:
@@ -404,7 +407,17 @@ class RunResults:
         return self._histories[run]
 
     def seed_histories(self, run: str, seeds: Iterable[int] | None = None) -> list[pd.DataFrame]:
-        """Each seed's history (``seeds``, default the run's), sorted by step."""
+        """Each seed's history (``seeds``, default the run's), sorted by step. Read in a run's place, the base policy's
+        history is that run's frozen at its first rollout batch (``measures.frozen``: the policy before any
+        update)."""
+        if run != BASE_RUN and self.resolve(run) == BASE_RUN:
+            for r in self._reads:
+                r.add_run(BASE_RUN)
+            saved, self._alias = self._alias, {k: v for k, v in self._alias.items() if k != run}
+            try:
+                return [measures.frozen(h) for h in self.seed_histories(run, seeds)]
+            finally:
+                self._alias = saved
         h = self.history(run)
         chosen = self.seeds_of(run) if seeds is None else seeds
         updates = self.updates_per_rollout(run)
@@ -420,6 +433,8 @@ class RunResults:
         measure = measures.measure_of(fn)
         if measure is not None:
             self._read_measure(measure.name)
+        for r in self._reads:
+            r.history_fns.append((self.resolve(run), fn))
         return np.asarray([fn(h) for h in self.seed_histories(run, seeds)], dtype=float)
 
     def compare_history(

@@ -8,11 +8,12 @@ from __future__ import annotations
 import functools
 
 from rlvr_lib.papers.framework import measures as shared
-from rlvr_lib.papers.framework.claims import IMMOVABLE
-from rlvr_lib.papers.framework.declare import compare, compare_history, measure, single_run, unavailable
+from rlvr_lib.papers.framework.claims import CONTRAST, IMMOVABLE, ISSUE40, Fixed, Formula
+from rlvr_lib.papers.framework.declare import compare, compare_history, measure, null_value, single_run, unavailable
 from rlvr_lib.papers.framework.results import ACCURACY
 from rlvr_lib.papers.opefo import measures
 from rlvr_lib.papers.opefo.measures import AFTER_400, FLOW, FLOW_FORMS, LATE, PAPER_STEPS, REALISED, REALISED_TOKENS
+from rlvr_lib.settings.papers import BASE_RUN
 
 PAPER_AVG_7B = {row: float(avg.split(" / ")[0]) for row, avg in measures.PAPER_TABLE1.items()}  # table 1's Avg., 7B
 SECOND_MODEL = (
@@ -50,6 +51,23 @@ SAME_DIRECTION = 0.9  # "preserves the original optimization direction": cosine 
 PAPER_RUNNER_UP = "Clip-Cov"  # table 1's second-best on Qwen2.5-Math-7B (50.7), named by the paper's own numbers
 
 
+PAIRWISE = Fixed(
+    ISSUE40,
+    after_runs=True,
+    what="run by run (each GRPO run against each other run) instead of the per-seed min / max of the two GRPO runs, "
+    "an order statistic the framework now refuses (biased even when every run is equal)",
+    earlier_verdict="the part against clip_cov_8updates: does not hold (paper's effect excluded) on reward, does not "
+    "hold (opposite effect detected) on entropy; the whole: does not hold (opefo/claims.csv at 0965f252)",
+)
+
+SIGN_BY_FORMULA = Formula(
+    "near-mechanical for the sampled-form estimator: a token clipped at the upper bound has p <= 1/1.28 and A > 0, "
+    "so wherever its position's entropy H < -log p, dH = -A (1 - p)^2 (log p + H) > 0; the lower side is symmetric "
+    "(round-4 review, O5)"
+)
+NO_OP_DIRECTION = measure(null_value, 1.0, "lambda* = 0 (strict on-policy GRPO): the cosine is 1 by construction")
+
+
 def declare(paper) -> None:
     """Every claim of opefo.txt sec. 4 and 6 (and the intro's stability claim), in the paper's order."""
     _sec4(paper)
@@ -82,7 +100,7 @@ def _sec4(paper) -> None:
         compute=measure(
             compare_history, r.grpo_onpolicy, r.grpo, measures.normalised_entropy_area, differs_in=measures.TABLE1
         ),
-        null=None,
+        null=CONTRAST,
     )
     part(
         key="start_0_25",
@@ -107,7 +125,7 @@ def _sec4(paper) -> None:
             direction="greater",
             margin=SHARP_DROP,
             compute=measure(single_run, run, measures.sharp_drop),
-            null=None,
+            null=BASE_RUN,
         )
     for run in grpo_pair:
         part(
@@ -119,7 +137,7 @@ def _sec4(paper) -> None:
             margin=NEAR_ZERO,
             compute=measure(single_run, run, shared.entropy_retained),
             measure="entropy_retained",
-            null=None,
+            null=BASE_RUN,
         )
     key = paper.conjunction(
         key="net_flow_fig2b",
@@ -129,7 +147,7 @@ def _sec4(paper) -> None:
         paper_value="strongly negative early, then ~0 (no number)",
         ours="every part below",
     )
-    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(b)", null=None)
+    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(b)", null=BASE_RUN)
     for run in grpo_pair:
         part(
             key=f"net_flow_early_{run}",
@@ -160,7 +178,7 @@ def _sec4(paper) -> None:
         paper_value="no number",
         ours="every part below",
     )
-    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(a)-(b)", null=None)
+    part = functools.partial(paper.claim, part_of=key, source="sec. 4, fig. 2(a)-(b)", null=BASE_RUN)
     for run in grpo_pair:
         part(
             key=f"flow_tracks_{run}",
@@ -196,7 +214,7 @@ def _sec4(paper) -> None:
             direction=direction,
             margin=SIGN_BALANCE,
             compute=measure(single_run, r.clip_higher, functools.partial(measures.sign_balance, key=FLOW + side)),
-            null=None,  # a property of the clip (GRPO's 0.2 bound too), not of Clip-higher against GRPO
+            null=SIGN_BY_FORMULA,  # a property of the clip (GRPO's 0.2 bound too), not of Clip-higher against GRPO
         )
     key = paper.conjunction(
         key="imbalance",
@@ -206,7 +224,7 @@ def _sec4(paper) -> None:
         paper_value="sum over S- of |dH| > sum over S+ of dH at every step (no number)",
         ours="every part below",
     )
-    part = functools.partial(paper.claim, part_of=key, source="sec. 5.1", null=None)
+    part = functools.partial(paper.claim, part_of=key, source="sec. 5.1", null=BASE_RUN)
     for run in grpo_pair:
         part(
             key=f"imbalance_{run}",
@@ -229,7 +247,7 @@ def _sec4(paper) -> None:
         paper_value="no number (cites Hao et al., 2025b)",
         ours="both parts below",
     )
-    part = functools.partial(paper.claim, part_of=key, null=None)
+    part = functools.partial(paper.claim, part_of=key, null=BASE_RUN)
     part(
         key="zero_flow_flat_entropy",
         quote="this first-order approximation closely tracks the exact entropy change in practice",
@@ -389,7 +407,7 @@ def _sec6_3(paper) -> None:
         paper_value="collapse (no number)",
         ours="every part below",
     )
-    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(a)", null=None)
+    part = functools.partial(paper.claim, part_of=key, source="sec. 6.3, fig. 4(a)", null=BASE_RUN)
     for run in (r.grpo, r.grpo_onpolicy):
         part(
             key=f"collapse_{run}",
@@ -536,7 +554,7 @@ def _sec6_3(paper) -> None:
             direction="greater",
             margin=REWARD_MARGIN,
             compute=measure(single_run, run, measures.reward_trend),
-            null=None,  # every method's own trend
+            null=BASE_RUN,  # every method's own trend
         )
     key = paper.conjunction(
         key="grpo_highest_reward",
@@ -544,34 +562,41 @@ def _sec6_3(paper) -> None:
         "lowest policy entropy",
         source="sec. 6.3, fig. 4(a)-(b)",
         paper_value="no number",
-        ours="every part below: the lower (higher) of the two GRPO runs against each other table-1 run",
+        ours="every part below: each GRPO run against each other table-1 run, run by run (an intersection-union "
+        "test: the claim holds if every pair holds, and does not hold if one pair is refuted on its own; a per-seed "
+        "min or max over the two GRPO runs is biased even when every run is equal)",
     )
     part = functools.partial(paper.claim, part_of=key)
     grpo_pair, rest = [r.grpo, r.grpo_onpolicy], [*r.baselines, r.opefo]
     for other in rest:
-        part(
-            key=f"highest_reward_vs_{other}",
-            quote="achieve the highest training reward",
-            source="sec. 6.3, fig. 4(b)",
-            paper_value="highest",
-            ours=f"the lower of the two GRPO runs' training reward (last {LATE:.0%} of training) minus {other}'s, "
-            "per seed",
-            direction="greater",
-            margin=REWARD_MARGIN,
-            compute=measure(measures.pair_gap, grpo_pair, other, measures.late_reward, "min"),
-        )
+        for grpo in grpo_pair:
+            part(
+                key=f"highest_reward_{grpo}_vs_{other}",
+                quote="achieve the highest training reward",
+                source="sec. 6.3, fig. 4(b)",
+                paper_value="highest",
+                ours=f"{grpo}'s training reward (last {LATE:.0%} of training) minus {other}'s, per seed",
+                direction="greater",
+                margin=REWARD_MARGIN,
+                compute=measure(compare_history, grpo, other, measures.late_reward, differs_in=measures.TABLE1),
+                null=CONTRAST,
+                fixed=PAIRWISE,
+            )
     for other in rest:
-        part(
-            key=f"lowest_entropy_vs_{other}",
-            quote="while also exhibiting the lowest policy entropy",
-            source="sec. 6.3, fig. 4(a)",
-            paper_value="lowest",
-            ours=f"the higher of the two GRPO runs' log entropy retained minus {other}'s, per seed",
-            direction="less",
-            margin=ENTROPY_MARGIN,
-            compute=measure(measures.pair_gap, grpo_pair, other, shared.log_entropy_retained, "max"),
-            measure="log_entropy_retained",
-        )
+        for grpo in grpo_pair:
+            part(
+                key=f"lowest_entropy_{grpo}_vs_{other}",
+                quote="while also exhibiting the lowest policy entropy",
+                source="sec. 6.3, fig. 4(a)",
+                paper_value="lowest",
+                ours=f"{grpo}'s log entropy retained minus {other}'s, per seed",
+                direction="less",
+                margin=ENTROPY_MARGIN,
+                compute=measure(compare_history, grpo, other, shared.log_entropy_retained, differs_in=measures.TABLE1),
+                measure="log_entropy_retained",
+                null=CONTRAST,
+                fixed=PAIRWISE,
+            )
     key = paper.conjunction(
         key="opefo_reward",
         quote="OPEFO follows this direction by stabilizing entropy while still achieving competitive reward growth.",
@@ -689,7 +714,7 @@ def _sec6_3(paper) -> None:
         margin=0.0,
         reference=SAME_DIRECTION,
         compute=measure(measures.direction),
-        null=None,  # at lambda* = 0 the cosine is 1 by construction: no null run to compare
+        null=NO_OP_DIRECTION,  # at lambda* = 0 the cosine is 1 by construction: no null run to compare
     )
 
 
@@ -777,7 +802,7 @@ def _sec6_4(paper) -> None:
         compute=measure(single_run, r.opefo, measures.lambda_mean),
         reference=paper.settings.paper_lambda_mean,
         requires=(),  # lambda* is the method's own statistic from the first step, before any failure
-        null=None,
+        null=BASE_RUN,
     )
     paper.claim(
         key="lambda_positive",

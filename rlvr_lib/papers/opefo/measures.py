@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from rlvr_lib.papers.framework import measures
-from rlvr_lib.papers.framework.claims import Estimate, NotTestable, estimate_of, not_run, paired_difference, seed_values
+from rlvr_lib.papers.framework.claims import Estimate, NotTestable, estimate_of, not_run, seed_values
 from rlvr_lib.papers.framework.guard import METHOD
 from rlvr_lib.papers.framework.measures import column, log_entropy_retained, log_peak_entropy_ratio
 from rlvr_lib.papers.framework.results import ACCURACY, mean_over_training, step_time
@@ -348,19 +348,6 @@ def time_ratio(paper, a: str, b: str) -> Estimate:
     seeds = paper.results.common_seeds(a, b)
     ratio = paper.results.per_seed(a, step_time, seeds) / paper.results.per_seed(b, step_time, seeds) - 1
     return estimate_of(ratio, detail=f"{a} / {b} step time - 1: per seed {np.round(ratio, 4).tolist()}", seeds=seeds)
-
-
-def pair_gap(paper, group: tuple[str, ...], other: str, fn, reduce: str) -> Estimate:
-    """Per seed, the ``reduce`` (min or max) of ``fn`` over ``group`` minus ``other``'s (each pair checked with
-    table 1's ``TABLE1``): the claim is about every run of ``group``, so the reduction is against it."""
-    for g in group:
-        paper.results.check(g, other, TABLE1)
-    seeds = paper.results.common_seeds(*group, other)
-    values = np.stack([paper.results.per_seed(g, fn, seeds) for g in group])
-    mine = values.min(axis=0) if reduce == "min" else values.max(axis=0)
-    return paired_difference(
-        mine, paper.results.per_seed(other, fn, seeds), labels=(f"{reduce}({', '.join(group)})", other), seeds=seeds
-    )
 
 
 def testbed_lambda_mean(paper) -> float:

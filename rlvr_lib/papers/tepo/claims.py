@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from rlvr_lib.papers.framework.base import MISSING
+from rlvr_lib.papers.framework.claims import CONTRAST
 from rlvr_lib.papers.framework.declare import compare_history, measure, unavailable
 from rlvr_lib.papers.framework.measures import log_entropy_retained, log_reward_volatility
 from rlvr_lib.papers.framework.results import ACCURACY
@@ -57,7 +58,7 @@ def declare(paper) -> None:
     """Every claim of tepo.txt's experiments and analysis (secs. 3.2-4.3, figs. 2-3, tables 1-4, App. D) and the
     abstract's and introduction's claims about them; margins are fixed here, before any result."""
     r = paper.runs
-    claim = functools.partial(paper.claim, null=None)  # every claim's contrast arm is named: no null run
+    claim = functools.partial(paper.claim, null=CONTRAST)  # every claim names its contrast arm: the null
     accuracy = functools.partial(claim, margin=ACCURACY_MARGIN, measure=ACCURACY)  # a difference of mean@n
     unnumbered = functools.partial(claim, paper_value="no number")  # the paper states it without a number
     steadier = functools.partial(unnumbered, measure="log_reward_volatility")  # every stability claim: fig. 3's measure
