@@ -39,6 +39,7 @@ from pathlib import Path
 import yaml
 
 from rlvr_lib.files.atomic import write_atomic
+from rlvr_lib.files.readers import load_yaml_text
 from rlvr_lib.workspace.lineage import (
     NEUTRAL_FILE,
     current_md5,
@@ -117,7 +118,7 @@ def params_changes(recorded: dict | None, current: dict, keys: list[str]) -> lis
 def _locked_names(lock: Path) -> set[str]:
     if not lock.is_file():
         return set()
-    return set((yaml.safe_load(lock.read_text()) or {}).get("stages") or {})
+    return set((load_yaml_text(lock.read_text()) or {}).get("stages") or {})
 
 
 def stage_lineages(root: Path = Path(".")) -> list[StageLineage]:
@@ -156,7 +157,7 @@ def stage_lineages(root: Path = Path(".")) -> list[StageLineage]:
             path = _relative(dep.fs_path, root)
             if isinstance(dep, ParamsDependency):
                 if path not in params_files:
-                    params_files[path] = yaml.safe_load((root / path).read_text()) or {}
+                    params_files[path] = load_yaml_text((root / path).read_text()) or {}
                 changes = params_changes(dep.hash_info.value, params_files[path], list(dep.params))
                 entry.reasons += [f"params {path}:{change}" for change in changes]
                 continue

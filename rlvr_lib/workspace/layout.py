@@ -199,12 +199,12 @@ def train_settings_difference(params: Params, run: str, seed: int) -> dict[str, 
     (the run's method, its hyperparameters set in params.yaml, training set and ``train`` settings when it was
     trained) differ from params.yaml's now; {} when they agree or nothing was recorded. A key only one side has (a
     setting added since) is not compared."""
-    import yaml
+    from rlvr_lib.files.readers import load_yaml_text
 
     path = TRAINING_LOGS_DIR / run / seed_folder(seed) / "params.yaml"
     if not path.is_file():
         return {}
-    recorded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    recorded = load_yaml_text(path.read_text(encoding="utf-8")) or {}
     spec = run_spec(params, run)
     wanted = {
         "method": spec.method,

@@ -149,12 +149,11 @@ def frozen(history: pd.DataFrame) -> pd.DataFrame:
     """The history of a policy that never updates: every logged quantity at its first rollout batch's value, on
     every row it was logged (the base policy read in a trained run's place)."""
     out = history.copy()
-    for key in out.columns:
-        if key in ("step", "seed") or not pd.api.types.is_numeric_dtype(out[key]):
-            continue
-        logged = out[key].notna()
-        if logged.any():
-            out.loc[logged, key] = out.loc[logged, key].iloc[0]
+    keys = [k for k in out.columns if k not in ("step", "seed") and pd.api.types.is_numeric_dtype(out[k])]
+    if keys:
+        values = out[keys]
+        first = values.bfill().iloc[0]  # each column's first logged value
+        out[keys] = values.mask(values.notna(), first, axis=1)
     return out
 
 
