@@ -138,5 +138,6 @@ def test_opening_running_and_saving_notebooks_in_lab_leaves_them_as_committed(la
             assert page.get_by_text("Jupyter news").count() == 0  # the news toast
         finally:
             browser.close()
-    changed = subprocess.run(["git", "status", "--porcelain", "--", "*.ipynb"], cwd=root, capture_output=True, text=True)
-    assert changed.stdout == "", changed.stdout + log.read_text()[-3000:]
+    status = ["git", "status", "--porcelain", "--", "*.ipynb"]
+    changed = subprocess.run(status, cwd=root, capture_output=True, text=True, check=True).stdout
+    assert changed == "", changed + log.read_text()[-3000:]
