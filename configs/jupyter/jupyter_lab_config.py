@@ -9,3 +9,6 @@ c.ServerApp.contents_manager_class = "rlvr_lib.pipeline.lab.CleanNotebooksManage
 c.LabApp.app_settings_dir = str(Path(__file__).resolve().parent / "settings")
 c.LabApp.news_url = None
 c.LabApp.check_for_updates_class = "jupyterlab.handlers.announcements.NeverCheckForUpdate"
+# no check at each page load whether JupyterLab needs a build (a `jupyter lab build --dry-run` of some 20 s of CPU):
+# its extensions are the pinned packages' prebuilt ones
+c.ServerApp.tornado_settings = {"page_config_data": {"buildAvailable": False, "buildCheck": False}}
