@@ -98,7 +98,7 @@ def wait_for_kernel(page, path: str) -> None:
         arg=path,
         timeout=180_000,
     )
-    page.wait_for_timeout(3 * AUTOSAVE_S * 1000)  # the kernel's language_info is set after its info reply
+    page.wait_for_timeout(2 * AUTOSAVE_S * 1000)  # the kernel's language_info is set after its info reply
 
 
 def save(page, path: str) -> None:

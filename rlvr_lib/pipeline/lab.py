@@ -13,7 +13,7 @@ contents manager. On each notebook save it
   by papermill), so ``git status`` and DVC's hashes stay as they are. Any other change is written as usual.
 
 The paper notebooks (``PAPER_NOTEBOOKS``, README step 4) are stored as that server writes them, with the
-``language_info`` the kernel reports: opening one does not even mark it modified. (The stage notebooks keep their
+``language_info`` the kernel reports: opening one with this Python leaves JupyterLab nothing to change. (The stage notebooks keep their
 form: rewriting them would change a dependency of every train and eval stage in the dvc.lock files.)
 
     python -m rlvr_lib.pipeline.lab check                 # each paper notebook's form and language_info
