@@ -13,8 +13,8 @@ contents manager. On each notebook save it
   by papermill), so ``git status`` and DVC's hashes stay as they are. Any other change is written as usual.
 
 The paper notebooks (``PAPER_NOTEBOOKS``, README step 4) are stored as that server writes them, with the
-``language_info`` the kernel reports: opening one with this Python leaves JupyterLab nothing to change. (The stage notebooks keep their
-form: rewriting them would change a dependency of every train and eval stage in the dvc.lock files.)
+``language_info`` the kernel reports: opening one with this Python leaves JupyterLab nothing to change. (The stage
+notebooks keep their form: rewriting them would change a dependency of every train and eval stage's lock entry.)
 
     python -m rlvr_lib.pipeline.lab check                 # each paper notebook's form and language_info
     python -m rlvr_lib.pipeline.lab normalise PATH...     # rewrite notebooks so (a stage's dependency: rerun it)
