@@ -73,8 +73,11 @@ lint: $(INSTALLED)
 
 # JupyterLab on the repository root: the source notebooks (notebooks/), the executed ones (reports/notebooks/) and the
 # rendered reports; LAB_ARGS adds flags (for a remote machine: make lab LAB_ARGS="--no-browser --ip 0.0.0.0 --port
-# 8888"); --allow-root is added whenever it runs as root (e.g. in a container), whatever LAB_ARGS holds
+# 8888"); --allow-root is added whenever it runs as root (e.g. in a container), whatever LAB_ARGS holds. LAB_CONFIG:
+# opening, running and saving a notebook leaves the committed files as they are (a source notebook is saved without
+# outputs: rlvr_lib/pipeline/lab.py), and no Jupyter news or update toast
 USER_ID ?= $(shell id -u)
 LAB_ARGS ?=
+LAB_CONFIG := configs/jupyter/jupyter_lab_config.py
 lab: $(INSTALLED)
-	$(BIN)/jupyter lab $(if $(filter 0,$(USER_ID)),--allow-root) $(LAB_ARGS)
+	$(BIN)/jupyter lab --config=$(LAB_CONFIG) $(if $(filter 0,$(USER_ID)),--allow-root) $(LAB_ARGS)
