@@ -525,6 +525,17 @@ def paper_runs(settings: Any, *, trained_only: bool = False) -> list[str]:
     return [r for r in out if r != BASE_RUN] if trained_only else out
 
 
+def repro_pairs(params: Any, paper: str) -> dict[str, list[int]]:
+    """The runs, with their seeds, that ``make repro PAPER=<paper>`` trains: the paper's own and, for the summary,
+    those of the papers it gathers (it reads their claims) too."""
+    names = [*params.papers.summary.papers, paper] if paper == "summary" else [paper]
+    runs: dict[str, list[int]] = {}
+    for name in names:
+        for run in paper_runs(params.papers.paper(name), trained_only=True):
+            runs.setdefault(run, list(params.runs[run].seeds))
+    return runs
+
+
 def decodings_for_run(papers: PapersConfig | None, run: str) -> list[str]:
     """The papers' own decodings (names of ``eval.decodings``) ``run`` is evaluated at besides the shared one: that
     of every paper reading it (``papers.<paper>.eval_decoding``; ``base`` is read by every paper), sorted."""
