@@ -87,10 +87,13 @@ def paper_units(with_papers: bool) -> list[Unit]:
 def papers_upstream(paper: str, params) -> list[str]:
     """The paper stages ``paper_<paper>`` needs built first, itself included (the summary reads the claims of the
     papers it gathers), in order."""
+    from rlvr_lib.settings.names import did_you_mean
     from rlvr_lib.settings.papers import ALL_PAPERS
 
     if paper not in ALL_PAPERS:
-        raise ValueError(f"--paper {paper!r}: not a paper; valid: {', '.join(ALL_PAPERS)}")
+        raise ValueError(
+            f"--paper {paper!r}: not a paper{did_you_mean(paper, ALL_PAPERS)}; valid: {', '.join(ALL_PAPERS)}"
+        )
     if params.papers is None:
         raise ValueError("--paper: params.yaml has no `papers` section")
     gathered = list(params.papers.summary.papers) if paper == "summary" else []

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rlvr_lib.settings.names import did_you_mean
 from rlvr_lib.settings.schema import (
     SampleCount,
     SettingError,
@@ -499,7 +500,7 @@ class PapersConfig:
 
     def paper(self, name: str) -> Any:
         if name not in ALL_PAPERS:
-            raise ValueError(f"unknown paper '{name}'; papers: {list(ALL_PAPERS)}")
+            raise ValueError(f"unknown paper '{name}'{did_you_mean(name, ALL_PAPERS)}; papers: {list(ALL_PAPERS)}")
         return getattr(self, name)
 
 
@@ -572,7 +573,9 @@ def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path
         settings = papers.paper(paper)
         for where, name in _run_fields(settings.runs):
             if name != BASE_RUN and name not in known:
-                raise ValueError(f"{path}.{paper}.runs.{where}: unknown run '{name}'; {valid}")
+                raise ValueError(
+                    f"{path}.{paper}.runs.{where}: unknown run '{name}'{did_you_mean(name, known)}; {valid}"
+                )
             wanted = _role_method(settings.runs, where)
             got = run_methods.get(name)
             if wanted is not None and got is not None and got != wanted:
@@ -592,13 +595,14 @@ def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path
                 if run not in roles:
                     raise ValueError(f"{where}: '{run}' is not a run of papers.{paper}.runs")
                 if other not in known:
-                    raise ValueError(f"{where}: unknown run '{other}'; {valid}")
+                    raise ValueError(f"{where}: unknown run '{other}'{did_you_mean(other, known)}; {valid}")
                 if run_methods.get(other) is not None and run_methods.get(other) != run_methods.get(run):
                     raise ValueError(f"{where}: '{other}' trains another method than '{run}'")
         if isinstance(settings, ErpoPaper):
             policy = settings.perturbation.policy
             if policy != BASE_RUN and policy not in known:
-                raise ValueError(f"{path}.erpo.perturbation.policy: unknown run '{policy}'; {valid}")
+                hint = did_you_mean(policy, known)
+                raise ValueError(f"{path}.erpo.perturbation.policy: unknown run '{policy}'{hint}; {valid}")
         if isinstance(settings, AerPaper):
             declared = set(paper_runs(dataclasses.replace(settings, pass_at_k=PassAtLargeK(runs=[]))))
             for i, name in enumerate(settings.pass_at_k.runs):
