@@ -526,6 +526,18 @@ def paper_runs(settings: Any, *, trained_only: bool = False) -> list[str]:
     return [r for r in out if r != BASE_RUN] if trained_only else out
 
 
+def run_roles(settings: Any) -> dict[str, list[str]]:
+    """Role (a field of the paper's ``runs``) -> its trained runs, in field order; the runs ``paper_runs`` adds
+    beyond the roles (AER's pass@k runs, the alternatives' runs) under ``"other"``."""
+    roles: dict[str, list[str]] = {}
+    for where, name in _run_fields(settings.runs):
+        if name != BASE_RUN:
+            roles.setdefault(where.split("[")[0], []).append(name)
+    named = {run for runs in roles.values() for run in runs}
+    other = [run for run in paper_runs(settings, trained_only=True) if run not in named]
+    return {**roles, "other": other} if other else roles
+
+
 def repro_pairs(params: Any, paper: str) -> dict[str, list[int]]:
     """The runs, with their seeds, that ``make repro PAPER=<paper>`` trains: the paper's own and, for the summary,
     those of the papers it gathers (it reads their claims) too."""
