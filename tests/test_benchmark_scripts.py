@@ -5,6 +5,7 @@ data stage's files; those that need a GPU, a browser or a many-core host only sh
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -158,3 +159,15 @@ def test_contamination_runs_on_the_shared_data_or_names_what_is_missing(tmp_path
 @pytest.mark.parametrize("script", sorted(p.name for p in BENCHMARKS.glob("*.sh")))
 def test_the_shell_scripts_parse(script):
     assert subprocess.run(["bash", "-n", str(BENCHMARKS / script)]).returncode == 0
+
+
+def test_pairs_brought_home_drop_their_earlier_stage_notebooks(tmp_path):
+    """Issue 42: a pair retrained by train_pairs.sh keeps no executed notebook of an earlier run of its stages."""
+    spec = importlib.util.spec_from_file_location("train_pairs_logs", BENCHMARKS / "train_pairs_logs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ("train_grpo_seed1", "eval_grpo_seed1", "train_grpo_seed2", "eval_grpo_onpolicy_seed1"):
+        (tmp_path / f"{name}.ipynb").write_text("{}")
+    gone = module.drop_stage_notebooks("grpo", 1, tmp_path)
+    assert sorted(p.name for p in gone) == ["eval_grpo_seed1.ipynb", "train_grpo_seed1.ipynb"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval_grpo_onpolicy_seed1.ipynb", "train_grpo_seed2.ipynb"]

@@ -14,7 +14,8 @@ from conftest import REPO
 from rlvr_lib.pipeline import doc_numbers
 
 SOURCES = ("params.yaml", "reports/testbed", "reports/data_filters", "reports/plots", "reports/tables",
-           "reports/training/aer", *doc_numbers.DOCS)  # fmt: skip
+           "docs/budgets.yaml", "benchmarks/repro_results", *doc_numbers.DOCS)  # fmt: skip
+LINKED = ("reports/training",)  # read only, large: linked into the copy
 
 
 def test_the_committed_numbers_are_what_their_sources_give():
@@ -38,6 +39,8 @@ def copy_root(tmp_path):
         source, target = REPO / rel, tmp_path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
+    for rel in LINKED:
+        (tmp_path / rel).symlink_to(REPO / rel, target_is_directory=True)
     return tmp_path
 
 
@@ -68,7 +71,27 @@ def test_a_changed_protocol_is_caught(copy_root):
     params = yaml.safe_load((copy_root / "params.yaml").read_text())
     params["methods"]["grpo_extra"] = {"method": "grpo"}
     (copy_root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    assert "README.md: block 'protocol' differs from its sources" in doc_numbers.differences(copy_root)
+    stale = doc_numbers.differences(copy_root)
+    assert "README.md: block 'protocol' differs from its sources" in stale
+    assert "README.md: block 'budgets' differs from its sources" in stale  # 3 more pairs, not trained yet
+
+
+def test_an_updated_measurement_is_caught(copy_root):
+    path = copy_root / "docs/budgets.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["records"]["test"]["seconds"] = 1400
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert doc_numbers.differences(copy_root) == ["README.md: block 'budgets' differs from its sources"]
+    doc_numbers.main(["--root", str(copy_root)])
+    assert "| 23 min 20 s; pytest" in (copy_root / "README.md").read_text()
+
+
+def test_a_new_pair_time_moves_the_estimates(copy_root):
+    log = copy_root / "benchmarks/repro_results/pairs_round4/call7_two_core_to_host.log"
+    log.write_text(log.read_text() + "23:59:59 grpo seed 0 exit 0 in 5000 s\n")  # grpo seed 0 retrained, slowly
+    stale = doc_numbers.differences(copy_root)
+    assert "README.md: block 'budgets' differs from its sources" in stale
+    assert "docs/budgets.md: block 'budgets-estimate' differs from its sources" in stale
 
 
 def test_an_inline_block_stays_on_one_line():

@@ -16,6 +16,7 @@ import yaml
 
 from rlvr_lib.reporting import dvc_views, report_stage
 from rlvr_lib.settings.config import load_params
+from rlvr_lib.settings.papers import PAPERS, paper_runs, run_roles
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,9 +89,25 @@ def test_write_replaces_both_folders(tmp_path):
 def test_plot_groups_are_each_papers_runs_and_the_core_methods():
     params = load_params(ROOT / "params.yaml")
     groups = report_stage.plot_groups(params)
-    assert list(groups) == ["erpo", "cw_grpo", "tepo", "opefo", "aer", "core"]
+    assert [g for g in groups if "-" not in g] == ["erpo", "cw_grpo", "tepo", "opefo", "aer", "core"]
     assert groups["core"] == params.papers.summary.runs.methods
-    assert "base" not in groups["aer"] and "aer_tau_0_8" in groups["aer"]
+    for paper in PAPERS:  # every run of a paper is in one of its charts, none is base
+        charts = [runs for name, runs in groups.items() if name.split("-")[0] == paper]
+        assert {r for runs in charts for r in runs} == set(paper_runs(params.papers.paper(paper), trained_only=True))
+        assert all("base" not in runs for runs in charts)
+
+
+def test_a_paper_with_many_runs_is_split_by_role_with_its_references():
+    """Issue 42: AER's 29 runs overlaid in one chart could not be told apart; each chart now holds whole roles (at
+    most MAX_PLOT_RUNS runs unless one role is longer), with AER and GRPO in each for reference."""
+    params = load_params(ROOT / "params.yaml")
+    aer = {name: runs for name, runs in report_stage.plot_groups(params).items() if name.split("-")[0] == "aer"}
+    assert len(aer) > 1 and "aer-tau_sweep" in aer
+    roles = run_roles(params.papers.aer)
+    for name, runs in aer.items():
+        assert runs[:2] == ["aer", "grpo"], name
+        assert len(runs) <= report_stage.MAX_PLOT_RUNS or any(set(r) == set(runs[2:]) for r in roles.values()), name
+    assert set(roles["tau_sweep"]) <= set(aer["aer-tau_sweep"])  # a role is never cut across charts
 
 
 def test_dvc_yaml_declares_one_metrics_folder_and_overlay_plots():

@@ -75,4 +75,5 @@ def test_the_summary_runs_every_paper_it_gathers_first(params):
 def test_an_unknown_paper_is_named(capsys):
     with pytest.raises(SystemExit):
         repro_lanes.main(["--paper", "erp"])
-    assert "--paper 'erp': not a paper; valid: erpo, cw_grpo, tepo, opefo, aer, summary" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--paper 'erp': not a paper (did you mean 'erpo'?); valid: erpo, cw_grpo, tepo, opefo, aer, summary" in err

@@ -30,7 +30,7 @@ from rlvr_lib.papers.framework.claims import VERDICTS, NotTestable, flatten
 from rlvr_lib.papers.framework.output import SECTIONS
 from rlvr_lib.papers.framework.references import REFERENCES
 from rlvr_lib.settings.config import load_params, read_yaml
-from rlvr_lib.settings.papers import ALL_PAPERS, PAPERS, paper_runs
+from rlvr_lib.settings.papers import ALL_PAPERS, PAPERS, paper_runs, repro_pairs
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,19 @@ def test_every_paper_writes_a_complete_report_with_a_verdict_per_claim(built):
         for experiment in paper.experiments():  # every experiment left a section in the README
             assert f"## {getattr(type(paper), experiment).heading}" in readme, (name, experiment)
         assert not list((root / "reports/papers").glob(".staging*"))
+
+
+def test_every_report_header_gives_the_cheap_and_the_full_regeneration(built):
+    """Issue 42: `dvc repro paper_<x>` alone retrains on a clone; the header names the report-only form first."""
+    root, out = built
+    params = load_params(root / "params.yaml")
+    for name in ALL_PAPERS:
+        header = (root / "reports/papers" / name / "README.md").read_text().splitlines()[2]
+        pairs = sum(map(len, repro_pairs(params, name).values()))
+        cheap, full = f"`dvc repro -s -f paper_{name}`", f"Retrain its {pairs} (run, seed) pairs first"
+        assert cheap in header and full in header and f"`make repro PAPER={name}`" in header, header
+        assert header.index(cheap) < header.index(full), header
+    assert pairs == sum(len(spec.seeds) for spec in params.runs.values())  # the summary retrains every pair
 
 
 def test_claims_pair_runs_and_use_the_declared_runs(built):
@@ -145,6 +158,8 @@ def test_every_report_readme_has_the_seven_sections_in_order(built):
     for name in PAPERS:  # each paper's Summary cites it; its Setup table compares it with the testbed
         readme = (root / "reports/papers" / name / "README.md").read_text()
         assert REFERENCES[name].title in readme.split("## The method", 1)[0], name
+        claims = next(line for line in readme.splitlines() if line.startswith("- **Claims:**"))  # reads as a sentence
+        assert re.match(rf"- \*\*Claims:\*\* \d+ claims? of \*{re.escape(REFERENCES[name].title)}\* \([^)]+\)", claims)
         assert "| setting | paper | paper's source |" in readme, name
         assert "$$" in readme.split("## The method", 1)[1].split("## Setup", 1)[0], name
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlvr_lib.methods.base import Method
+from rlvr_lib.settings.names import did_you_mean
 
 REGISTRY: dict[str, type[Method]] = {}
 
@@ -19,7 +20,9 @@ def register(cls: type[Method]) -> type[Method]:
 
 def method_class(name: str) -> type[Method]:
     if name not in REGISTRY:
-        raise ValueError(f"unknown method '{name}'; registered methods: {', '.join(sorted(REGISTRY))}")
+        raise ValueError(
+            f"unknown method '{name}'{did_you_mean(name, REGISTRY)}; registered methods: {', '.join(sorted(REGISTRY))}"
+        )
     return REGISTRY[name]
 
 
@@ -30,7 +33,10 @@ def build_method(name: str, hparams: Mapping[str, Any] | None = None, *, path: s
     (``path`` defaults to the method's name; the pipeline passes ``methods.<run>``).
     """
     if path is not None and name not in REGISTRY:
-        raise ValueError(f"{path}: unknown method '{name}'; registered methods: {', '.join(sorted(REGISTRY))}")
+        raise ValueError(
+            f"{path}: unknown method '{name}'{did_you_mean(name, REGISTRY)}; registered methods: "
+            f"{', '.join(sorted(REGISTRY))}"
+        )
     return method_class(name)(hparams, path=path)
 
 

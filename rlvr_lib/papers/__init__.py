@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from rlvr_lib.settings.names import did_you_mean
 from rlvr_lib.settings.papers import ALL_PAPERS, PAPERS
 
 __all__ = ["ALL_PAPERS", "PAPERS", "open_paper"]
@@ -30,7 +31,7 @@ __all__ = ["ALL_PAPERS", "PAPERS", "open_paper"]
 def open_paper(name: str, params: Any) -> Any:
     """The analysis object of paper ``name`` (``rlvr_lib.papers.<name>.Paper``) on params' runs."""
     if name not in ALL_PAPERS:
-        raise ValueError(f"unknown paper '{name}'; papers: {list(ALL_PAPERS)}")
+        raise ValueError(f"unknown paper '{name}'{did_you_mean(name, ALL_PAPERS)}; papers: {list(ALL_PAPERS)}")
     if params.papers is None:
         raise ValueError("params.yaml has no 'papers' section: nothing says which runs the papers use")
     module = importlib.import_module(f"{__name__}.{name}")

@@ -1,4 +1,4 @@
-"""The numbers README.md and docs/testbed.md quote, written from the files they come from.
+"""The numbers README.md, docs/testbed.md and docs/budgets.md quote, written from the files they come from.
 
 Each quoted figure sits in a marked block of those files, on lines of its own (tables, lists)::
 
@@ -16,7 +16,8 @@ after regenerating the reports; ``make repro`` runs it last); ``--check`` lists 
 the testbed's figures from ``reports/testbed/properties.json``, the training-set filters' counts from
 ``reports/data_filters/seed<N>/filters.json``, the methods' results from ``reports/tables/results_testbed.csv``, the
 papers' citations from ``rlvr_lib.papers.framework.references`` (the same as the paper reports and ``python -m rlvr_lib
-methods``).
+methods``), the budgets from the measurement records of ``docs/budgets.yaml`` and the pairs' measured times
+(``rlvr_lib.pipeline.budgets``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-DOCS = ("README.md", "docs/testbed.md")
+DOCS = ("README.md", "docs/testbed.md", "docs/budgets.md")
 BLOCK = re.compile(r"(<!-- generated:(?P<name>[\w-]+) -->)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
 
@@ -306,6 +307,20 @@ def method_results(root: Path) -> str:
     return "\n".join(out)
 
 
+def budgets_table(root: Path) -> str:
+    """README: the Budgets table (docs/budgets.yaml's records and the estimates of ``make repro``)."""
+    from rlvr_lib.pipeline.budgets import readme_table
+
+    return readme_table(root)
+
+
+def budgets_estimate(root: Path) -> str:
+    """docs/budgets.md: how the ``make repro`` estimates are computed, and their table."""
+    from rlvr_lib.pipeline.budgets import estimate_text
+
+    return estimate_text(root)
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "protocol": protocol,
     "testbed-grpo": testbed_grpo,
@@ -318,6 +333,8 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "testbed-by-kind": testbed_by_kind,
     "testbed-reading": testbed_reading,
     "method-results": method_results,
+    "budgets": budgets_table,
+    "budgets-estimate": budgets_estimate,
 }
 
 

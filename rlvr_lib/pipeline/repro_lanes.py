@@ -87,10 +87,13 @@ def paper_units(with_papers: bool) -> list[Unit]:
 def papers_upstream(paper: str, params) -> list[str]:
     """The paper stages ``paper_<paper>`` needs built first, itself included (the summary reads the claims of the
     papers it gathers), in order."""
+    from rlvr_lib.settings.names import did_you_mean
     from rlvr_lib.settings.papers import ALL_PAPERS
 
     if paper not in ALL_PAPERS:
-        raise ValueError(f"--paper {paper!r}: not a paper; valid: {', '.join(ALL_PAPERS)}")
+        raise ValueError(
+            f"--paper {paper!r}: not a paper{did_you_mean(paper, ALL_PAPERS)}; valid: {', '.join(ALL_PAPERS)}"
+        )
     if params.papers is None:
         raise ValueError("--paper: params.yaml has no `papers` section")
     gathered = list(params.papers.summary.papers) if paper == "summary" else []
@@ -101,13 +104,10 @@ def paper_scope(paper: str, params) -> tuple[dict[str, list[int]], list[Unit], l
     """One paper's share of the lanes: its runs and their seeds (run -> seeds), its sampling units and its paper
     units (the papers it reads first, the summary excepted: the final ``dvc repro paper_<name>`` runs it)."""
     from rlvr_lib.papers.framework.sampling import STUDIES, stage_name
-    from rlvr_lib.settings.papers import paper_runs
+    from rlvr_lib.settings.papers import repro_pairs
 
     names = papers_upstream(paper, params)
-    runs: dict[str, list[int]] = {}
-    for name in names:
-        for run in paper_runs(params.papers.paper(name), trained_only=True):
-            runs.setdefault(run, list(params.runs[run].seeds))
+    runs = repro_pairs(params, paper)
     studies = [Unit(f"study {s}", (stage_name(s),)) for s, (owner, _) in STUDIES.items() if owner in names]
     papers = [Unit(f"paper {name}", (f"paper_{name}",)) for name in names if name != "summary"]
     return runs, studies, papers

@@ -16,7 +16,7 @@ from rlvr_lib.render.tables import load_histories
 from rlvr_lib.reporting import dvc_views
 from rlvr_lib.reporting.main_page import load_eval_results, paper_verdicts, results_table, write_report
 from rlvr_lib.settings.config import FULL_SET, Params
-from rlvr_lib.settings.papers import PAPER_TITLES, PAPERS, paper_runs
+from rlvr_lib.settings.papers import PAPER_TITLES, PAPERS, paper_runs, run_roles
 from rlvr_lib.workspace.layout import (
     EVAL_DIR,
     REPORTS_DIR,
@@ -30,6 +30,7 @@ from rlvr_lib.workspace.layout import (
 from rlvr_lib.workspace.lineage import check_origins
 
 CORE_GROUP = "core"  # reports/plots/core/: the summary's methods
+MAX_PLOT_RUNS = 8  # runs one `dvc plots show` chart overlays: with more, its colours no longer tell them apart
 
 
 def _takeaway() -> str:
@@ -77,11 +78,34 @@ def other_reports(params: Params) -> dict[str, str]:
 
 
 def plot_groups(params: Params) -> dict[str, list[str]]:
-    """Group name -> trained runs overlaid in ``dvc plots show``: each paper's, and the core methods."""
+    """Group name -> trained runs overlaid in ``dvc plots show``: each paper's, and the core methods. A paper with
+    more than ``MAX_PLOT_RUNS`` runs is split by its roles (``<paper>-<first role>``), each chart with the paper's
+    method and GRPO runs for reference."""
     if params.papers is None:
         return {CORE_GROUP: list(params.runs)}
-    groups = {paper: paper_runs(getattr(params.papers, paper), trained_only=True) for paper in PAPERS}
+    groups: dict[str, list[str]] = {}
+    for paper in PAPERS:
+        settings = params.papers.paper(paper)
+        runs = paper_runs(settings, trained_only=True)
+        groups.update({paper: runs} if len(runs) <= MAX_PLOT_RUNS else split_by_role(paper, settings))
     return {**groups, CORE_GROUP: list(params.papers.summary.runs.methods)}
+
+
+def split_by_role(paper: str, settings) -> dict[str, list[str]]:
+    """A paper's runs in charts of whole roles, at most ``MAX_PLOT_RUNS`` runs each with the references (its method
+    and GRPO runs, where it names them) in every chart; the first is named ``<paper>``."""
+    references = [getattr(settings.runs, role) for role in (paper, "grpo") if hasattr(settings.runs, role)]
+    out: dict[str, list[str]] = {}
+    name, chart = paper, list(references)
+    for role, runs in run_roles(settings).items():
+        new = [r for r in runs if r not in chart]
+        if len(chart) + len(new) > MAX_PLOT_RUNS and len(chart) > len(references):
+            out[name] = chart
+            name, chart = f"{paper}-{role}", list(references)
+            new = [r for r in runs if r not in chart]
+        chart += new
+    out[name] = chart
+    return out
 
 
 def stage_report(params: Params) -> Path:

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 
+from rlvr_lib.settings.names import did_you_mean
 from rlvr_lib.settings.schema import (
     Bounds,
     SampleCount,
@@ -702,7 +703,8 @@ def parse_profile(raw: dict[str, Any], prefix: str, *, check_method: MethodCheck
     data = build(DataConfig, top.data, at("data"))
     if data.source == "testbed" and properties.run not in runs:  # measured on the testbed only
         raise ValueError(
-            f"{at('testbed_properties.run')}: unknown run '{properties.run}'; valid: a key of params.yaml "
+            f"{at('testbed_properties.run')}: unknown run '{properties.run}'{did_you_mean(properties.run, runs)}; "
+            "valid: a key of params.yaml "
             f"'methods' ({', '.join(runs)})"
         )
     evaluation = build(EvalConfig, top.eval, at("eval"))
@@ -787,7 +789,9 @@ def parse_run(
     train_data = entry.get("train_data", FULL_SET)
     if train_data not in (FULL_SET, *FILTERED_SETS, *LEVEL_SETS):
         raise ValueError(
-            f"{path}.train_data: unknown training set {train_data!r}; valid: '{FULL_SET}' (data/generated/train.jsonl, "
+            f"{path}.train_data: unknown training set {train_data!r}"
+            f"{did_you_mean(train_data, (FULL_SET, *FILTERED_SETS, *LEVEL_SETS))}; valid: '{FULL_SET}' "
+            "(data/generated/train.jsonl, "
             f"the default), a set of the filter_data stage ({', '.join(FILTERED_SETS)}: data/filtered/<name>.jsonl) "
             f"or a levels-only set ({', '.join(LEVEL_SETS)}: params.yaml level_sets)"
         )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rlvr_lib.settings.names import did_you_mean
 from rlvr_lib.settings.schema import (
     SampleCount,
     SettingError,
@@ -499,7 +500,7 @@ class PapersConfig:
 
     def paper(self, name: str) -> Any:
         if name not in ALL_PAPERS:
-            raise ValueError(f"unknown paper '{name}'; papers: {list(ALL_PAPERS)}")
+            raise ValueError(f"unknown paper '{name}'{did_you_mean(name, ALL_PAPERS)}; papers: {list(ALL_PAPERS)}")
         return getattr(self, name)
 
 
@@ -523,6 +524,29 @@ def paper_runs(settings: Any, *, trained_only: bool = False) -> list[str]:
         names += list(alternative.values())
     out = list(dict.fromkeys(names))
     return [r for r in out if r != BASE_RUN] if trained_only else out
+
+
+def run_roles(settings: Any) -> dict[str, list[str]]:
+    """Role (a field of the paper's ``runs``) -> its trained runs, in field order; the runs ``paper_runs`` adds
+    beyond the roles (AER's pass@k runs, the alternatives' runs) under ``"other"``."""
+    roles: dict[str, list[str]] = {}
+    for where, name in _run_fields(settings.runs):
+        if name != BASE_RUN:
+            roles.setdefault(where.split("[")[0], []).append(name)
+    named = {run for runs in roles.values() for run in runs}
+    other = [run for run in paper_runs(settings, trained_only=True) if run not in named]
+    return {**roles, "other": other} if other else roles
+
+
+def repro_pairs(params: Any, paper: str) -> dict[str, list[int]]:
+    """The runs, with their seeds, that ``make repro PAPER=<paper>`` trains: the paper's own and, for the summary,
+    those of the papers it gathers (it reads their claims) too."""
+    names = [*params.papers.summary.papers, paper] if paper == "summary" else [paper]
+    runs: dict[str, list[int]] = {}
+    for name in names:
+        for run in paper_runs(params.papers.paper(name), trained_only=True):
+            runs.setdefault(run, list(params.runs[run].seeds))
+    return runs
 
 
 def decodings_for_run(papers: PapersConfig | None, run: str) -> list[str]:
@@ -561,7 +585,9 @@ def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path
         settings = papers.paper(paper)
         for where, name in _run_fields(settings.runs):
             if name != BASE_RUN and name not in known:
-                raise ValueError(f"{path}.{paper}.runs.{where}: unknown run '{name}'; {valid}")
+                raise ValueError(
+                    f"{path}.{paper}.runs.{where}: unknown run '{name}'{did_you_mean(name, known)}; {valid}"
+                )
             wanted = _role_method(settings.runs, where)
             got = run_methods.get(name)
             if wanted is not None and got is not None and got != wanted:
@@ -581,13 +607,14 @@ def check_runs(papers: PapersConfig, run_methods: Mapping[str, str | None], path
                 if run not in roles:
                     raise ValueError(f"{where}: '{run}' is not a run of papers.{paper}.runs")
                 if other not in known:
-                    raise ValueError(f"{where}: unknown run '{other}'; {valid}")
+                    raise ValueError(f"{where}: unknown run '{other}'{did_you_mean(other, known)}; {valid}")
                 if run_methods.get(other) is not None and run_methods.get(other) != run_methods.get(run):
                     raise ValueError(f"{where}: '{other}' trains another method than '{run}'")
         if isinstance(settings, ErpoPaper):
             policy = settings.perturbation.policy
             if policy != BASE_RUN and policy not in known:
-                raise ValueError(f"{path}.erpo.perturbation.policy: unknown run '{policy}'; {valid}")
+                hint = did_you_mean(policy, known)
+                raise ValueError(f"{path}.erpo.perturbation.policy: unknown run '{policy}'{hint}; {valid}")
         if isinstance(settings, AerPaper):
             declared = set(paper_runs(dataclasses.replace(settings, pass_at_k=PassAtLargeK(runs=[]))))
             for i, name in enumerate(settings.pass_at_k.runs):

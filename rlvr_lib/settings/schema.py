@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
+from rlvr_lib.settings.names import did_you_mean
+
 
 class SettingError(ValueError):
     """A bad value of one field; ``build`` prefixes the field with the key path of its section."""
@@ -120,7 +122,11 @@ def build(cls: type, values: Mapping[str, Any] | None, path: str) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(set(values) - set(fields))
     if unknown:
-        raise ValueError(f"unknown key(s) {[_join(path, k) for k in unknown]}; valid: {sorted(fields)}")
+        hints = "; ".join(f"'{_join(path, k)}'{hint}" for k in unknown if (hint := did_you_mean(k, fields)))
+        raise ValueError(
+            f"unknown key(s) {[_join(path, k) for k in unknown]}; valid: {sorted(fields)}"
+            + (f"; {hints}" if hints else "")
+        )
     hints = typing.get_type_hints(cls, include_extras=True)
     checked = {key: check_value(value, hints[key], _join(path, key)) for key, value in values.items()}
     try:

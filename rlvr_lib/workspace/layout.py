@@ -12,6 +12,7 @@ from typing import Any
 from rlvr_lib.files.readers import read_json
 from rlvr_lib.settings import config
 from rlvr_lib.settings.config import FULL_SET, LEVEL_SETS, Params, RunSpec
+from rlvr_lib.settings.names import did_you_mean
 from rlvr_lib.tasks.records import RowCheck, read_problems
 from rlvr_lib.training.progress import in_dvc_stage, use_text_progress_bars
 
@@ -68,7 +69,8 @@ def run_spec(params: Params, run: str) -> RunSpec:
     """The entry ``run`` of params.yaml's ``methods``, or an error listing the runs that exist."""
     if run not in params.runs:
         raise ValueError(
-            f"run '{run}' is not an entry of params.yaml 'methods'; runs: {', '.join(sorted(params.runs))}"
+            f"run '{run}' is not an entry of params.yaml 'methods'{did_you_mean(run, params.runs)}; runs: "
+            f"{', '.join(sorted(params.runs))}"
         )
     return params.runs[run]
 

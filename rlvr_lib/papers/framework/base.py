@@ -50,7 +50,7 @@ from rlvr_lib.papers.framework.writeup import discussion, limitations, summary_l
 from rlvr_lib.render import plots
 from rlvr_lib.render.tables import markdown_table
 from rlvr_lib.settings.config import FULL_SET
-from rlvr_lib.settings.papers import BASE_RUN, paper_runs
+from rlvr_lib.settings.papers import BASE_RUN, paper_runs, repro_pairs
 
 MISSING = "—"
 SHARED_PROTOCOL = (
@@ -133,7 +133,8 @@ class PaperBase:
         self.runs = self.settings.runs
         self.results = RunResults(params, paper_runs(self.settings), getattr(self.settings, "eval_decoding", None))
         self.results.gates.grpo = self.null_run()
-        self.report = PaperReport(self.name, self.title, self.intro)
+        pairs = sum(map(len, repro_pairs(params, self.name).values()))
+        self.report = PaperReport(self.name, self.title, self.intro, pairs)
         self._done: dict[str, Any] = {}
         self._claims: list[tuple[Claim, Callable[[], Estimate | ClaimResult]]] = []
         self.declared_measures: dict[str, Measure | Callable] = {}  # each claim's measure as declared

@@ -22,6 +22,16 @@ class Reference:
         where = f"arXiv [{self.arxiv}]({self.link})" if self.arxiv else f"no arXiv id in its text ({self.note})"
         return f"{self.authors}. *{self.title}*. {where}."
 
+    def inline(self) -> str:
+        """Inside a sentence: *title* (first author et al., or the anonymous source; arXiv id or that there is none)."""
+        names = self.authors.split(", ")
+        if self.authors == "Anonymous":
+            who = self.note or "anonymous"
+        else:
+            who = names[0] + (" et al." if len(names) > 2 else f" and {names[1]}" if len(names) == 2 else "")
+        where = f"arXiv [{self.arxiv}]({self.link})" if self.arxiv else "no arXiv id in its text"
+        return f"*{self.title}* ({who}; {where})"
+
     def short(self) -> str:
         """For ``python -m rlvr_lib methods``: the title and arXiv id."""
         return f"{self.title} ({f'arXiv {self.arxiv}' if self.arxiv else 'no arXiv id'})"

@@ -78,8 +78,9 @@ def summary_lines(paper: Any, results: Sequence[ClaimResult]) -> list[str]:
     judged = [r for r in whole if r.verdict in (HOLDS, DOES_NOT_HOLD, INCONCLUSIVE)]
     hinging = [r for r in judged if r.robustness.startswith("hinges")]
     lines = [
-        f"- **Claims:** {len(whole)} of {ref.markdown()} {len(judged)} have a verdict on the testbed (a small "
-        "from-scratch policy on one-digit sums; see Setup and Limitations); the others say why there is none. "
+        f"- **Claims:** {len(whole)} claim{'s' if len(whole) != 1 else ''} of {ref.inline()}. {len(judged)} have a "
+        "verdict on the testbed (a small from-scratch policy on one-digit sums; see Setup and Limitations); the "
+        "others say why there is none. "
         f"{len(hinging)} of the {len(judged)} verdicts {'hinges' if len(hinging) == 1 else 'hinge'} on a declared "
         "alternative (Discussion).",
     ]
