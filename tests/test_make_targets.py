@@ -28,7 +28,7 @@ def make_dry(*args: str, env: dict[str, str] | None = None) -> str:
 @pytest.mark.parametrize("lab_args", ["", "--no-browser --ip 0.0.0.0", "--allow-root --port 8890"])
 def test_make_lab_adds_allow_root_for_root_whatever_lab_args_holds(lab_args):
     root = make_dry("lab", "USER_ID=0", f"LAB_ARGS={lab_args}")
-    assert "jupyter lab --allow-root" in root and lab_args in root
+    assert "jupyter lab --config=configs/jupyter/jupyter_lab_config.py --allow-root" in root and lab_args in root
     assert "--allow-root" not in make_dry("lab", "USER_ID=1000", "LAB_ARGS=--no-browser")
 
 
