@@ -44,7 +44,7 @@ repro: $(INSTALLED)
 ifneq ($(DRY),)
 	$(BIN)/python -m rlvr_lib check-params
 	$(BIN)/python -m rlvr_lib.pipeline.dvc_stages --check
-	$(BIN)/python -m rlvr_lib.pipeline.repro_lanes --dry --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
+	$(BIN)/python -m rlvr_lib.pipeline.repro_dry --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
 else
 	@# first: a bad params.yaml is named by its key path (and line) before anything runs (the check_params stage
 	@# does it again under plain `dvc repro`)

@@ -8,6 +8,7 @@ base policies and the first train stage fails. This lists, from DVC's stage grap
 2. the run's ``train@N`` and ``eval@N`` stages (``--seeds``: some of its seeds only);
 3. the stages reading them: the sampling studies of its models, the paper stages of the papers that read it, the
    summary and the main report;
+4. on a clone, the pairs whose models a study of step 3 also samples (absent there), with what they read;
 
 and runs them with ``-s`` (each stage alone, in that order; one whose inputs and outputs are as recorded is
 skipped). The other runs' results are the committed ones. ``--dry`` prints the stages and the command; ``--queue``
@@ -32,7 +33,9 @@ def run_stages(run: str, seeds: list[int]) -> list[str]:
 
 
 def experiment_stages(run: str, seeds: list[int]) -> list[str]:
-    """What the run's pairs read, the pairs, then what reads them, in DVC's order (DVC addresses)."""
+    """What the run's pairs read, the pairs, what reads them, and the stages making the cached inputs those readers
+    lack here (a study sampling other runs' models on a clone), with what those read, in DVC's order."""
+    import networkx as nx
     from dvc.repo import Repo
     from dvc.repo.reproduce import plan_repro
 
@@ -40,10 +43,15 @@ def experiment_stages(run: str, seeds: list[int]) -> list[str]:
         graph = repo.index.graph
         by_address = {stage.addressing: stage for stage in graph}
         own = [by_address[address] for address in run_stages(run, seeds)]
-        upstream = plan_repro(graph, own)
-        downstream = plan_repro(graph, own, downstream=True)
-        ordered = [*upstream, *(s for s in downstream if s not in upstream)]
-        return [stage.addressing for stage in ordered]
+        readers = set(plan_repro(graph, own, downstream=True))
+        absent = [made for stage in readers for made in graph.successors(stage) if made not in readers and lacks(made)]
+        wanted = set(plan_repro(graph, own + absent)) | readers
+        return [stage.addressing for stage in reversed(list(nx.topological_sort(graph))) if stage in wanted]
+
+
+def lacks(stage) -> bool:
+    """Whether a cached output of ``stage`` (a DVC stage) is absent here."""
+    return any(out.use_cache and not out.exists for out in stage.outs)
 
 
 def command(stages: list[str], sets: list[str], name: str | None, queue: bool) -> list[str]:

@@ -13,17 +13,23 @@ though the real run then skips what reads it. The time of a stage is its noteboo
 (papermill's, in ``reports/notebooks/``: the machine that made it, ``origin.json``), else the median of its kind's;
 a step's units are spread over the lanes.
 
-    python -m rlvr_lib.pipeline.repro_lanes --dry [--jobs N] [--paper NAME]
+    python -m rlvr_lib.pipeline.repro_dry [--jobs N] [--paper NAME]
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
 import json
+import os
 import statistics
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rlvr_lib.pipeline.repro_lanes import Plan, Unit, clock, real_changes, select, stage_changes
+from rlvr_lib.pipeline.lineage import stage_lineages
+from rlvr_lib.pipeline.repro_lanes import Plan, Unit, clock, plan, real_changes, select, stage_changes
+from rlvr_lib.settings.config import load_params
 
 
 class Graph:
@@ -137,3 +143,23 @@ def dry_run(steps: Plan, lanes: int, lineages: Callable[[], list], say: Callable
     say(f"then {' '.join(steps.last)}: {len(last)} stages ({' '.join(last) or 'none'}); about {clock(took)}")
     say(f"{steps.what}: about {clock(total)} in all ({lanes} lanes)")
     return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    parser = argparse.ArgumentParser(prog="python -m rlvr_lib.pipeline.repro_dry", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=cores, help=f"lanes (default: the cores, {cores})")
+    parser.add_argument("--paper", default=None, help="one paper only: erpo, cw_grpo, tepo, opefo, aer or summary")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be >= 1, got {args.jobs}")
+    try:
+        steps = plan(load_params(), args.paper)
+    except ValueError as err:
+        parser.error(str(err))
+    dry_run(steps, args.jobs, functools.cache(stage_lineages))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

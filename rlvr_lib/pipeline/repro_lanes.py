@@ -1,6 +1,6 @@
 """``make repro``'s lane driver: the pipeline's per-seed stages in parallel ``dvc repro -s`` processes, with progress.
 
-1. ``dvc repro check_params data`` (one process);
+1. ``check_params`` and ``data`` (one ``dvc repro -s`` call);
 2. per training seed N, ``base_model@N``, ``filter_data@N`` and ``eval_base@N`` in one ``dvc repro -s`` call, as many
    at a time as there are lanes;
 3. per (run, seed) pair, its ``train@N`` and ``eval@N`` stages (``pipelines/<run>/dvc.yaml``) in one call, the same
@@ -9,7 +9,8 @@
 4. the stages that sample trained models (the testbed's properties, the paper studies of
    ``rlvr_lib.papers.framework.sampling``), one ``dvc repro -s`` call each, the same way;
 5. the five paper stages, one call each, the same way (they read only what the steps above wrote);
-6. ``dvc repro`` (the summary, which reads the papers' claims, the main report and anything still missing).
+6. ``dvc repro --allow-missing`` (the summary, which reads the papers' claims, the main report and anything else
+   out of date; a stage whose only change is absent data, such as a pair made elsewhere, stays skipped).
 
 Each lane runs with ``--threads`` threads (default 1, so that the lane count never changes a result's bytes: float
 reductions depend on the thread count; OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
@@ -20,7 +21,10 @@ log (``runs/.repro_logs/<unit>.log``).
 With ``--paper <name>`` (``make repro PAPER=<name>``) it runs one paper's part of the above: the base policies of
 its runs' seeds, the (run, seed) pairs of the runs its ``papers.<name>`` entry names (the summary's: those of every
 paper it gathers, whose reports it reads), the sampling studies it reads, its paper stage(s) in lanes, then
-``dvc repro paper_<name>`` for the rest.
+``dvc repro --allow-missing paper_<name>`` for the rest.
+
+``make repro DRY=1`` (``python -m rlvr_lib.pipeline.repro_dry``) runs nothing: it lists what each step would run
+and the time it would take.
 
     python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME]
 """
@@ -337,7 +341,6 @@ def main(argv: list[str] | None = None) -> int:
         "--threads", type=int, default=1, help="threads per lane (default 1: the same bytes whatever the lanes)"
     )
     parser.add_argument("--paper", default=None, help="one paper only: erpo, cw_grpo, tepo, opefo, aer or summary")
-    parser.add_argument("--dry", action="store_true", help="list what would run, with an estimated time; run nothing")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.threads < 1:
         parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
@@ -346,11 +349,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))
     lineages = functools.cache(stage_lineages)
-    if args.dry:
-        from rlvr_lib.pipeline.repro_dry import dry_run
-
-        dry_run(steps, args.jobs, lineages)
-        return 0
     env = lane_env(args.threads, args.jobs)
     print(f"{time.strftime('%H:%M:%S')} {steps.what}: {args.jobs} lanes of {args.threads} thread(s)")
     try:
