@@ -16,11 +16,13 @@ export TOKENIZERS_PARALLELISM := false
 # eval stages, in JOBS parallel `dvc repro -s` calls of one thread each (default: one lane per core), with a progress
 # line per finished pair (done / total, elapsed, ETA); then `dvc repro` for the rest, then drops stale lock entries.
 # `make repro PAPER=<erpo|cw_grpo|tepo|opefo|aer|summary>`: the same for one paper's runs, studies and stage.
+# `make repro DRY=1` (with PAPER= or not): lists what it would run, step by step, with an estimated time; runs nothing.
 # (the cores this process may use; OMP_NUM_THREADS, which GNU nproc would report instead, sets threads per process:
 # the lanes set their own, and the test suite sets 1 for every process it starts)
 NPROC := $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)
 JOBS ?= $(NPROC)
 PAPER ?=
+DRY ?=
 
 .PHONY: install repro smoke test test-fast lint lab
 
@@ -41,6 +43,11 @@ $(KERNEL): $(STAMP) rlvr_lib/pipeline/kernelspec.py
 	$(BIN)/python -m rlvr_lib.pipeline.kernelspec install >/dev/null
 
 repro: $(INSTALLED)
+ifneq ($(DRY),)
+	$(BIN)/python -m rlvr_lib check-params
+	$(BIN)/python -m rlvr_lib.pipeline.dvc_stages --check
+	$(BIN)/python -m rlvr_lib.pipeline.repro_dry --jobs $(JOBS) $(if $(PAPER),--paper $(PAPER))
+else
 	@# first: a bad params.yaml is named by its key path (and line) before anything runs (the check_params stage
 	@# does it again under plain `dvc repro`)
 	$(BIN)/python -m rlvr_lib check-params
@@ -49,6 +56,7 @@ repro: $(INSTALLED)
 	$(BIN)/python -m rlvr_lib.pipeline.dvc_lock  # entries of stages no dvc.yaml defines any more (DVC keeps them) slow every dvc call
 	@echo "$$(date +%T) make repro: done"
 	@echo "Results: reports/README.md (figures in reports/figures/, tables in reports/tables/, executed notebooks in reports/notebooks/)"
+endif
 
 # the whole pipeline at smoke sizes (a handful of runs, 2 seeds, every paper stage) in lanes, in a scratch copy of
 # the workspace (SMOKE_DIR, rebuilt each time): the workspace's reports/, params.yaml and dvc.lock stay as they are

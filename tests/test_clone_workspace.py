@@ -101,7 +101,7 @@ def readme_dry_runs() -> list[str]:
 
 def test_the_readmes_dry_runs_list_stages_on_a_clone(dry_runs):
     results = dry_runs.result()
-    assert len(results) >= 2, [c for c, _, _ in results]
+    assert results, "the README names no dvc_dry command"
     for command, status, output in results:
         assert status == 0, f"{command}:\n{output[-3000:]}"
         stages = re.findall(r"Running stage '([^']+)'", output)

@@ -250,3 +250,19 @@ def test_the_golden_runs_vouch_only_for_results_made_by_the_code_they_were_made_
     old, new = stages[0].code_changes["rlvr_lib/src.py"]
     earlier = [{"date": "d", "why": "w", "golden": "g", "deps": {"rlvr_lib/src.py": [old, new]}}]
     assert len(pipeline_lineage.vouched(stages, later, earlier)) == 2  # unless declared neutral before
+
+
+@needs_dvc
+def test_the_summary_counts_stages_by_standing_by_cause_and_by_kind(planted):
+    import shutil
+
+    shutil.rmtree(planted / "data")  # a clone: the cached output is not there
+    (planted / "params.yaml").write_text("lr: 0.2\n")
+    (planted / "rlvr_lib/src.py").write_text("print(2)\n")
+    lines = pipeline_lineage.summary_lines(pipeline_lineage.stage_lineages(planted))
+    assert len(lines) == 5
+    assert lines[0].startswith("2 stages: 0 current, 2 stale, 0 without a lock entry; 2 with cached outputs")
+    assert lines[1] == "stale by changed dependency (stages): rlvr_lib/src.py 2"  # one count per stage, not per reason
+    assert lines[2] == "stale by changed parameter: lr 1; by changed committed output: none"
+    assert lines[3] == "by kind: data 1 (1 stale); train 1 (1 stale)"
+    assert "make repro DRY=1" in lines[4]

@@ -292,3 +292,42 @@ def test_every_paper_stage_writes_its_report_with_a_verdict_in_every_claim_row(s
         links = re.findall(r"\]\(((?:tables|figures)/[^)]+)\)", readme)
         assert links and all((folder / rel).is_file() for rel in links), paper
         assert (root / f"reports/notebooks/paper_{paper}.ipynb").is_file()
+
+
+def readme_experiment() -> list[str]:
+    """The README's first experiment command (``python -m rlvr_lib.pipeline.experiment ...``), as arguments, up to
+    its comment."""
+    import shlex
+
+    lines = (REPO / "README.md").read_text().splitlines()
+    first = next(line for line in lines if line.startswith("python -m rlvr_lib.pipeline.experiment "))
+    return shlex.split(first.split("#")[0])
+
+
+def test_the_readmes_experiment_runs_on_a_clone_through_its_paper_stage_and_report(smoke_repo, tmp_path):
+    """README "Experiments" at smoke size, one run, one seed, on a clone of the built copy (no data, models or runs;
+    an empty DVC cache): the temporary copy builds the data and the base policy, the pair, then the paper stage,
+    the summary and the main report, and nothing else trains; the experiment, kept by `dvc exp branch` and
+    `git merge`, holds them. The README's run and setting become the smoke protocol's run no study samples (one
+    pair to train) and one of its settings."""
+    root, env, _ = smoke_repo
+    run(["git", "add", "-A"], root, env)
+    run(["git", "commit", "-qm", "the smoke results", "--allow-empty"], root, env)
+    clone = tmp_path / "clone"
+    run(["git", "clone", "-q", str(root), str(clone)], tmp_path, env)
+    args = readme_experiment()  # python -m rlvr_lib.pipeline.experiment RUN -S 'methods.RUN.KEY=VALUE' ...
+    assert args[:3] == ["python", "-m", "rlvr_lib.pipeline.experiment"] and args[4] == "-S", args
+    assert args[5].startswith(f"methods.{args[3]}.") and "--seeds" not in args, args
+    entry = yaml.safe_load((clone / "params.yaml").read_text())["methods"][CHANGED_RUN]
+    new = ("" if "eps_high" in entry else "+") + f"methods.{CHANGED_RUN}.eps_high=0.31"
+    cmd = [sys.executable, *args[1:3], CHANGED_RUN, "-S", new, "--seeds", "0", "-n", "smoke_exp"]
+    ran = stages_run(run(cmd, clone, env).stdout)
+    pair = {f"pipelines/{CHANGED_RUN}/dvc.yaml:{stage}@0" for stage in ("train", "eval")}
+    assert {"data", "base_model@0", *pair, "paper_tepo", "report"} <= ran, sorted(ran)
+    assert [s for s in ran if ":train@" in s] == [f"pipelines/{CHANGED_RUN}/dvc.yaml:train@0"], sorted(ran)
+    run(["dvc", "exp", "branch", "smoke_exp", "exp-smoke"], clone, env)
+    run(["git", "merge", "-q", "--ff-only", "exp-smoke"], clone, env)
+    kept = yaml.safe_load((clone / "params.yaml").read_text())["methods"][CHANGED_RUN]
+    assert kept["eps_high"] == 0.31
+    origin = json.loads((clone / f"reports/training/{CHANGED_RUN}/seed0/origin.json").read_text())  # the new pair's
+    assert origin["params"][f"methods.{CHANGED_RUN}"]["eps_high"] == 0.31, origin["params"]

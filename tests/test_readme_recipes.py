@@ -24,11 +24,15 @@ def readme_commands(text: str) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
+EXPERIMENT = ["python", "-m", "rlvr_lib.pipeline.experiment"]  # `dvc exp run --temp -s` (or --queue) of one run's
+
+
 def exp_runs(commands: list[str]) -> list[list[str]]:
+    """The experiments: `dvc exp run ...` and `python -m rlvr_lib.pipeline.experiment ...`, as words."""
     out = []
     for line in commands:
         words = shlex.split(line)
-        if "exp" in words and "run" in words and words[words.index("exp") + 1] == "run":
+        if words[:3] == EXPERIMENT or ("exp" in words and "run" in words and words[words.index("exp") + 1] == "run"):
             out.append(words)
     return out
 
@@ -82,7 +86,11 @@ def unchanged_settings(commands: list[str], params: dict) -> list[str]:
 
 def unisolated_runs(commands: list[str]) -> list[str]:
     """`dvc exp run`s that would run in the workspace (neither --temp nor --queue nor a dry run)."""
-    return [" ".join(words) for words in exp_runs(commands) if not {"--temp", "--queue", "--dry"} & set(words)]
+    return [
+        " ".join(words)
+        for words in exp_runs(commands)
+        if words[:3] != EXPERIMENT and not {"--temp", "--queue", "--dry"} & set(words)
+    ]
 
 
 def unscoped_dry_runs(commands: list[str]) -> list[str]:
@@ -117,10 +125,19 @@ def test_an_example_that_sets_the_value_params_yaml_has_is_caught(params):
 
 def test_experiments_run_in_dvcs_own_copies(commands):
     assert unisolated_runs(commands) == []
-    assert any("--temp" in w for w in exp_runs(commands)) and any("--queue" in w for w in exp_runs(commands))
-    assert "dvc queue start" in commands and any(c.startswith("dvc exp apply") for c in commands)
+    in_temp = [w for w in exp_runs(commands) if "--temp" in w or (w[:3] == EXPERIMENT and "--queue" not in w)]
+    assert in_temp and any("--queue" in w for w in exp_runs(commands))
+    assert "dvc queue start" in commands and any(c.startswith("dvc exp branch") for c in commands)
     assert any(c.startswith("dvc exp diff") for c in commands)
     assert unisolated_runs(["dvc exp run -S 'train.learning_rate=3e-4'"]) != []  # the workspace-clobbering form
+
+
+def test_the_experiment_module_runs_each_listed_stage_alone_in_dvcs_copies():
+    from rlvr_lib.pipeline.experiment import command
+
+    temp = command(["data", "report"], ["methods.aer.tau=0.6"], "x", queue=False)
+    assert temp == ["dvc", "exp", "run", "--temp", "-s", "-n", "x", "-S", "methods.aer.tau=0.6", "data", "report"]
+    assert command(["data"], [], None, queue=True)[3:5] == ["--queue", "-s"]
 
 
 def test_dry_runs_are_scoped_to_what_the_change_affects(commands):

@@ -122,3 +122,76 @@ def test_pairs_made_elsewhere_are_not_rerun_unless_a_sampling_stage_reads_their_
     assert [u.name for u in run] == ["grpo seed 1", "erpo seed 0"]  # its model is sampled; stale
     run, skipped = repro_lanes.made_elsewhere(units, [], lineages[:4])  # no lineage for erpo: it runs
     assert [u.name for u in run] == ["erpo seed 0"]
+
+
+def test_real_changes_drop_deleted_dependencies_when_settled_and_absent_outputs_on_request():
+    status = [
+        {"changed deps": {"data/generated": "deleted", "rlvr_lib/testbed": "modified"}},
+        {"changed outs": {"models/base/seed0": "not in cache"}},
+        "changed command",
+    ]
+    assert repro_lanes.real_changes(status, settled=False) == status
+    assert repro_lanes.real_changes(status, settled=True)[0] == {"changed deps": {"rlvr_lib/testbed": "modified"}}
+    kept = [{"changed deps": {"rlvr_lib/testbed": "modified"}}, "changed command"]
+    assert repro_lanes.real_changes(status, settled=True, own_outputs=False) == kept
+    absent_only = [{"changed deps": {"runs/grpo": "deleted"}}, {"changed outs": {"runs/x/seed0": "not in cache"}}]
+    assert repro_lanes.real_changes(absent_only, settled=True, own_outputs=False) == []
+
+
+def test_a_dry_selection_counts_deleted_inputs_as_rebuilt_and_runs_what_reads_a_change(monkeypatch):
+    """repro_lanes.select as the dry run calls it: a unit changed only by deleted inputs waits for no one; one
+    reading a changed stage runs; made_elsewhere still decides the pairs DVC finds out of date."""
+    units = pair_units({"grpo": [0, 1], "aer": [0]})
+    status = {
+        units[0].stages[0]: [{"changed deps": {"models/base/seed0": "deleted"}}],  # only its input absent: waits
+        units[1].stages[0]: [{"changed outs": {"runs/grpo/seed1": "not in cache"}}],  # its model absent
+    }
+    phase = repro_lanes.Phase("pairs", units, elsewhere=True)
+    lookup = lambda stages: {s: status[s] for s in stages if s in status}  # noqa: E731
+    seen = []
+
+    def made_elsewhere(todo, sampling, lineages):
+        seen.append([u.name for u in todo])
+        return [], todo  # every candidate current by its lock entries
+
+    monkeypatch.setattr(repro_lanes, "made_elsewhere", made_elsewhere)
+    forced = lambda unit: unit.name == "aer seed 0"  # noqa: E731  (reads a stage the base step changes)
+    run, skipped = repro_lanes.select(phase, [], lambda: [], forced=forced, status=lookup)
+    assert seen == [["grpo seed 1"]]  # the forced unit is not a candidate for "made elsewhere"
+    assert [u.name for u in run] == ["aer seed 0"] and [u.name for u in skipped] == ["grpo seed 1"]
+    run, _ = repro_lanes.select(phase, [], lambda: [], status=lookup)  # the real run: the deleted input counts
+    assert seen[-1] == ["grpo seed 0", "grpo seed 1"] and run == []
+
+
+def test_the_plan_is_the_drivers_steps_in_order_and_the_last_repro_skips_absent_data():
+    from conftest import REPO
+
+    from rlvr_lib.settings.config import load_params
+
+    params = load_params(REPO / "params.yaml")
+    whole = repro_lanes.plan(params, None)
+    assert [p.what for p in whole.phases] == [
+        "shared data",
+        "base policies (per seed)",
+        "(run, seed) pairs",
+        "sampling stages",
+        "paper stages",
+    ]
+    assert whole.phases[0].units == [Unit("data", ("check_params", "data"))]
+    assert [p.elsewhere for p in whole.phases] == [False, False, True, False, False]
+    assert whole.last == ["dvc", "repro", "--allow-missing"]
+    one = repro_lanes.plan(params, "opefo")
+    assert one.last == ["dvc", "repro", "--allow-missing", "paper_opefo"]
+    assert [u.stages for u in one.phases[-1].units] == [("paper_opefo",)]
+    with pytest.raises(ValueError, match="--paper 'nope': not a paper"):
+        repro_lanes.plan(params, "nope")
+
+
+def test_lanes_take_the_longest_units_first_each_to_the_lane_that_frees_first():
+    from rlvr_lib.pipeline.repro_dry import kind, lanes_seconds
+
+    assert lanes_seconds([], 2) == 0.0
+    assert lanes_seconds([60.0, 60.0, 60.0], 2) == 120.0
+    assert lanes_seconds([100.0, 10.0, 10.0, 10.0], 2) == 100.0
+    assert lanes_seconds([30.0], 4) == 30.0
+    assert kind("pipelines/grpo/dvc.yaml:train@3") == "train" and kind("paper_aer") == "paper_aer"

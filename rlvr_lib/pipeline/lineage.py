@@ -22,6 +22,7 @@ It does so only for a stage whose recorded code is the code the golden reference
 nothing. Any other stale stage is rerun (``make repro``; ``dvc repro -s -f <stage>`` for one).
 
     python -m rlvr_lib.pipeline.lineage status [--all]         # one line per stage that is not current, then counts
+    python -m rlvr_lib.pipeline.lineage status --summary       # five lines: counts by standing, cause and kind
     python -m rlvr_lib.pipeline.lineage refresh --why "TEXT"   # after `python -m rlvr_lib.pipeline.golden check`
 """
 
@@ -199,6 +200,48 @@ def print_status(lineages: list[StageLineage], show_all: bool, root: Path = Path
     )
 
 
+def cause(reason: str) -> tuple[str, str]:
+    """A stale reason's kind (dependency, params, output) and the path or parameter key it names."""
+    what, rest = reason.split(" ", 1)
+    if what == "params":  # "params params.yaml:train.lr modified"
+        return what, rest.split(":", 1)[1].rsplit(" ", 1)[0]
+    return what, rest.split(": recorded", 1)[0]
+
+
+def summary_lines(lineages: list[StageLineage]) -> list[str]:
+    """A few lines for ``lineages`` (a clone's hundreds of stages): the counts by standing, the stale stages by what
+    changed (each code path, parameter or committed output: how many stages it makes stale), the counts per stage
+    kind, and what to run."""
+    counts = Counter(e.state for e in lineages)
+    absent = sum(bool(e.absent) for e in lineages)
+    causes: dict[str, Counter] = {"dependency": Counter(), "params": Counter(), "output": Counter()}
+    for entry in lineages:
+        for what, name in {cause(reason) for reason in entry.reasons}:
+            causes[what][name] += 1
+    kinds: dict[str, Counter] = {}
+    for entry in lineages:
+        kinds.setdefault(entry.kind, Counter())[entry.state] += 1
+
+    def top(counter: Counter) -> str:
+        shown = ", ".join(f"{name} {n}" for name, n in counter.most_common(6))
+        return shown + (f", {len(counter) - 6} more" if len(counter) > 6 else "") if counter else "none"
+
+    return [
+        f"{len(lineages)} stages: {counts['current']} current, {counts['stale']} stale, {counts['unlocked']} without a "
+        f"lock entry; {absent} with cached outputs or produced inputs not here (data/, models/, runs/: `make repro` "
+        "rebuilds them, `dvc pull` fetches them from a remote)",
+        f"stale by changed dependency (stages): {top(causes['dependency'])}",
+        f"stale by changed parameter: {top(causes['params'])}; by changed committed output: {top(causes['output'])}",
+        "by kind: "
+        + "; ".join(
+            f"{k} {sum(c.values())} ({', '.join(f'{n} {state}' for state, n in sorted(c.items()))})"
+            for k, c in sorted(kinds.items(), key=lambda kc: -sum(kc[1].values()))
+        ),
+        "to run: `make repro DRY=1` (`PAPER=<paper>` for one) lists what `make repro` would run, with its time; "
+        "`python -m rlvr_lib.pipeline.lineage status` lists each stage that is not current, with what changed",
+    ]
+
+
 def golden_code(root: Path) -> dict[str, str]:
     """{path: md5} of the code the golden references were made with (``tests/golden/code.json``)."""
     path = root / GOLDEN_DIR / "code.json"
@@ -316,13 +359,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     status = sub.add_parser("status", help="every stage that is not current, with what changed")
     status.add_argument("--all", action="store_true", help="list current stages too")
+    status.add_argument("--summary", action="store_true", help="counts only: by standing, by what changed, by kind")
     update = sub.add_parser("refresh", help="declare a result-neutral code change and refresh the lock entries")
     update.add_argument("--why", required=True, help="what the change was (recorded with it)")
     args = parser.parse_args(argv)
     root = Path(".")
     if args.command == "status":
         lineages = stage_lineages(root)
-        print_status(lineages, args.all)
+        if args.summary:
+            print("\n".join(summary_lines(lineages)))
+        else:
+            print_status(lineages, args.all)
         return int(any(e.state != "current" for e in lineages))
     return refresh(root, args.why)
 

@@ -1,6 +1,6 @@
 """``make repro``'s lane driver: the pipeline's per-seed stages in parallel ``dvc repro -s`` processes, with progress.
 
-1. ``dvc repro check_params data`` (one process);
+1. ``check_params`` and ``data`` (one ``dvc repro -s`` call);
 2. per training seed N, ``base_model@N``, ``filter_data@N`` and ``eval_base@N`` in one ``dvc repro -s`` call, as many
    at a time as there are lanes;
 3. per (run, seed) pair, its ``train@N`` and ``eval@N`` stages (``pipelines/<run>/dvc.yaml``) in one call, the same
@@ -9,7 +9,8 @@
 4. the stages that sample trained models (the testbed's properties, the paper studies of
    ``rlvr_lib.papers.framework.sampling``), one ``dvc repro -s`` call each, the same way;
 5. the five paper stages, one call each, the same way (they read only what the steps above wrote);
-6. ``dvc repro`` (the summary, which reads the papers' claims, the main report and anything still missing).
+6. ``dvc repro --allow-missing`` (the summary, which reads the papers' claims, the main report and anything else
+   out of date; a stage whose only change is absent data, such as a pair made elsewhere, stays skipped).
 
 Each lane runs with ``--threads`` threads (default 1, so that the lane count never changes a result's bytes: float
 reductions depend on the thread count; OMP, MKL, OpenBLAS: torch follows OMP_NUM_THREADS); DVC releases its
@@ -20,7 +21,10 @@ log (``runs/.repro_logs/<unit>.log``).
 With ``--paper <name>`` (``make repro PAPER=<name>``) it runs one paper's part of the above: the base policies of
 its runs' seeds, the (run, seed) pairs of the runs its ``papers.<name>`` entry names (the summary's: those of every
 paper it gathers, whose reports it reads), the sampling studies it reads, its paper stage(s) in lanes, then
-``dvc repro paper_<name>`` for the rest.
+``dvc repro --allow-missing paper_<name>`` for the rest.
+
+``make repro DRY=1`` (``python -m rlvr_lib.pipeline.repro_dry``) runs nothing: it lists what each step would run
+and the time it would take.
 
     python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME]
 """
@@ -28,6 +32,7 @@ paper it gathers, whose reports it reads), the sampling studies it reads, its pa
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -38,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rlvr_lib.pipeline.dvc_stages import run_dvc_file
+from rlvr_lib.pipeline.lineage import stage_lineages
 from rlvr_lib.settings.config import load_params
 from rlvr_lib.workspace.lineage import LANES_VARIABLE
 
@@ -199,15 +205,37 @@ def dvc_runner(env: dict[str, str]) -> Callable[[Unit], int]:
     return run
 
 
-def changed_units(units: list[Unit]) -> list[Unit]:
-    """The units with a stage that is not up to date, from one in-process ``dvc status`` over all their stages."""
+def changed_units(units: list[Unit], settled: bool = False, status: Callable | None = None) -> list[Unit]:
+    """The units with a stage that is not up to date, from one in-process ``dvc status`` (``status``) over all their
+    stages. ``settled`` (a dry run): a dependency DVC finds deleted counts as rebuilt by the steps before."""
+    changes = (status or stage_changes)([s for u in units for s in u.stages])
+    return [u for u in units if any(real_changes(changes.get(s, []), settled) for s in u.stages)]
+
+
+def stage_changes(stages: list[str]) -> dict[str, list]:
+    """``dvc status`` of ``stages``: stage -> DVC's list of changes (absent when up to date)."""
     from dvc.repo import Repo
 
-    if not units:
-        return []
+    if not stages:
+        return {}
     with Repo() as repo:
-        changed = set(repo.status(targets=[s for u in units for s in u.stages]))
-    return [u for u in units if any(s in changed for s in u.stages)]
+        return repo.status(targets=stages)
+
+
+def real_changes(changes: list, settled: bool, own_outputs: bool = True) -> list:
+    """``changes`` (one stage's ``dvc status`` entry) without the dependencies DVC finds deleted when ``settled``,
+    and without its own outputs absent (not in cache, deleted) unless ``own_outputs``."""
+    out = []
+    for change in changes:
+        if isinstance(change, dict) and ("changed deps" in change or "changed outs" in change):
+            kind, paths = next(iter(change.items()))
+            drop = settled if kind == "changed deps" else not own_outputs
+            kept = {p: v for p, v in paths.items() if not (drop and v in ("deleted", "not in cache"))}
+            if kept:
+                out.append({kind: kept})
+        else:
+            out.append(change)
+    return out
 
 
 def made_elsewhere(todo: list[Unit], sampling: list[Unit], lineages: list) -> tuple[list[Unit], list[Unit]]:
@@ -237,6 +265,72 @@ def lane_env(threads: int, lanes: int = 1) -> dict[str, str]:
     return {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads)), LANES_VARIABLE: str(lanes)}
 
 
+@dataclass(frozen=True)
+class Phase:
+    """One step of the driver: its units, run in lanes; ``elsewhere``: those current by their lock entries are
+    skipped (``made_elsewhere``: the pairs)."""
+
+    what: str
+    units: list[Unit]
+    elsewhere: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What ``main`` runs: the phases in order, then ``last`` (``dvc repro --allow-missing`` of ``targets``, all when
+    empty); ``sampling``: the units that read trained models (``made_elsewhere``)."""
+
+    what: str
+    phases: list[Phase]
+    targets: list[str]
+    sampling: list[Unit]
+
+    @property
+    def last(self) -> list[str]:
+        return ["dvc", "repro", "--allow-missing", *self.targets]
+
+
+def plan(params, paper: str | None) -> Plan:
+    """The driver's steps for the whole protocol or one paper's share (``papers_upstream`` raises on a bad name)."""
+    if paper:
+        runs, sampling, papers = paper_scope(paper, params)
+        seeds = sorted({n for run_seeds in runs.values() for n in run_seeds})
+        targets, what = [f"paper_{paper}"], f"make repro PAPER={paper}"
+    else:
+        with_papers = params.papers is not None
+        runs = {run: spec.seeds for run, spec in params.runs.items()}
+        sampling, papers, seeds = sampling_units(with_papers), paper_units(with_papers), params.all_seeds
+        targets, what = [], "make repro"
+    phases = [
+        Phase("shared data", [Unit("data", ("check_params", "data"))]),
+        Phase("base policies (per seed)", seed_units(seeds)),
+        Phase("(run, seed) pairs", pair_units(runs), elsewhere=True),
+        Phase("sampling stages", sampling),
+        Phase("paper stages", papers),
+    ]
+    return Plan(what, phases, targets, sampling)
+
+
+def select(
+    phase: Phase,
+    sampling: list[Unit],
+    lineages: Callable[[], list],
+    forced: Callable[[Unit], bool] | None = None,
+    status: Callable | None = None,
+) -> tuple[list[Unit], list[Unit]]:
+    """The units of ``phase`` to run (DVC finds them out of date) and those skipped as made elsewhere. A dry run
+    (``rlvr_lib.pipeline.repro_dry``) passes ``forced``: the units reading what the steps before will change (then
+    a dependency DVC finds deleted counts as rebuilt by those steps), and ``status``: one ``dvc status`` for all."""
+    dry = forced is not None
+    forced_units = [u for u in phase.units if forced(u)] if dry else []
+    changed = changed_units(phase.units, settled=dry, status=status)
+    todo = [u for u in phase.units if u in changed or u in forced_units]
+    if not (phase.elsewhere and todo):
+        return todo, []
+    run, skipped = made_elsewhere([u for u in todo if u not in forced_units], sampling, lineages())
+    return [u for u in todo if u in run or u in forced_units], skipped
+
+
 def main(argv: list[str] | None = None) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     parser = argparse.ArgumentParser(
@@ -250,45 +344,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.threads < 1:
         parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
-    threads = args.threads
-    env = lane_env(threads, args.jobs)
-    params = load_params()
-    with_papers = params.papers is not None
-    if args.paper:
-        try:
-            runs, sampling, papers = paper_scope(args.paper, params)
-        except ValueError as err:
-            parser.error(str(err))
-        seeds = sorted({n for run_seeds in runs.values() for n in run_seeds})
-        last = ["dvc", "repro", f"paper_{args.paper}"]
-        what = f"make repro PAPER={args.paper}"
-    else:
-        runs = {run: spec.seeds for run, spec in params.runs.items()}
-        sampling, papers, seeds = sampling_units(with_papers), paper_units(with_papers), params.all_seeds
-        last, what = ["dvc", "repro"], "make repro"
-    print(f"{time.strftime('%H:%M:%S')} {what}: {args.jobs} lanes of {threads} thread(s)")
     try:
-        subprocess.run(["dvc", "repro", "check_params", "data"], env=env, check=True)
+        steps = plan(load_params(), args.paper)
+    except ValueError as err:
+        parser.error(str(err))
+    lineages = functools.cache(stage_lineages)
+    env = lane_env(args.threads, args.jobs)
+    print(f"{time.strftime('%H:%M:%S')} {steps.what}: {args.jobs} lanes of {args.threads} thread(s)")
+    try:
         runner = dvc_runner(env)
-        run_units(changed_units(seed_units(seeds)), args.jobs, runner, "base policies (per seed)")
-        pairs = pair_units(runs)
-        todo = changed_units(pairs)
-        print(f"{len(pairs) - len(todo)} of {len(pairs)} (run, seed) pairs are up to date")
-        if todo:
-            from rlvr_lib.pipeline.lineage import stage_lineages
-
-            todo, elsewhere = made_elsewhere(todo, sampling, stage_lineages())
+        for phase in steps.phases:
+            todo, elsewhere = select(phase, steps.sampling, lineages)
+            if phase.elsewhere:
+                print(
+                    f"{len(phase.units) - len(todo) - len(elsewhere)} of {len(phase.units)} {phase.what} are up to date"
+                )
             if elsewhere:
                 print(f"{len(elsewhere)} more are current by their lock entries, made elsewhere: not rerun")
-        run_units(todo, args.jobs, runner, "(run, seed) pairs")
-        run_units(changed_units(sampling), args.jobs, runner, "sampling stages")
-        run_units(changed_units(papers), args.jobs, runner, "paper stages")
-        subprocess.run(last, env=env, check=True)
+            run_units(todo, args.jobs, runner, phase.what)
+        subprocess.run(steps.last, env=env, check=True)
     except UnitFailed as err:
-        print(f"{what} stopped: {err}", file=sys.stderr)
+        print(f"{steps.what} stopped: {err}", file=sys.stderr)
         return 1
     except subprocess.CalledProcessError as err:
-        print(f"{what} stopped: {' '.join(err.cmd)} exited with {err.returncode}", file=sys.stderr)
+        print(f"{steps.what} stopped: {' '.join(err.cmd)} exited with {err.returncode}", file=sys.stderr)
         return 1
     return 0
 
