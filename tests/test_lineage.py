@@ -28,6 +28,8 @@ def test_dvc_md5_is_dvcs_own_hash_of_a_file_and_a_folder(tmp_path, monkeypatch):
     (tmp_path / "d/sub").mkdir(parents=True)
     (tmp_path / "d/x.txt").write_text("a\n")
     (tmp_path / "d/sub/y").write_bytes(b"\x00\x01bb")
+    (tmp_path / "d/sub-a").mkdir()  # "sub-a/z" sorts before "sub/y" as DVC orders paths ('-' < '/'), after as parts
+    (tmp_path / "d/sub-a/z").write_text("z\n")
     (tmp_path / "f").write_text("c\n")
     fs = LocalFileSystem()
     odb = HashFileDB(fs, str(tmp_path / "cache"))

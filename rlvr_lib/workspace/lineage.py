@@ -71,8 +71,9 @@ def ignored(relpath: str, is_dir: bool, patterns: tuple[str, ...]) -> bool:
 
 
 def _dir_entries(folder: Path, root: Path = Path(".")) -> list[tuple[tuple[str, ...], str, int]]:
-    """(path parts inside ``folder``, md5, size) of each file DVC hashes in ``folder``, sorted; ``root`` is the
-    repository root (its ``.dvcignore`` applies, its patterns from there)."""
+    """(path parts inside ``folder``, md5, size) of each file DVC hashes in ``folder``, in DVC's order (by the
+    '/'-joined path: "a-b/x" before "a/x"); ``root`` is the repository root (its ``.dvcignore`` applies, its patterns
+    from there)."""
     patterns = ignore_patterns(root / DVCIGNORE)
     entries = []
     for current, dirs, files in os.walk(folder):
@@ -83,7 +84,7 @@ def _dir_entries(folder: Path, root: Path = Path(".")) -> list[tuple[tuple[str, 
                 continue
             full = Path(current) / name
             entries.append((full.relative_to(folder).parts, _file_md5(full), full.stat().st_size))
-    return sorted(entries)
+    return sorted(entries, key=lambda entry: "/".join(entry[0]))
 
 
 @dataclass(frozen=True)
