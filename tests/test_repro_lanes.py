@@ -195,3 +195,26 @@ def test_lanes_take_the_longest_units_first_each_to_the_lane_that_frees_first():
     assert lanes_seconds([100.0, 10.0, 10.0, 10.0], 2) == 100.0
     assert lanes_seconds([30.0], 4) == 30.0
     assert kind("pipelines/grpo/dvc.yaml:train@3") == "train" and kind("paper_aer") == "paper_aer"
+
+
+def test_a_dry_runs_pair_takes_the_budgets_estimate_and_other_units_their_notebooks():
+    """make repro DRY=1 and README's Budgets give a pair one time (rlvr_lib.pipeline.budgets); a unit that is no
+    pair sums its stages' recorded notebook durations."""
+    from conftest import REPO
+
+    from rlvr_lib.pipeline.repro_dry import Durations, budget_pair_seconds, pair_of
+    from rlvr_lib.settings.config import load_params
+
+    pair = Unit("opefo seed 2", ("pipelines/opefo/dvc.yaml:train@2", "pipelines/opefo/dvc.yaml:eval@2"))
+    study = Unit("study aer_pass_at_k", ("sample_aer_pass_at_k",))
+    assert pair_of(pair) == ("opefo", 2) and pair_of(study) is None
+    budgets = budget_pair_seconds(REPO)
+    assert len(budgets) == sum(len(spec.seeds) for spec in load_params(REPO / "params.yaml").runs.values())
+
+    class Graph:
+        notebook = {"sample_aer_pass_at_k": None, "pipelines/opefo/dvc.yaml:train@2": None}
+
+    durations = Durations(Graph(), budgets)
+    durations.known = {"sample_aer_pass_at_k": 40.0, "pipelines/opefo/dvc.yaml:train@2": 5.0}
+    assert durations.unit(pair) == budgets["opefo", 2] != 5.0
+    assert durations.unit(study) == 40.0

@@ -9,9 +9,10 @@ the driver's own ``select`` (one ``dvc status``, ``made_elsewhere``) with two di
   committed output, or reading such a stage) runs, whatever DVC says now.
 
 A stale stage that rebuilds byte for byte (a change that did not move its outputs) is listed, with what reads it,
-though the real run then skips what reads it. The time of a stage is its notebook's last recorded duration
-(papermill's, in ``reports/notebooks/``: the machine that made it, ``origin.json``), else the median of its kind's;
-a step's units are spread over the lanes.
+though the real run then skips what reads it. A (run, seed) pair's time is README's Budgets estimate of it
+(``rlvr_lib.pipeline.budgets``: its measured host time scaled to the 2-core machine, with make repro's overhead), so
+the dry run and the Budgets table agree; any other stage's is its notebook's last recorded duration (papermill's, in
+``reports/notebooks/``), else the median of its kind's. A step's units are spread over the lanes.
 
     python -m rlvr_lib.pipeline.repro_dry [--jobs N] [--paper NAME]
 """
@@ -65,9 +66,11 @@ def notebook_seconds(path: str | None, root: Path = Path(".")) -> float | None:
 
 
 class Durations:
-    """A stage's estimated seconds: its notebook's recorded duration, else the median of its kind's."""
+    """A stage's estimated seconds: its notebook's recorded duration, else the median of its kind's; a unit's, the
+    Budgets estimate of its (run, seed) pair where it is one (``pairs``), else the sum of its stages'."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, pairs: dict[tuple[str, int], float] | None = None) -> None:
+        self.pairs = pairs or {}
         self.known = {s: notebook_seconds(nb) for s, nb in graph.notebook.items()}
         by_kind: dict[str, list[float]] = {}
         for stage, seconds in self.known.items():
@@ -78,6 +81,28 @@ class Durations:
     def __call__(self, stage: str) -> float:
         found = self.known.get(stage)
         return found if found is not None else self.median.get(kind(stage), 0.0)
+
+    def unit(self, unit: Unit) -> float:
+        pair = pair_of(unit)
+        return self.pairs[pair] if pair in self.pairs else sum(map(self, unit.stages))
+
+
+def pair_of(unit: Unit) -> tuple[str, int] | None:
+    """(run, seed) of a pair unit (``pipelines/<run>/dvc.yaml:train@<seed>`` and its eval), else None."""
+    kinds = {kind(s) for s in unit.stages}
+    if kinds != {"train", "eval"}:
+        return None
+    train = next(s for s in unit.stages if kind(s) == "train")
+    return train.split("/")[1], int(train.rsplit("@", 1)[1])
+
+
+def budget_pair_seconds(root: Path = Path(".")) -> dict[tuple[str, int], float]:
+    """Each params.yaml pair's 2-core seconds as README's Budgets estimates it (the median rate)."""
+    from rlvr_lib.pipeline import budgets
+
+    params = load_params(root / "params.yaml")
+    pairs = [(run, s) for run, spec in params.runs.items() for s in spec.seeds]
+    return {pair: times[1] for pair, times in budgets.rates(root, budgets.load(root), pairs).pair.items()}
 
 
 def kind(stage: str) -> str:
@@ -93,11 +118,18 @@ def lanes_seconds(units: list[float], lanes: int) -> float:
     return max(free) if units else 0.0
 
 
-def dry_run(steps: Plan, lanes: int, lineages: Callable[[], list], say: Callable[[str], None] = print) -> float:
-    """Print each step's units to run (and those skipped as made elsewhere) with the estimated time, then the
-    final ``dvc repro``'s stages; returns the estimated seconds in all."""
+def dry_run(
+    steps: Plan,
+    lanes: int,
+    lineages: Callable[[], list],
+    say: Callable[[str], None] = print,
+    pair_seconds: dict[tuple[str, int], float] | None = None,
+) -> float:
+    """Print each step's units to run (and those skipped as made elsewhere) with the estimated time (``pair_seconds``:
+    each pair's, else its stages' notebooks'), then the final ``dvc repro``'s stages; returns the estimated seconds
+    in all."""
     graph = Graph()
-    seconds_of = Durations(graph)
+    seconds_of = Durations(graph, pair_seconds)
     changing: set[str] = set()
     in_units = {s for phase in steps.phases for u in phase.units for s in u.stages}
     rest = [s for s in graph.scope(steps.targets) if s not in in_units]
@@ -113,7 +145,8 @@ def dry_run(steps: Plan, lanes: int, lineages: Callable[[], list], say: Callable
         """Whether ``stage`` will write other outputs than those recorded (not only rebuild absent ones)."""
         return bool(real_changes(known.get(stage, []), settled=True, own_outputs=False)) or reads_changing(stage)
 
-    say(f"{steps.what} --dry: {lanes} lanes; times from the notebooks' recorded durations")
+    source = "pairs: README's Budgets estimates; other stages: " if pair_seconds else ""
+    say(f"{steps.what} --dry: {lanes} lanes; times from {source}the notebooks' recorded durations")
 
     def forced(unit: Unit) -> bool:
         return any(map(reads_changing, unit.stages))
@@ -124,7 +157,7 @@ def dry_run(steps: Plan, lanes: int, lineages: Callable[[], list], say: Callable
         for stage in (s for u in todo for s in u.stages):  # in order: a unit's later stages read its earlier ones
             if changes(stage):
                 changing.add(stage)
-        took = lanes_seconds([sum(map(seconds_of, u.stages)) for u in todo], lanes)
+        took = lanes_seconds([seconds_of.unit(u) for u in todo], lanes)
         total += took
         up_to_date = len(phase.units) - len(todo) - len(skipped)
         say(
@@ -157,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         steps = plan(load_params(), args.paper)
     except ValueError as err:
         parser.error(str(err))
-    dry_run(steps, args.jobs, functools.cache(stage_lineages))
+    dry_run(steps, args.jobs, functools.cache(stage_lineages), pair_seconds=budget_pair_seconds())
     return 0
 
 
