@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import io
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -286,7 +287,7 @@ class PaperBase:
                     a for a in r.arms if a in self.params.runs and self.mechanism.on(self.params.runs[a])
                 )
             if r.verdict == DOES_NOT_HOLD and r.claim.parent is None:
-                r.root_cause = causes.get(r.claim.key, "")
+                r.root_cause = causes.get(r.claim.key, "") or failed_root(r, self.params)
 
     def claims_table(self) -> pd.DataFrame:
         return claims_table(self.evaluate_claims())
@@ -638,6 +639,26 @@ class PaperBase:
                 markdown_table(pd.DataFrame(list(flat.items()), columns=["setting", "value"])),
             ]
         )
+
+
+FAILED_SEED = re.compile(r"(?:^|; )([\w.-]+) seed (\d+): ")
+
+
+def failed_root(result: ClaimResult, params) -> str:
+    """The root cause of a refutation that stands on runs that failed a health gate on every seed (its or its parts'
+    ``gate_failures``): 'it stands on `r`, which failed a health gate on every seed' ('' otherwise: a failure on some
+    seeds labels a refutation but does not explain it), so refutations on the same failed runs are grouped."""
+    failed: dict[str, set[str]] = {}
+    for r in flatten([result]):
+        for run, seed in FAILED_SEED.findall(r.gate_failures):
+            failed.setdefault(run, set()).add(seed)
+    runs = sorted(
+        run for run, seeds in failed.items() if run in params.runs and len(seeds) >= len(params.runs[run].seeds)
+    )
+    if not runs:
+        return ""
+    names = ", ".join(f"`{r}`" for r in runs)
+    return f"it stands on {names}, which failed a health gate on every seed (Discussion)"
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:

@@ -141,7 +141,10 @@ def bottom_line(paper: Any, results: Sequence[ClaimResult]) -> str:
     did_not = (
         f"{len(refuted)} claims do not hold, {independent} independent finding{'s' if independent != 1 else ''}: "
         + "; ".join(
-            [*(f"{cause} ({len(rs)} claims)" for cause, rs in roots.items()), *(f"`{r.claim.key}`" for r in alone)]
+            [
+                *(f"{cause} ({len(rs)} claim{'s' if len(rs) > 1 else ''})" for cause, rs in roots.items()),
+                *(f"`{r.claim.key}`" for r in alone),
+            ]
         )
         if refuted
         else "no claim is refuted"

@@ -3,6 +3,7 @@ Discussion bound from the folder's modules."""
 
 from __future__ import annotations
 
+from rlvr_lib.papers.framework.about import Mechanism, RootCause
 from rlvr_lib.papers.framework.base import PaperBase
 from rlvr_lib.papers.framework.claims import ISSUE40, Fixed
 from rlvr_lib.papers.tepo import claims, figures, tables, text
@@ -15,6 +16,19 @@ class Paper(PaperBase):
     source = "../shared/papers/tepo.txt"
     intro = text.INTRO
     declare_claims = claims.declare
+    mechanism = Mechanism("tepo")  # every TEPO run (its panels change the mask, KL or surrogate around w_i)
+    root_causes = (
+        RootCause(
+            "one comparison, TEPO minus GRPO/DAPO",
+            ("table1", "gain_size", "seed_consistency", "delta_h_trade"),
+            text.deficit_hinges,
+        ),
+        RootCause("one measure, TEPO's reward volatility", ("reward", "stability_exploration", "stability_marked")),
+        RootCause(
+            "re-tests of one sentence under settings the paper does not use (sensitivity runs)",
+            ("eps_sensitivity", "unclipped_sensitivity", "lr_sensitivity"),
+        ),
+    )
     decoding_choice = Fixed(
         ISSUE40,
         after_runs=True,

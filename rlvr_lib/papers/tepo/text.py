@@ -270,3 +270,17 @@ def _list(values, digits: int = 3) -> str:
 def _geo(values) -> float:
     """The geometric mean of positive ratios (on the log scale ratios are compared on)."""
     return float(np.exp(np.mean(log_ratio(values, 1.0))))
+
+
+def deficit_hinges(paper) -> str:
+    """Evidence of the root cause 'one comparison, TEPO minus GRPO/DAPO': its size at the default clip and under each
+    declared alternative of eq. 4's clip (eps is not given by the paper)."""
+    r = paper.runs
+    d = measures.versus_baseline(paper, r.grpo_dapo)
+    parts = [f"TEPO minus GRPO/DAPO is {fmt_ci(d.value, d.ci_low, d.ci_high)} at eps 0.2 on w_i"]
+    for name, swaps in paper.alternatives().items():
+        if r.tepo in swaps:
+            with paper.results.substituted(swaps):
+                e = measures.versus_baseline(paper, r.grpo_dapo)
+            parts.append(f"{fmt_ci(e.value, e.ci_low, e.ci_high)} under {name}")
+    return f"{', '.join(parts)}: no TEPO gain, and the size of its deficit hinges on eq. 4's clip."
