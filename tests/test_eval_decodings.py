@@ -283,3 +283,14 @@ def test_a_run_whose_method_hyperparameter_changed_since_training_is_not_read(tw
     results.eval_table(b, "accuracy")  # recorded 1e-05 (a string once read back): current
     with pytest.raises(NotRun, match=r"trained with other settings: tol '1e-06' \(params.yaml: 1e-05\)"):
         results.eval_table(a, "accuracy")
+
+
+def test_a_substituted_runs_numbers_are_labelled_with_its_own_name(two_runs):
+    """AER review finding 12: a null judged in the method's place printed the null's values under the method's
+    name. Planted: b read in a's place; the estimate's labels name b."""
+    params, a, b, decoding = two_runs
+    results = RunResults(params, [a, b], decoding)
+    assert results.label(a) == a
+    with results.substituted({a: b}):
+        assert results.label(a) == b
+        assert results.compare(a, b).detail.startswith(f"{b} ")

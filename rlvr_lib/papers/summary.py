@@ -538,10 +538,10 @@ class Paper(PaperBase):
             return "Across papers: no run with a paper's mechanism on failed a health gate."
         exploded = sorted(failed[EXPLODED])
         reading = (
-            f" The mechanisms that raise entropy diverge here ({', '.join(exploded)}): each pushes entropy up on a "
-            "0.56M-parameter policy at learning rate 1e-4, 100x the papers' (docs/testbed.md), and none brakes once "
-            "the entropy has risen; these explosions are findings about the testbed's scale, not refutations at the "
-            "papers'."
+            f" Runs of {', '.join(exploded)} with the mechanism on diverge here (entropy past x2): each such run "
+            "pushed its entropy up on a 0.56M-parameter policy at learning rate 1e-4, 100x the papers' "
+            "(docs/testbed.md), and nothing in its mechanism braked once the entropy had risen; these explosions are "
+            "findings about the testbed's scale, not refutations at the papers'."
             if exploded
             else ""
         )

@@ -494,14 +494,15 @@ class PaperBase:
         ``method`` with an open choice changed, what changed, its mean@n and entropy retained, whether it diverged,
         and its difference to ``baseline`` (the comparison allowed to differ in the method and those changes)."""
         from rlvr_lib.papers.framework.guard import settings_difference
-        from rlvr_lib.papers.framework.results import entropy_retained
+        from rlvr_lib.papers.framework.results import log_entropy_retained
 
         raw_rows, shown_rows = [], []
         for run in [method, *variants]:
             changes = {} if run == method else settings_difference(self.params, run, method)
             acc, low, high = self.results.eval_summary(run, ACCURACY)
             try:
-                retained = float(self.results.per_seed(run, entropy_retained).mean())
+                # the geometric mean over seeds (ratios are averaged on the log scale, as the main page and summary)
+                retained = float(np.exp(self.results.per_seed(run, log_entropy_retained).mean()))
             except NotTestable:
                 retained = math.nan
             d = self.compare(run, baseline, ACCURACY, (METHOD, *changes))

@@ -370,8 +370,11 @@ class RunResults:
         )
 
     def label(self, run: str) -> str:
-        """The run's name, marked '(diverged)' when a seed of it failed the ``healthy`` gate."""
-        return f"{run} (diverged)" if run != BASE_RUN and self.divergence(run) else run
+        """The name of the run read in ``run``'s place (``run`` itself unless a null or an alternative is substituted:
+        a null's numbers are printed under the null's name), marked '(diverged)' when a seed of it failed the
+        ``healthy`` gate."""
+        real = self.resolve(run)
+        return f"{real} (diverged)" if real != BASE_RUN and self.divergence(real) else real
 
     def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
         """Paired difference of ``metric`` between runs ``a`` and ``b``: same seeds, same problems, and settings that
