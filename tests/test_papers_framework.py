@@ -512,3 +512,18 @@ def test_a_grpo_with_its_own_train_override_leaves_the_summary_ranking_naming_wh
     summary.ranking()  # raised KeyError: 'failed_seeds' when no method had a GRPO run to compare with
     assert summary.uncompared and "grpo" in summary.uncompared[0]  # named: not retrained, or no GRPO in its group
     assert "Not compared:" in summary.report.sections[-1].text
+
+
+def test_a_setup_row_joining_several_settings_names_each_source():
+    """AER review finding 13: the learning-rate row printed 'ours: not given; verl's default' without saying which
+    setting each source was for."""
+    from rlvr_lib.papers.framework.setup import _source
+
+    sources = {
+        "train.learning_rate": "table 3",
+        "train.lr_scheduler_type": "ours: not given",
+        "train.warmup_steps": "x",
+    }
+    keys = ("train.learning_rate", "train.lr_scheduler_type", "train.warmup_steps")
+    assert _source(sources, keys, "aer") == "table 3; lr scheduler type: ours: not given; warmup steps: x"
+    assert _source({}, keys, "aer").startswith("the profile's default")

@@ -11,6 +11,7 @@ group, and only runs of one group are compared or ranked together (``rlvr_lib.pa
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,14 @@ from rlvr_lib.render import plots
 from rlvr_lib.render.tables import markdown_table
 
 LOG_RETAINED = "log entropy retained"
+EXPLODED = "entropy past x2 of its start at the peak (diverged)"
+FAILURE_KINDS = {  # a kind of gate failure -> the text its reason carries (rlvr_lib.papers.framework.gates)
+    EXPLODED: "rollout entropy peaked",
+    "below its base policy (diverged)": "below its base policy",
+    "did not learn (under a share of GRPO's gain)": "did not learn",
+    "idle (its mechanism never acted)": "non-zero on",
+}
+GATE_FAILURE = re.compile(r"(?:^|; )([\w.-]+) seed \d+: (.*?)(?=; [\w.-]+ seed \d+: |$)")
 PROTOCOL_NOTE = (
     "Every method here trains at the shared testbed settings with its own paper's hyperparameters (the strictly "
     "on-policy ones at one update per rollout batch), so the summary compares methods under one protocol rather "
@@ -266,20 +275,23 @@ class Paper(PaperBase):
                 raise FileNotFoundError(f"{path} not found: run `dvc repro paper_{paper}` first")
             frames.append(pd.read_csv(path, keep_default_na=False, na_values=[""]).assign(paper_name=paper))
         claims = pd.concat(frames, ignore_index=True)
-        for column in ("parent", "kind", "robustness", "arms"):
+        for column in ("method_runs", "root_cause"):
+            if column not in claims:
+                raise ValueError(
+                    f"claims.csv of every paper needs column '{column}': rerun the paper stages (dvc repro)"
+                )
+        for column in ("parent", "kind", "robustness", "arms", "method_runs", "root_cause", "gate_failures"):
             claims[column] = claims[column].fillna("") if column in claims else ""
         return claims
 
     def whole_claims(self) -> pd.DataFrame:
         """The claims counted (a conjunctive claim once, its parts not at all), with ``about``: whether a claim
-        reads a run of its paper's own method ('the method') or only baselines and diagnostics ('other runs')."""
+        reads a run that switches its paper's mechanism on ('the method': claims.csv's ``method_runs``, declared per
+        paper by ``framework.about.Mechanism``) or only baselines, ablations with the mechanism off and diagnostics
+        ('other runs')."""
         claims = self.gathered_claims()
         whole = claims[claims["parent"] == ""].copy()
-        methods = {run: spec.method for run, spec in self.params.runs.items()}
-        whole["about"] = [
-            "the method" if any(methods.get(a) == paper for a in str(arms).split()) else "other runs"
-            for paper, arms in zip(whole["paper_name"], whole["arms"], strict=True)
-        ]
+        whole["about"] = ["the method" if runs.strip() else "other runs" for runs in whole["method_runs"]]
         return whole
 
     def verdict_counts(self) -> pd.DataFrame:
@@ -297,6 +309,8 @@ class Paper(PaperBase):
             row["verdicts robust"] = int(judged["robustness"].str.startswith("robust").sum())
             row["verdicts that hinge"] = int(judged["robustness"].str.startswith("hinges").sum())
             row["holds, about the method"] = int(((mine["verdict"] == HOLDS) & (mine["about"] == "the method")).sum())
+            roots = refuted["root_cause"]
+            row["independent refutations"] = int(roots[roots != ""].nunique() + (roots == "").sum())
             row["claims"] = len(mine)
             rows.append(row)
         return pd.DataFrame(rows).set_index("paper")
@@ -398,10 +412,12 @@ class Paper(PaperBase):
             f"{names(failed)}. "
             + (f"Not compared: {'; '.join(self.uncompared)}. " if self.uncompared else "")
             + f"Of the five papers' {int(total['claims'])} claims, {int(total[HOLDS])} hold "
-            f"({int(total['holds, about the method'])} of them read a run of the paper's own method), "
-            f"{int(total[DOES_NOT_HOLD])} do not ({int(total['of which: opposite effect'])} with the opposite effect "
-            f"detected), {int(total[INCONCLUSIVE])} are inconclusive, {int(total[METHOD_FAILED])} rest on a run that "
-            f"failed, {int(total[NOT_TESTABLE])} are not testable here and {int(total[NOT_RUN])} are not run; "
+            f"({int(total['holds, about the method'])} of them read a run with the paper's mechanism on), "
+            f"{int(total[DOES_NOT_HOLD])} do not ({int(total['independent refutations'])} independent findings once "
+            f"refutations that share a root cause count once; {int(total['of which: opposite effect'])} with the "
+            f"opposite effect detected), {int(total[INCONCLUSIVE])} are inconclusive, {int(total[METHOD_FAILED])} "
+            f"hold only on a run that failed, {int(total[NOT_TESTABLE])} are not testable here and "
+            f"{int(total[NOT_RUN])} are not run; "
             f"{int(total['verdicts that hinge'])} verdicts hinge on a declared alternative."
         )
 
@@ -429,10 +445,12 @@ class Paper(PaperBase):
                 + "; ".join(f"{p}: {int(counts.loc[p, 'claims'])}" for p in counts.index)
                 + f"); {judged} have a verdict on the testbed, of which {int(total['verdicts robust'])} are robust to "
                 f"the papers' declared alternatives and {int(total['verdicts that hinge'])} hinge on one.",
-                f"- **Holds:** {int(total[HOLDS])} ({int(total['holds, about the method'])} read a run of the paper's "
-                f"own method; the others are about baselines or diagnostics); **does not hold:** "
-                f"{int(total[DOES_NOT_HOLD])} ({int(total['of which: opposite effect'])} opposite effect detected, "
-                f"{excluded} the paper's "
+                f"- **Holds:** {int(total[HOLDS])} ({int(total['holds, about the method'])} read a run with the "
+                "paper's mechanism switched on; the others are about baselines, ablations with it off, or "
+                f"diagnostics); **does not hold:** {int(total[DOES_NOT_HOLD])} "
+                f"({int(total['independent refutations'])} independent: refutations that share a declared root cause, "
+                "or stand on the same failed runs, count once; "
+                f"{int(total['of which: opposite effect'])} opposite effect detected, {excluded} the paper's "
                 "effect excluded).",
                 f"- **Inconclusive:** {int(total[INCONCLUSIVE])} (each paper's Claims say which are underpowered).",
                 f"- **Method failed:** {int(total[METHOD_FAILED])} (a run the claim reads failed a health gate on a "
@@ -478,14 +496,60 @@ class Paper(PaperBase):
             f"method's own run), {int(counts.loc[p, DOES_NOT_HOLD])} do not, {int(counts.loc[p, INCONCLUSIVE])} "
             f"inconclusive, {int(counts.loc[p, METHOD_FAILED])} on a failed run, {int(counts.loc[p, NOT_TESTABLE])} "
             f"not testable here, {int(counts.loc[p, NOT_RUN])} not run; {int(counts.loc[p, 'verdicts that hinge'])} "
-            "verdicts hinge on a declared alternative"
+            "verdicts hinge on a declared alternative" + "".join(f"; {c} ({n} claims)" for c, n in self.shared_roots(p))
             for p in counts.index
         ]
         across = (
-            "Per paper (a holding claim about a baseline or a diagnostic says nothing about the paper's method, so "
-            "those about the method's own run are counted apart; a claim on a run with a failed seed has no verdict):"
+            "Per paper (a holding claim about a baseline, an ablation with the mechanism off or a diagnostic says "
+            "nothing about the paper's method, so those about a run with the mechanism on are counted apart; the "
+            "refutations that share one root cause are named with it):"
         )
-        return "\n\n".join([across, "\n".join(lines), PROTOCOL_NOTE])
+        return "\n\n".join([across, "\n".join(lines), self.synthesis(), PROTOCOL_NOTE])
+
+    def shared_roots(self, paper: str) -> list[tuple[str, int]]:
+        """(root cause, refutations) of ``paper`` for each cause two or more of its refutations share."""
+        whole = self.whole_claims()
+        roots = whole[(whole["paper_name"] == paper) & (whole["verdict"] == DOES_NOT_HOLD)]["root_cause"]
+        counts = roots[roots != ""].value_counts(sort=False)
+        return [(cause, int(n)) for cause, n in counts.items() if n > 1]
+
+    def failed_methods(self) -> dict[str, dict[str, set[str]]]:
+        """failure kind -> {paper: runs with the paper's mechanism on that failed it on some seed}, from every claim's
+        ``gate_failures`` (kinds: ``FAILURE_KINDS``)."""
+        out: dict[str, dict[str, set[str]]] = {kind: {} for kind in FAILURE_KINDS}
+        for _, row in self.gathered_claims().iterrows():
+            mine = set(row["method_runs"].split())
+            for run, reason in GATE_FAILURE.findall(row["gate_failures"]):
+                for kind, marker in FAILURE_KINDS.items():
+                    if run in mine and marker in reason:
+                        out[kind].setdefault(row["paper_name"], set()).add(run)
+        return out
+
+    def synthesis(self) -> str:
+        """Across papers, generated from the claims' gate failures: which mechanisms diverge, fail to learn or stay
+        idle on this model, and the reading they share."""
+        failed = self.failed_methods()
+
+        def listing(by_paper: dict[str, set[str]]) -> str:
+            return "; ".join(f"{p}: {', '.join(f'`{r}`' for r in sorted(runs))}" for p, runs in by_paper.items())
+
+        lines = [f"- {kind}: {listing(by_paper)}" for kind, by_paper in failed.items() if by_paper]
+        if not lines:
+            return "Across papers: no run with a paper's mechanism on failed a health gate."
+        exploded = sorted(failed[EXPLODED])
+        reading = (
+            f" Runs of {', '.join(exploded)} with the mechanism on diverge here (entropy past x2): each such run "
+            "pushed its entropy up on a 0.56M-parameter policy at learning rate 1e-4, 100x the papers' "
+            "(docs/testbed.md), and nothing in its mechanism braked once the entropy had risen; these explosions are "
+            "findings about the testbed's scale, not refutations at the papers'."
+            if exploded
+            else ""
+        )
+        return (
+            "Across papers (generated from the claims' gate failures; runs with the paper's mechanism on):\n\n"
+            + "\n".join(lines)
+            + ("\n\n" + reading.strip() if reading else "")
+        )
 
     def limitations(self) -> str:
         return "\n\n".join([TESTBED_SCALE, CAN_SAY, CANNOT_SAY])

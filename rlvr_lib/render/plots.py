@@ -397,7 +397,8 @@ def pass_at_k_axes(ax: Axes, ks: list[int]) -> None:
 
 @figure_function
 def plot_pass_at_k(evals: pd.DataFrame, benchmark: str, *, styles: Mapping[str, Style] | None = None) -> Figure:
-    """pass@k against k (log2 x axis) with its 95% interval over seeds and problems as a band, one line per run;
+    """pass@k against k (log2 x axis) with its 95% t interval over the per-seed means (logit scale,
+    ``main_page.t_over_seeds``) as a band, one line per run;
     the base model dashed."""
     rows = pass_at_k_frame(evals, benchmark)
     styles = _styles_for(rows["run"], styles)
@@ -409,5 +410,5 @@ def plot_pass_at_k(evals: pd.DataFrame, benchmark: str, *, styles: Mapping[str, 
         ax.fill_between(r["k"], r["ci_low"], r["ci_high"], color=styles[run].color, alpha=BAND_ALPHA, linewidth=0)
     pass_at_k_axes(ax, sorted(rows["k"].unique()))
     figure_legend(fig)
-    figure_title(fig, f"{benchmark}: pass@k (band: 95% interval over seeds and problems)")
+    figure_title(fig, f"{benchmark}: pass@k (band: 95% t interval over the per-seed means)")
     return fig

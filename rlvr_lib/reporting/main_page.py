@@ -137,11 +137,17 @@ def final_train_accuracy(history: pd.DataFrame) -> float:
     return math.nan if history.empty else measures.end_mean(history, "accuracy")
 
 
-def results_table(evals: pd.DataFrame, histories: pd.DataFrame, benchmark: str) -> pd.DataFrame:
+RUN_INFO_COLUMNS = ("health", "updates_per_rollout", "train_data")
+
+
+def results_table(
+    evals: pd.DataFrame, histories: pd.DataFrame, benchmark: str, run_info: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per evaluated run (base first): ``run``, ``n_seeds``; for mean@n, pass@K (largest K) and
     response_length the value (mean over seeds and problems) and ``<metric>_ci_low`` / ``<metric>_ci_high``;
     ``entropy_retained`` (the geometric mean over seeds of each seed's ratio: ratios are averaged on the log scale)
-    and ``train_accuracy`` (mean over seeds); NaN for base."""
+    and ``train_accuracy`` (mean over seeds); NaN for base. ``run_info`` (indexed by run, ``RUN_INFO_COLUMNS``:
+    the health mark, optimizer steps per rollout batch, training set) adds those columns ('' where it has no row)."""
     bench = evals[evals["benchmark"] == benchmark]
     if bench.empty:
         raise ValueError(f"no results for benchmark '{benchmark}'; have {sorted(evals['benchmark'].unique())}")
@@ -156,6 +162,14 @@ def results_table(evals: pd.DataFrame, histories: pd.DataFrame, benchmark: str) 
     run_histories = [histories[histories["run"] == run] for run in runs]
     table["entropy_retained"] = [_over_seeds(h, entropy_retained, geometric=True) for h in run_histories]
     table["train_accuracy"] = [_over_seeds(h, final_train_accuracy) for h in run_histories]
+    if run_info is not None:
+        missing = [c for c in RUN_INFO_COLUMNS if c not in run_info.columns]
+        if missing:
+            raise ValueError(f"run_info has no column(s) {missing}; expected {list(RUN_INFO_COLUMNS)}")
+        info = run_info.reindex(runs)
+        for column in RUN_INFO_COLUMNS:
+            table[column] = [("" if pd.isna(v) else v) for v in info[column]]
+        table["updates_per_rollout"] = [v if v == "" else int(v) for v in table["updates_per_rollout"]]
     return table
 
 
@@ -178,7 +192,16 @@ def format_table(table: pd.DataFrame) -> pd.DataFrame:
     """``results_table`` as text: ``value [ci_low, ci_high]`` per accuracy metric, ``—`` where not applicable; short
     column names (the README's text above the table defines them) and no response length (in the CSV), so that
     the table fits a 1,000 px column."""
-    out = {"run": table["run"], "seeds": table["n_seeds"]}
+    marks = table["health"] if "health" in table else [""] * len(table)
+    out = {
+        "run": [f"{r} ({m})" if m else r for r, m in zip(table["run"], marks, strict=True)],
+        "seeds": table["n_seeds"],
+    }
+    if "updates_per_rollout" in table:
+        out["protocol"] = [
+            MISSING if u == "" else f"{u} / {d}"
+            for u, d in zip(table["updates_per_rollout"], table["train_data"], strict=True)
+        ]
     for metric in (c for c in table.columns if f"{c}_ci_low" in table.columns and c != "response_length"):
         out[metric] = [
             MISSING if pd.isna(v) else f"{_fmt(v, 3)} [{_fmt(lo, 3)}, {_fmt(hi, 3)}]"
@@ -288,6 +311,15 @@ def _verdict_section(verdicts: pd.DataFrame, papers: Sequence[tuple[str, str]], 
 
 
 # ---------------------------------------------------------------------------------------------- the README
+RUN_MARKS = (
+    "*Run marks* (the paper reports' gates, `rlvr_lib.papers.framework.gates`): (diverged) a seed failed `healthy` "
+    "(its mean@n below its own base policy's by a paired t test over the problems, or its rollout entropy past x2 of "
+    "its first batch at the peak); (idle) a seed's mechanism never acted (`active`: e.g. AER's alpha_t zero on almost "
+    "every rollout batch, which leaves the run GRPO). *Protocol*: optimizer steps per rollout batch / training set; "
+    "runs of different protocols are not comparable row by row. "
+)
+
+
 def _readme(
     title: str,
     params_summary: Mapping[str, Any],
@@ -300,6 +332,7 @@ def _readme(
     verdicts: pd.DataFrame | None,
     figure_runs: Sequence[str],
     takeaway: str = "",
+    marked: bool = False,
 ) -> str:
     """The report's README, results first: the verdicts per paper (or the paper links), one section per
     benchmark, the training figures, the other reports, then the runs and the settings (collapsed)."""
@@ -329,6 +362,7 @@ def _readme(
         f"scale). *Train accuracy*: mean over {measures.TAIL_LABEL}, averaged over seeds. mean@n and pass@k intervals "
         f"are computed on the logit scale, so they stay in [0, 1]. {MISSING}: not applicable. The CSV adds the "
         "response length (tokens). "
+        + (RUN_MARKS if marked else "")
         + "Benchmarks: "
         + ", ".join(f"`{b}` ({s.n_problems} problems, {s.n_samples} samples each)" for b, s in sizes.iterrows())
         + ".",
@@ -408,13 +442,15 @@ def render_report(
     figure_runs: Sequence[str] | None = None,
     run_methods: Mapping[str, str] | None = None,
     takeaway: str = "",
+    run_info: pd.DataFrame | None = None,
 ) -> dict[str, bytes]:
     """Every report file in memory: relative path -> content (README.md last). ``links``: label -> path relative
     to the report folder of other reports; ``papers``: (name, title) of the paper reports; ``verdicts``:
     ``paper_verdicts`` of them, the README's opening table; ``figure_runs``: the trained runs whose curves and
     pass@k the figures draw (default every run; the tables always have every run); ``run_methods``: {run: method}
     of params.yaml's runs in its order (their figure styles; a run missing from it gets the method its name starts
-    with, ``plots.method_of``)."""
+    with, ``plots.method_of``); ``run_info``: each run's health mark and protocol (``results_table``), shown in the
+    tables."""
     if evals.empty:
         raise ValueError("no evaluation results to report")
     trained = list(dict.fromkeys(histories["run"]))
@@ -431,7 +467,7 @@ def render_report(
         _add(files, rel, png_bytes(make()))
     tables = {}
     for benchmark in evals["benchmark"].unique():
-        table = results_table(evals, histories, benchmark)
+        table = results_table(evals, histories, benchmark, run_info)
         tables[benchmark] = markdown_table(format_table(table))
         _add(files, f"tables/results_{_slug(benchmark)}.md", tables[benchmark].encode())
         _add(files, f"tables/results_{_slug(benchmark)}.csv", table.to_csv(index=False).encode())
@@ -447,6 +483,7 @@ def render_report(
         verdicts,
         figure_runs,
         takeaway,
+        marked=run_info is not None,
     )
     _add(files, "README.md", readme.encode())
     return files

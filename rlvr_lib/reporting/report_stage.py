@@ -11,12 +11,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
+import pandas as pd
+
+from rlvr_lib.papers.framework.claims import NotRun, NotTestable
+from rlvr_lib.papers.framework.results import RunResults
 from rlvr_lib.render import plots
 from rlvr_lib.render.tables import load_histories
 from rlvr_lib.reporting import dvc_views
 from rlvr_lib.reporting.main_page import load_eval_results, paper_verdicts, results_table, write_report
 from rlvr_lib.settings.config import FULL_SET, Params
-from rlvr_lib.settings.papers import PAPER_TITLES, PAPERS, paper_runs, run_roles
+from rlvr_lib.settings.papers import BASE_RUN, PAPER_TITLES, PAPERS, paper_runs, run_roles
 from rlvr_lib.workspace.layout import (
     EVAL_DIR,
     REPORTS_DIR,
@@ -58,6 +62,28 @@ def settings_summary(params: Params) -> dict:
             for name, s in params.runs.items()
         },
     }
+
+
+def run_info(params: Params) -> pd.DataFrame:
+    """Per trained run (index): ``health``, the paper reports' marks ('diverged' and/or 'idle', from
+    ``rlvr_lib.papers.framework.gates``; '' for a healthy, active run; 'not diagnosed' where a seed's results are
+    missing), ``updates_per_rollout`` (optimizer steps per rollout batch) and ``train_data`` (its training set)."""
+    results = RunResults(params, [BASE_RUN, *params.runs])
+    rows = []
+    for run, spec in params.runs.items():
+        try:
+            health = results.marks(run)
+        except (NotRun, NotTestable):
+            health = "not diagnosed"
+        rows.append(
+            {
+                "run": run,
+                "health": health,
+                "updates_per_rollout": results.updates_per_rollout(run),
+                "train_data": spec.train_data,
+            }
+        )
+    return pd.DataFrame(rows).set_index("run")
 
 
 def other_reports(params: Params) -> dict[str, str]:
@@ -130,6 +156,7 @@ def stage_report(params: Params) -> Path:
     histories = load_histories({run: {s: TRAINING_LOGS_DIR / run / f for s, f in by_seed[run].items()} for run in runs})
     evals = load_eval_results({run: {s: EVAL_DIR / run / f for s, f in d.items()} for run, d in by_seed.items()})
     groups = plot_groups(params)
+    info = run_info(params)
     papers = [] if params.papers is None else list(PAPER_TITLES.items())
     five = [(name, title) for name, title in papers if name in PAPERS]
     write_report(
@@ -144,7 +171,8 @@ def stage_report(params: Params) -> Path:
         figure_runs=groups[CORE_GROUP],
         run_methods={run: spec.method for run, spec in params.runs.items()},
         takeaway=_takeaway(),
+        run_info=info,
     )
-    tables = {b: results_table(evals, histories, b) for b in evals["benchmark"].unique()}
+    tables = {b: results_table(evals, histories, b, info) for b in evals["benchmark"].unique()}
     dvc_views.write(REPORTS_DIR, dvc_views.render(tables, histories, groups, plots.DEFAULT_EMA_ALPHA))
     return REPORTS_DIR / "README.md"

@@ -293,6 +293,12 @@ class TepoRuns:
 class TepoPaper:
     runs: TepoRuns = setting(help="the runs of each role", factory=TepoRuns)
     eval_decoding: str | None = eval_decoding("greedy", "sec. 4.1: greedy, T 0.6 on AIME/AMC")
+    verdicts_at: Literal["paper", "shared"] = setting(
+        "shared",
+        "the decoding the accuracy and pass@k verdicts read: 'paper' (eval_decoding) or 'shared' (params.yaml eval's "
+        "own); TEPO's greedy sits at a ceiling the task sets (the base policy's greedy path solves every plain sum and "
+        "no trap), so its verdicts read the shared one and greedy is shown beside (issue 40, a choice after the runs)",
+    )
     alternatives: dict[str, dict[str, str]] = setting(
         help=f"{ALTERNATIVES.metadata['help']}; TEPO: eq. 4's clip (eps not given): GSPO's bounds, or Alg. 1 unclipped",
         factory=lambda: {

@@ -1,6 +1,7 @@
 """AER's ``Paper``: its name and source, its claims (claims.py) and its experiments bound in the report's order."""
 
 from rlvr_lib.papers.aer import claims, figures, tables, text
+from rlvr_lib.papers.framework.about import Mechanism, RootCause
 from rlvr_lib.papers.framework.base import PaperBase
 
 
@@ -11,6 +12,11 @@ class Paper(PaperBase):
     intro = text.INTRO
 
     declare_claims = claims.declare
+    # AER's mechanism: C1 (difficulty_aware) or C2 & C3 (adaptive_alpha); both off is the fixed-coefficient baseline
+    mechanism = Mechanism("aer", off=({"adaptive_alpha": False, "difficulty_aware": False},))
+    root_causes = (
+        RootCause("one comparison, AER minus GRPO on pass@1", ("table1_vs_baselines", "aer_best_of_table2")),
+    )
     discussion_notes = text.discussion_notes
 
     # the experiments, in the report's order

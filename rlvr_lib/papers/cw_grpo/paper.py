@@ -1,6 +1,7 @@
 """The CW-GRPO replication's class: its name and text, its claims, experiments (report order) and prose hooks."""
 
 from rlvr_lib.papers.cw_grpo import claims, figures, tables, text
+from rlvr_lib.papers.framework.about import Mechanism
 from rlvr_lib.papers.framework.base import PaperBase
 
 
@@ -11,6 +12,7 @@ class Paper(PaperBase):
     intro = text.INTRO
 
     declare_claims = claims.declare
+    mechanism = Mechanism("cw_grpo")  # every CW-GRPO run (scope and steps vary, the kernel acts)
     table2 = tables.table2
     figure1 = figures.figure1
     table1 = tables.table1

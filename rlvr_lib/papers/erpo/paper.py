@@ -12,6 +12,7 @@ folder's claims, experiments (in the report's order: the order of the class body
 from __future__ import annotations
 
 from rlvr_lib.papers.erpo import claims, figures, tables, text
+from rlvr_lib.papers.framework.about import Mechanism, RootCause
 from rlvr_lib.papers.framework.base import PaperBase
 
 
@@ -27,6 +28,22 @@ class Paper(PaperBase):
         self.rows = [("base", r.base), ("GRPO", r.grpo), ("ERPO", r.erpo)]  # tables 1-2 and fig. 5(a)
 
     declare_claims = claims.declare
+    mechanism = Mechanism("erpo")  # every ERPO run (an ablation switches one component off, the rest acts)
+    root_causes = (
+        RootCause(
+            "ERPO did not learn at sigma_target 1",
+            (
+                "average_metrics",
+                "shorter",
+                "length_trend",
+                "outperforms_grpo_sft",
+                "passk_vs_grpo",
+                "reward_trajectory",
+                "kl",
+            ),
+            text.did_not_learn,
+        ),
+    )
     table1 = tables.table1
     table2 = tables.table2
     figure1b = figures.figure1b

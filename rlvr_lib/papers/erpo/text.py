@@ -265,3 +265,24 @@ def note_psi(paper) -> str:
         "written and is not changed after its runs; the noise enters the first rollout batch only (its updates "
         f"are 2 of the run's {paper.params.runs[r.erpo].train.max_steps} steps)."
     )
+
+
+def did_not_learn(paper) -> str:
+    """Evidence of the root cause 'ERPO did not learn at sigma_target 1': the ``learned`` gate on ERPO's run, per
+    seed, against its sigma_target 0.25 alternative."""
+    run = paper.runs.erpo
+    seeds = paper.results.seeds_of(run)
+    failed = paper.results.gates.failures([run], ("learned",))
+    text = (
+        f"`{run}` (sigma_target {paper.hparam(run, 'sigma_target'):g}, not given by the paper) fails the `learned` "
+        f"gate on {len(failed)} of {len(seeds)} seeds (its gain over the base policy is under "
+        f"{shared.LEARNED_SHARE:g} of GRPO's), so its refutations describe a policy that did not move"
+    )
+    alternative = next((swaps[run] for swaps in paper.alternatives().values() if run in swaps), None)
+    if alternative is None:
+        return text + "."
+    other = paper.results.gates.failures([alternative], ("learned",))
+    return (
+        f"{text}; at sigma_target {paper.hparam(alternative, 'sigma_target'):g} (`{alternative}`) "
+        f"{len(other)} of {len(paper.results.seeds_of(alternative))} seeds fail it (Discussion)."
+    )

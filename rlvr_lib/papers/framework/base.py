@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import io
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,13 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from rlvr_lib.papers.framework.about import Mechanism, RootCause
 from rlvr_lib.papers.framework.claims import (
     AUTO_NULL,
     BEFORE_RUNS,
     DEFAULT_GATES,
+    DOES_NOT_HOLD,
+    PAPER_DECODING,
     VERDICT_RULE,
     Claim,
     ClaimResult,
@@ -37,10 +41,11 @@ from rlvr_lib.papers.framework.claims import (
     claims_table,
     declared_claims_table,
     estimate_of,
+    flatten,
     judge_whole,
 )
 from rlvr_lib.papers.framework.declare import Measure
-from rlvr_lib.papers.framework.engine import check_alternative, evaluate
+from rlvr_lib.papers.framework.engine import check_alternative, decoding_choice, evaluate
 from rlvr_lib.papers.framework.guard import METHOD
 from rlvr_lib.papers.framework.method_text import METHODS
 from rlvr_lib.papers.framework.output import PaperReport, WriteUp
@@ -126,12 +131,24 @@ class PaperBase:
     title = ""
     source = ""  # the paper's text under ../shared/papers
     intro = ""  # one paragraph for the README: what the paper claims and how we test it
+    # when and why the verdicts left the paper's own decoding (``verdicts_at: shared``): a ``Fixed`` after the runs
+    decoding_choice: Fixed | None = None
+    mechanism: Mechanism | None = None  # which runs switch the paper's mechanism on (a claim on one is about it)
+    root_causes: tuple[RootCause, ...] = ()  # refutations that share one cause, counted once in the Summary
 
     def __init__(self, params):
         self.params = params
         self.settings = params.papers.paper(self.name)
         self.runs = self.settings.runs
-        self.results = RunResults(params, paper_runs(self.settings), getattr(self.settings, "eval_decoding", None))
+        own = getattr(self.settings, "eval_decoding", None)
+        shared = own is not None and getattr(self.settings, "verdicts_at", "paper") == "shared"
+        if shared and self.decoding_choice is None:
+            raise ValueError(
+                f"papers.{self.name}.verdicts_at is 'shared' but the paper declares no decoding_choice (when and why "
+                f"its verdicts left its own decoding '{own}')"
+            )
+        verdicts = None if shared else own
+        self.results = RunResults(params, paper_runs(self.settings), verdicts, beside=own if shared else None)
         self.results.gates.grpo = self.null_run()
         pairs = sum(map(len, repro_pairs(params, self.name).values()))
         self.report = PaperReport(self.name, self.title, self.intro, pairs)
@@ -248,9 +265,29 @@ class PaperBase:
                         raise ValueError(f"conjunctive claim {item.key} has no parts")
                     out[i] = judge_whole(item, parts[item.key])
                     out[i].paper = self.name
+                    earlier = out[i].by_alternative.get(PAPER_DECODING)
+                    if out[i].beside and earlier:
+                        out[i].chosen = decoding_choice(self, f"{earlier} (from its parts)")
+            self._mark_about(out)
             self._done["_claims_done"] = out
             self.report.set_claims(out)
         return self._done["_claims_done"]
+
+    def _mark_about(self, results: list[ClaimResult]) -> None:
+        """Each result's arms that switch the paper's mechanism on, and a refutation's declared root cause."""
+        keys = {r.claim.key for r in flatten(results)}
+        for root in self.root_causes:
+            unknown = [k for k in root.claims if k not in keys]
+            if unknown:
+                raise ValueError(f"{self.name}: root cause '{root.cause}' names unknown claim(s) {unknown}")
+        causes = {k: root.cause for root in self.root_causes for k in root.claims}
+        for r in flatten(results):
+            if self.mechanism is not None:
+                r.method_runs = tuple(
+                    a for a in r.arms if a in self.params.runs and self.mechanism.on(self.params.runs[a])
+                )
+            if r.verdict == DOES_NOT_HOLD and r.claim.parent is None:
+                r.root_cause = causes.get(r.claim.key, "") or failed_root(r, self.params)
 
     def claims_table(self) -> pd.DataFrame:
         return claims_table(self.evaluate_claims())
@@ -327,17 +364,23 @@ class PaperBase:
         )
 
     def decodings_section(self) -> list[str]:
-        """Markdown lines: every run's mean@n at the shared decoding and at the paper's own (none for a paper
-        evaluated at the shared one)."""
-        decoding = self.results.decoding
-        if decoding is None:
+        """Markdown lines: every run's mean@n at the shared decoding and at the paper's own, the verdicts' marked
+        (none for a paper evaluated at the shared one only), then ``decoding_note``."""
+        own = self.results.decoding or self.results.beside
+        if own is None:
             return []
+        verdicts_own = self.results.decoding is not None
         shared = self.params.eval.for_benchmark("")
-        own = self.params.eval.for_benchmark("", decoding)
+        own_words = self.params.eval.for_benchmark("", own)
+        columns = (
+            ((f"`{own}` (the verdicts')", own), ("shared", None))
+            if verdicts_own
+            else (("shared (the verdicts')", None), (f"`{own}` (the paper's, beside)", own))
+        )
         rows = []
         for run in paper_runs(self.settings):
             row = {"run": run}
-            for label, at in ((f"`{decoding}` (the verdicts')", decoding), ("shared", None)):
+            for label, at in columns:
                 with self.results.at_decoding(at):
                     try:
                         mean, low, high = self.results.eval_summary(run, ACCURACY)
@@ -346,17 +389,33 @@ class PaperBase:
                         row[f"mean@n, {label}"] = f"not run ({reason})" if isinstance(reason, NotRun) else "—"
             row["seeds"] = len(self.results.seeds_of(run))
             rows.append(row)
+        if verdicts_own:
+            which = (
+                f"at the paper's own decoding `{own}` ({_decoding_words(own_words)}), which the accuracy and pass@k "
+                f"verdicts read, and at the decoding shared by every report ({_decoding_words(shared)}); each such "
+                "verdict judged at the shared decoding is in the claims table's robustness column."
+            )
+        else:
+            which = (
+                f"at the decoding shared by every report ({_decoding_words(shared)}), which the accuracy and pass@k "
+                f"verdicts read, and at the paper's own decoding `{own}` ({_decoding_words(own_words)}); each such "
+                "verdict judged at the paper's decoding is in the claims table's robustness column and, as the earlier "
+                f"reading, beside it ({self.decoding_choice.at}: {self.decoding_choice.what})."
+            )
         return [
             "### Evaluation at both decodings",
             "",
-            f"Every run is evaluated twice from the same trained models: at the paper's own decoding `{decoding}` "
-            f"({_decoding_words(own)}), which the accuracy and pass@k verdicts read, and at the decoding shared by "
-            f"every report ({_decoding_words(shared)}); each such verdict judged at the shared decoding is in the "
-            "claims table's robustness column. Mean over seeds and problems, 95% t interval over seeds.",
+            f"Every run is evaluated twice from the same trained models: {which} Mean over seeds and problems, 95% t "
+            "interval over seeds.",
             "",
             markdown_table(pd.DataFrame(rows)),
             "",
+            *([note, ""] if (note := self.decoding_note()) else []),
         ]
+
+    def decoding_note(self) -> str:
+        """A paper's own line under the decodings table ('' for none): e.g. a ceiling its decoding sits at."""
+        return ""
 
     def discussion(self) -> str:
         self.run_all()  # the sensitivity tables are part of it
@@ -435,14 +494,15 @@ class PaperBase:
         ``method`` with an open choice changed, what changed, its mean@n and entropy retained, whether it diverged,
         and its difference to ``baseline`` (the comparison allowed to differ in the method and those changes)."""
         from rlvr_lib.papers.framework.guard import settings_difference
-        from rlvr_lib.papers.framework.results import entropy_retained
+        from rlvr_lib.papers.framework.results import log_entropy_retained
 
         raw_rows, shown_rows = [], []
         for run in [method, *variants]:
             changes = {} if run == method else settings_difference(self.params, run, method)
             acc, low, high = self.results.eval_summary(run, ACCURACY)
             try:
-                retained = float(self.results.per_seed(run, entropy_retained).mean())
+                # the geometric mean over seeds (ratios are averaged on the log scale, as the main page and summary)
+                retained = float(np.exp(self.results.per_seed(run, log_entropy_retained).mean()))
             except NotTestable:
                 retained = math.nan
             d = self.compare(run, baseline, ACCURACY, (METHOD, *changes))
@@ -580,6 +640,26 @@ class PaperBase:
                 markdown_table(pd.DataFrame(list(flat.items()), columns=["setting", "value"])),
             ]
         )
+
+
+FAILED_SEED = re.compile(r"(?:^|; )([\w.-]+) seed (\d+): ")
+
+
+def failed_root(result: ClaimResult, params) -> str:
+    """The root cause of a refutation that stands on runs that failed a health gate on every seed (its or its parts'
+    ``gate_failures``): 'it stands on `r`, which failed a health gate on every seed' ('' otherwise: a failure on some
+    seeds labels a refutation but does not explain it), so refutations on the same failed runs are grouped."""
+    failed: dict[str, set[str]] = {}
+    for r in flatten([result]):
+        for run, seed in FAILED_SEED.findall(r.gate_failures):
+            failed.setdefault(run, set()).add(seed)
+    runs = sorted(
+        run for run, seeds in failed.items() if run in params.runs and len(seeds) >= len(params.runs[run].seeds)
+    )
+    if not runs:
+        return ""
+    names = ", ".join(f"`{r}`" for r in runs)
+    return f"it stands on {names}, which failed a health gate on every seed (Discussion)"
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:

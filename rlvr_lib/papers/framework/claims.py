@@ -460,6 +460,9 @@ class ClaimResult:
     arms: tuple[str, ...] = ()  # the trained runs the claim read
     by_alternative: dict[str, str] = field(default_factory=dict)  # declared alternative -> the verdict under it
     decoding: str = ""  # the paper's own evaluation decoding, when the claim read accuracy or pass@k at it
+    beside: str = ""  # the paper's own decoding, judged beside a claim that read accuracy or pass@k at the shared one
+    method_runs: tuple[str, ...] = ()  # the arms that switch the paper's mechanism on (``about.Mechanism``)
+    root_cause: str = ""  # the cause a refutation shares with others of the paper (``about.RootCause``)
     chosen: str = ""  # 'chosen after the runs (<when>): <what>; earlier reading: <verdict>' (``Fixed.after_runs``)
 
 
@@ -710,8 +713,18 @@ def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> C
     names = list(dict.fromkeys(n for p in parts for n in p.by_alternative))
     by_alternative = {n: combine([p.by_alternative.get(n, p.verdict) for p in parts]) for n in names}
     decoding = next((p.decoding for p in parts if p.decoding), "")
+    beside = next((p.beside for p in parts if p.beside), "")
     whole = ClaimResult(
-        claim, got, None, note, branch="whole", parts=list(parts), kind=kind, arms=arms, decoding=decoding
+        claim,
+        got,
+        None,
+        note,
+        branch="whole",
+        parts=list(parts),
+        kind=kind,
+        arms=arms,
+        decoding=decoding,
+        beside=beside,
     )
     if got in (*COUNTED, METHOD_FAILED):  # a whole without a verdict has no robustness either
         whole.by_alternative = by_alternative
@@ -720,6 +733,9 @@ def judge_whole(claim: Claim, parts: Sequence[ClaimResult], note: str = "") -> C
 
 
 SHARED_DECODING = "the shared decoding"  # robustness's name for a claim judged at params.yaml eval's own settings
+PAPER_DECODING = (
+    "the paper's decoding"  # robustness's name for a claim read at the shared decoding, judged at the paper's
+)
 
 
 def robustness_text(primary: str, by_alternative: dict[str, str], details: dict[str, str] | None = None) -> str:
@@ -738,6 +754,8 @@ def robustness_text(primary: str, by_alternative: dict[str, str], details: dict[
     hinging = {name for name, v in by_alternative.items() if v != primary}
     if hinging == {SHARED_DECODING}:
         where = "at the paper's decoding"
+    elif hinging == {PAPER_DECODING}:
+        where = "at the shared decoding"
     else:
         where = "at the default" + (" and the paper's decoding" if SHARED_DECODING in hinging else "")
     return f"hinges on {'; '.join(hinges)}; {primary} {where}"
@@ -776,6 +794,8 @@ CSV_COLUMNS = (
     "fixed_at",
     "chosen_after_runs",
     "arms",
+    "method_runs",
+    "root_cause",
     "decoding",
     "note",
 )
@@ -850,6 +870,8 @@ def claims_frame(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "chosen_after_runs": r.chosen,
                 "null_result": r.null,
                 "arms": " ".join(r.arms),
+                "method_runs": " ".join(r.method_runs),
+                "root_cause": r.root_cause,
                 "decoding": r.decoding,
                 "note": r.note,
             }
@@ -874,6 +896,7 @@ def claims_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                 "robustness": r.robustness or "—",
                 "how ours is computed": c.ours
                 + (f" (evaluated at the paper's decoding, `{r.decoding}`)" if r.decoding else "")
+                + (f" (evaluated at the shared decoding; the paper's `{r.beside}` beside)" if r.beside else "")
                 + (f" — {r.note}" if r.note else "")
                 + (f" — null: {r.null}" if r.null else "")
                 + (f" — **chosen after the runs**: {r.chosen}" if r.chosen else ""),

@@ -12,7 +12,9 @@ judge, test the null, and judge again under each declared alternative.
    too, the test cannot tell them apart: NOT TESTABLE HERE.
 6. Each declared alternative of the paper whose run the claim read is substituted and the whole judgement repeated:
    the claim is ROBUST or HINGES ON the alternative. A claim that read accuracy or pass@k at the paper's own
-   decoding is judged again at the shared one (``SHARED_DECODING``), the same way.
+   decoding is judged again at the shared one (``SHARED_DECODING``), the same way; one that read them at the shared
+   decoding of a paper whose verdicts left its own (``verdicts_at: shared``) is judged again at the paper's
+   (``PAPER_DECODING``), shown as the earlier reading of a choice made after the runs (``PaperBase.decoding_choice``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from rlvr_lib.papers.framework.claims import (
     NESTED,
     NOT_RUN,
     NOT_TESTABLE,
+    PAPER_DECODING,
     RUN_FAILED,
     SHARED_DECODING,
     UNDERPOWERED,
@@ -69,6 +72,8 @@ def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[
         result = dataclasses.replace(result, verdict=NOT_TESTABLE, kind=IMMOVABLE, note=fixed, branch="fixed")
     if reads.decoding and not result.decoding:
         result = dataclasses.replace(result, decoding=reads.decoding)
+    if reads.beside and not result.beside:
+        result = dataclasses.replace(result, beside=reads.beside)
     return result, arms
 
 
@@ -198,6 +203,15 @@ def chosen_text(paper, claim: Claim) -> str:
     return f"{fixed.at}: {fixed.what}" + (f"; the earlier reading: {earlier}" if earlier else "")
 
 
+def decoding_choice(paper, earlier: str) -> str:
+    """'<when>: <what>; the earlier reading, at `<decoding>`: <earlier>' for a claim of a paper whose verdicts left
+    its own decoding after the runs (``paper.decoding_choice``, a ``Fixed``); '' for any other paper."""
+    fixed = getattr(paper, "decoding_choice", None)
+    if fixed is None:
+        return ""
+    return f"{fixed.at}: {fixed.what}; the earlier reading, at `{paper.results.beside}`: {earlier}"
+
+
 def _under(claim: Claim, compute: Compute, results, alias: Mapping[str, str], gated: bool = False) -> ClaimResult:
     """The claim judged with the runs of ``alias`` read in place of its keys."""
     with results.substituted(alias):
@@ -228,13 +242,18 @@ def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: C
     applicable = {name: swaps for name, swaps in paper.alternatives().items() if any(run in arms for run in swaps)}
     if result.decoding:
         applicable[SHARED_DECODING] = {}
+    if result.beside:
+        applicable[PAPER_DECODING] = {}
     if not applicable or result.verdict not in (*COUNTED, METHOD_FAILED):
         return ""
     details, skipped = {}, []
     for name, swaps in applicable.items():
-        if name == SHARED_DECODING:
-            with paper.results.at_decoding(None):
+        if name in (SHARED_DECODING, PAPER_DECODING):
+            with paper.results.at_decoding(result.beside or None):
                 other = _under(claim, compute, paper.results, {}, gated=True)
+            if name == PAPER_DECODING:
+                earlier = f"{other.verdict}{f' ({other.kind})' if other.kind else ''}, {ours_text(other)}"
+                result.chosen = "; ".join(t for t in (result.chosen, decoding_choice(paper, earlier)) if t)
         else:
             other = _under(claim, compute, paper.results, swaps, gated=True)
         if other.verdict in (NOT_RUN, NOT_TESTABLE) and other.kind in (NOT_RUN, BEYOND, FEW_SEEDS):

@@ -82,6 +82,7 @@ class Reads:
     runs: list[str] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
     decoding: str = ""  # the paper's decoding, when a metric read at it was read
+    beside: str = ""  # the paper's decoding, when a metric it decodes was read at the shared one instead (``beside``)
     history_fns: list[tuple[str, Callable]] = field(default_factory=list)  # (run, fn) of each per-seed history read
 
     def add_run(self, run: str) -> None:
@@ -98,10 +99,12 @@ class RunResults:
     (``methods.<run>.seeds``; the base policy over every seed of the others). Tables take ``seeds`` to select a
     subset; two runs are compared over the seeds they share."""
 
-    def __init__(self, params, runs: Iterable[str], decoding: str | None = None):
+    def __init__(self, params, runs: Iterable[str], decoding: str | None = None, beside: str | None = None):
         self.params = params
         self.runs = list(dict.fromkeys(runs))
-        self.decoding = decoding  # the paper's own evaluation decoding (None: the shared one)
+        self.decoding = decoding  # the decoding the verdicts read: the paper's own (None: the shared one)
+        # the paper's own decoding where the verdicts read the shared one instead: judged beside them
+        self.beside = beside
         self._eval: dict[tuple[str, str | None], dict[int, dict]] = {}
         self._histories: dict[str, pd.DataFrame] = {}
         self._alias: dict[str, str] = {}  # run -> the run read in its place (a null or an alternative)
@@ -274,6 +277,9 @@ class RunResults:
         """(seeds, problems) values of ``metric``: accuracy (mean@n), pass@<k> (unbiased; k <= n), format_rate,
         response_length (tokens) or token_entropy (nats). Raises NotTestable when k exceeds the samples drawn."""
         decoding = self.decoding_of(metric)
+        if decoding is None and self.beside and decoded_metric(metric):
+            for r in self._reads:
+                r.beside = self.beside
         rows = self.problem_rows(run, seeds, decoding)
         self._read_measure(metric)
         if metric.startswith("pass@"):
@@ -364,8 +370,11 @@ class RunResults:
         )
 
     def label(self, run: str) -> str:
-        """The run's name, marked '(diverged)' when a seed of it failed the ``healthy`` gate."""
-        return f"{run} (diverged)" if run != BASE_RUN and self.divergence(run) else run
+        """The name of the run read in ``run``'s place (``run`` itself unless a null or an alternative is substituted:
+        a null's numbers are printed under the null's name), marked '(diverged)' when a seed of it failed the
+        ``healthy`` gate."""
+        real = self.resolve(run)
+        return f"{real} (diverged)" if real != BASE_RUN and self.divergence(real) else real
 
     def compare(self, a: str, b: str, metric: str = ACCURACY, differs_in: tuple[str, ...] = (METHOD,)) -> Estimate:
         """Paired difference of ``metric`` between runs ``a`` and ``b``: same seeds, same problems, and settings that

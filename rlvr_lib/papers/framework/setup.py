@@ -217,8 +217,13 @@ ROWS = (
 
 
 def _source(sources: dict[str, str], keys: tuple[str, ...], method: str) -> str:
-    cited = [sources[k.format(method=method)] for k in keys if k.format(method=method) in sources]
-    return "; ".join(dict.fromkeys(cited)) or "the profile's default (the paper does not state it)"
+    """The paper's places of a row's settings: the first key's as is, each other key's named (a row that joins the
+    learning rate, its scheduler and its warm-up says which source is whose)."""
+    cited: dict[str, str] = {}
+    for i, key in enumerate(k.format(method=method) for k in keys):
+        if key in sources and sources[key] not in cited.values():
+            cited[key] = sources[key] if i == 0 else f"{key.rsplit('.', 1)[-1].replace('_', ' ')}: {sources[key]}"
+    return "; ".join(cited.values()) or "the profile's default (the paper does not state it)"
 
 
 def setup_table(paper: str, params: Params, run: str) -> pd.DataFrame:

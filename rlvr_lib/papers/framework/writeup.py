@@ -97,7 +97,62 @@ def summary_lines(paper: Any, results: Sequence[ClaimResult]) -> list[str]:
             continue
         kinds = f" — {_kinds(found)}" if found and category not in (HOLDS,) else ""
         lines.append(f"- **{category.capitalize()} ({len(found)}):** {_listing(found)}{kinds}{tail}.")
-    return lines
+        if category == DOES_NOT_HOLD:
+            lines.extend(f"  - {line}" for line in shared_roots(found))
+    return [*lines, "", bottom_line(paper, results)]
+
+
+def _roots(refuted: Sequence[ClaimResult]) -> dict[str, list[ClaimResult]]:
+    """Declared root cause -> the refutations that share it (causes in the order first met)."""
+    roots: dict[str, list[ClaimResult]] = {}
+    for r in refuted:
+        if r.root_cause:
+            roots.setdefault(r.root_cause, []).append(r)
+    return roots
+
+
+def shared_roots(refuted: Sequence[ClaimResult]) -> list[str]:
+    """One line per declared root cause that two or more refutations share ('k of the n share one root cause: ...')."""
+    return [
+        f"{len(rs)} of the {len(refuted)} share one root cause, {cause}: {', '.join(f'`{r.claim.key}`' for r in rs)}."
+        for cause, rs in _roots(refuted).items()
+        if len(rs) > 1
+    ]
+
+
+def bottom_line(paper: Any, results: Sequence[ClaimResult]) -> str:
+    """The Summary's closing paragraph, generated from the verdicts: what replicated (the claims that hold on a run
+    that switches the paper's mechanism on), what did not (refutations, grouped by their declared root causes into
+    independent findings), and why (each shared cause's evidence from the runs)."""
+    whole = [r for r in results if r.claim.parent is None]
+    holds = [r for r in whole if r.verdict == HOLDS]
+    about = [r for r in holds if r.method_runs]
+    refuted = [r for r in whole if r.verdict == DOES_NOT_HOLD]
+    roots = _roots(refuted)
+    alone = [r for r in refuted if not r.root_cause]
+    independent = len(roots) + len(alone)
+    replicated = (
+        f"{len(about)} of the {len(holds)} holding claims read a run with the paper's mechanism on ("
+        + (", ".join(f"`{r.claim.key}`" for r in about) or "none")
+        + ")"
+        if holds
+        else "no claim holds"
+    )
+    did_not = (
+        f"{len(refuted)} claims do not hold, {independent} independent finding{'s' if independent != 1 else ''}: "
+        + "; ".join(
+            [
+                *(f"{cause} ({len(rs)} claim{'s' if len(rs) > 1 else ''})" for cause, rs in roots.items()),
+                *(f"`{r.claim.key}`" for r in alone),
+            ]
+        )
+        if refuted
+        else "no claim is refuted"
+    )
+    why = [text for root in paper.root_causes if root.cause in roots and (text := root.evidence(paper))]
+    return f"**What replicated, what did not, and why.** What replicated: {replicated}. What did not: {did_not}." + (
+        f" Why: {' '.join(why)}" if why else ""
+    )
 
 
 def discussion(paper: Any, results: Sequence[ClaimResult]) -> str:

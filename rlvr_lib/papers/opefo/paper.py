@@ -3,6 +3,7 @@ the report's order (the order of the class body), and the Discussion's notes."""
 
 from __future__ import annotations
 
+from rlvr_lib.papers.framework.about import Mechanism
 from rlvr_lib.papers.framework.base import PaperBase
 from rlvr_lib.papers.opefo import claims, figures, tables, text
 
@@ -19,6 +20,7 @@ class Paper(PaperBase):
         return self.runs.grpo_onpolicy
 
     declare_claims = claims.declare
+    mechanism = Mechanism("opefo", off=({"lambda_mode": "static"},))  # a static lambda is table 2's ablation
     table1 = tables.table1
     table2 = tables.table2
     figure2 = figures.figure2

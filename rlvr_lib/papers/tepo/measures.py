@@ -269,6 +269,21 @@ def matched_shares(paper) -> tuple[float, float]:
 
 
 # ----------------------------------------------------------------------------- the claims' measures
+def greedy_ceiling(paper) -> np.ndarray:
+    """(seeds,) the base policy's mean@1 at the paper's decoding (greedy), the ceiling the task sets there: the base's
+    greedy path is the common left-to-right route, which solves every plain sum and no trap (docs/testbed.md), so a
+    run rises above it only by solving traps greedily, which TEPO's training set (the `tepo` filter drops most traps)
+    barely teaches."""
+    with paper.results.at_decoding(paper.results.beside or paper.results.decoding):
+        return paper.results.eval_table(paper.runs.base, ACCURACY).mean(axis=1)
+
+
+def at_paper_decoding(paper, run: str) -> tuple[float, float, float]:
+    """``run``'s mean@n [95% interval] at the paper's decoding (greedy), shown beside the verdicts' column."""
+    with paper.results.at_decoding(paper.results.beside or paper.results.decoding):
+        return paper.results.eval_summary(run, ACCURACY)
+
+
 def versus_baseline(paper, baseline: str) -> Estimate:
     """TEPO minus a table-1 baseline: each method keeps its own clip (tepo.txt sec. 4.1: baselines' settings
     'adopted from their original papers'), and TEPO's beta is its masked KL to the rollout policy, a term no

@@ -3,7 +3,9 @@ Discussion bound from the folder's modules."""
 
 from __future__ import annotations
 
+from rlvr_lib.papers.framework.about import Mechanism, RootCause
 from rlvr_lib.papers.framework.base import PaperBase
+from rlvr_lib.papers.framework.claims import ISSUE40, Fixed
 from rlvr_lib.papers.tepo import claims, figures, tables, text
 from rlvr_lib.papers.tepo.measures import LABELS
 
@@ -14,6 +16,26 @@ class Paper(PaperBase):
     source = "../shared/papers/tepo.txt"
     intro = text.INTRO
     declare_claims = claims.declare
+    mechanism = Mechanism("tepo")  # every TEPO run (its panels change the mask, KL or surrogate around w_i)
+    root_causes = (
+        RootCause(
+            "one comparison, TEPO minus GRPO/DAPO",
+            ("table1", "gain_size", "seed_consistency", "delta_h_trade"),
+            text.deficit_hinges,
+        ),
+        RootCause("one measure, TEPO's reward volatility", ("reward", "stability_exploration", "stability_marked")),
+        RootCause(
+            "re-tests of one sentence under settings the paper does not use (sensitivity runs)",
+            ("eps_sensitivity", "unclipped_sensitivity", "lr_sensitivity"),
+        ),
+    )
+    decoding_choice = Fixed(
+        ISSUE40,
+        after_runs=True,
+        what="the accuracy and pass@k verdicts moved from greedy (the paper's decoding, where the base policy sits at "
+        "a ceiling the task sets: it solves the plain sums and no trap) to the shared sampled decoding, the only other "
+        "one every TEPO run was evaluated at",
+    )
 
     def label(self, run: str) -> str:
         return LABELS.get(self.params.runs[run].method, run)
@@ -35,3 +57,4 @@ class Paper(PaperBase):
     figures = figures.figures
 
     discussion_notes = text.discussion_notes
+    decoding_note = tables.ceiling_text
