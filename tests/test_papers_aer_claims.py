@@ -13,7 +13,7 @@ from rlvr_lib.eval.passk import pass_at_k
 from rlvr_lib.papers.aer import Paper, text
 from rlvr_lib.papers.aer import measures as aer_measures
 from rlvr_lib.papers.aer.measures import min_gap
-from rlvr_lib.papers.framework.claims import NotRun, NotTestable
+from rlvr_lib.papers.framework.claims import CONTRAST, NotRun, NotTestable
 from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.papers.framework.quotes import find_quote
 from rlvr_lib.papers.framework.results import RunResults
@@ -177,7 +177,9 @@ def test_fig2_reads_the_level_set_runs_on_their_own_level(paper, monkeypatch):
     assert [c.key for c in claims.values() if c.parent == "fig2_hard_set"] == ["fig2_hard_accuracy", "fig2_hard_length"]
     assert claims["fig2_easy_set"].direction == "less" and claims["fig2_hard_accuracy"].direction == "greater"
     for key in ("fig2_hard_accuracy", "fig2_easy_set"):
-        assert claims[key].null is None and "active" not in claims[key].requires  # coefficient 0 has no alpha
+        # coefficient 0 has no alpha, so no "active" gate; the null is the contrast arm (coefficient 0 in place of
+        # the coefficient the claim reads: no difference, issue 40's null for every claim)
+        assert claims[key].null == CONTRAST and "active" not in claims[key].requires
     big = [c.key for c in claims.values() if c.parent == "fig2_large_coefficient"]
     assert {"fig2_large_accuracy_easy", "fig2_large_accuracy_hard"} <= set(big)
     for name in ("easy", "hard"):  # the length half of the sentence on each level too; the explosion is the evidence

@@ -159,10 +159,13 @@ def test_temperature_note_reads_both_evaluations(paper, monkeypatch):
 
 def test_kernel_claims_are_per_seed_properties_of_the_logged_weights(claims):
     """R3-C12: the kernel's own description, checked on its logged weights in every seed, with no gate (a
-    property of the weights on each batch, whatever the run learned)."""
+    property of the weights on each batch, whatever the run learned); its null is the kernel that does nothing
+    (w = 1, GRPO's), which the claim must tell apart (issue 40: a no-op kernel passed before)."""
+    from rlvr_lib.papers.framework.declare import null_value
+
     c = by_key(claims)
     for key in ("kernel_handful", "kernel_intact"):
-        assert c[key].universal and c[key].requires == () and c[key].null is None
+        assert c[key].universal and c[key].requires == () and c[key].null.fn is null_value
     assert c["kernel_handful"].direction == "less" and c["kernel_handful"].reference == measures.HANDFUL
 
 
