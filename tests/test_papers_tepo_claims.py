@@ -95,8 +95,8 @@ def test_stated_sizes_are_tested_in_their_direction_with_the_papers_effect(claim
 def test_the_null_is_the_grpo_dapo_baseline(paper, claims):
     assert paper.null_run() == paper.runs.grpo_dapo == "dapo_8updates_tepo_data"
     assert paper.results.gates.grpo == paper.runs.grpo_dapo  # the `learned` gate's reference
-    # every claim declares its null: None where the contrast arm is the null, AUTO only for a one-run level
-    assert all(c.null is None for c in claims if c.direction is not None)
+    # every claim declares its null (issue 40): a run, the base policy, the contrast arm, a no-op form, or a Formula
+    assert all(c.null is not None for c in claims if c.direction is not None)
 
 
 def test_every_stability_claim_uses_the_reward_volatility_on_the_log_scale(claims):

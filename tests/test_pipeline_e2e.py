@@ -322,8 +322,11 @@ def test_the_readmes_experiment_runs_on_a_clone_through_its_paper_stage_and_repo
     new = ("" if "eps_high" in entry else "+") + f"methods.{CHANGED_RUN}.eps_high=0.31"
     cmd = [sys.executable, *args[1:3], CHANGED_RUN, "-S", new, "--seeds", "0", "-n", "smoke_exp"]
     ran = stages_run(run(cmd, clone, env).stdout)
-    pair = {f"pipelines/{CHANGED_RUN}/dvc.yaml:{stage}@0" for stage in ("train", "eval")}
-    assert {"data", "base_model@0", *pair, "paper_tepo", "report"} <= ran, sorted(ran)
+    # its eval reruns only where the retrained model differs (a clip bound may never bind in 2 steps: DVC's run cache
+    # then restores the evaluation), as in the rerun test above
+    assert {"data", "base_model@0", f"pipelines/{CHANGED_RUN}/dvc.yaml:train@0", "paper_tepo", "report"} <= ran, sorted(
+        ran
+    )
     assert [s for s in ran if ":train@" in s] == [f"pipelines/{CHANGED_RUN}/dvc.yaml:train@0"], sorted(ran)
     run(["dvc", "exp", "branch", "smoke_exp", "exp-smoke"], clone, env)
     run(["git", "merge", "-q", "--ff-only", "exp-smoke"], clone, env)
