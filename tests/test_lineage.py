@@ -268,3 +268,4 @@ def test_the_summary_counts_stages_by_standing_by_cause_and_by_kind(planted):
     assert lines[2] == "stale by changed parameter: lr 1; by changed committed output: none"
     assert lines[3] == "by kind: data 1 (1 stale); train 1 (1 stale)"
     assert "make repro DRY=1" in lines[4]
+    assert pipeline_lineage.cause("output reports/eval/base/seed0: recorded a, now b") == ("output", "reports/eval")

@@ -205,7 +205,8 @@ def cause(reason: str) -> tuple[str, str]:
     what, rest = reason.split(" ", 1)
     if what == "params":  # "params params.yaml:train.lr modified"
         return what, rest.split(":", 1)[1].rsplit(" ", 1)[0]
-    return what, rest.split(": recorded", 1)[0]
+    path = rest.split(": recorded", 1)[0]
+    return what, "/".join(path.split("/")[:2]) if what == "output" else path  # outputs by folder: reports/eval
 
 
 def summary_lines(lineages: list[StageLineage]) -> list[str]:
@@ -219,8 +220,10 @@ def summary_lines(lineages: list[StageLineage]) -> list[str]:
         for what, name in {cause(reason) for reason in entry.reasons}:
             causes[what][name] += 1
     kinds: dict[str, Counter] = {}
-    for entry in lineages:
-        kinds.setdefault(entry.kind, Counter())[entry.state] += 1
+    for entry in lineages:  # the paper stages together, the sampling studies together
+        kinds.setdefault(
+            entry.kind.split("_")[0] if entry.kind.startswith(("paper_", "sample_")) else entry.kind, Counter()
+        )[entry.state] += 1
 
     def top(counter: Counter) -> str:
         shown = ", ".join(f"{name} {n}" for name, n in counter.most_common(6))
