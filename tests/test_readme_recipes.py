@@ -182,3 +182,22 @@ def test_exp_table_prints_one_row_per_experiment_and_run():
         header[4],
         header[7],
     ]
+
+
+def test_an_experiment_adds_only_the_makers_of_cached_inputs_a_reader_lacks():
+    """A study sampling `runs/x` lacks the absent model; the report reading `reports/training` (where the same train
+    stage writes its uncached log) does not: on a clone it must not retrain every pair."""
+    from types import SimpleNamespace as Obj
+
+    from rlvr_lib.pipeline.experiment import lacks
+
+    train = Obj(
+        outs=[
+            Obj(fs_path="/r/runs/x/seed0", use_cache=True, exists=False),
+            Obj(fs_path="/r/reports/training/x/seed0/history.json", use_cache=False, exists=True),
+        ]
+    )
+    assert lacks(Obj(deps=[Obj(fs_path="/r/runs/x")]), train)
+    assert not lacks(Obj(deps=[Obj(fs_path="/r/reports/training")]), train)
+    train.outs[0].exists = True
+    assert not lacks(Obj(deps=[Obj(fs_path="/r/runs/x")]), train)

@@ -44,14 +44,23 @@ def experiment_stages(run: str, seeds: list[int]) -> list[str]:
         by_address = {stage.addressing: stage for stage in graph}
         own = [by_address[address] for address in run_stages(run, seeds)]
         readers = set(plan_repro(graph, own, downstream=True))
-        absent = [made for stage in readers for made in graph.successors(stage) if made not in readers and lacks(made)]
+        absent = [
+            made for stage in readers for made in graph.successors(stage) if made not in readers and lacks(stage, made)
+        ]
         wanted = set(plan_repro(graph, own + absent)) | readers
         return [stage.addressing for stage in reversed(list(nx.topological_sort(graph))) if stage in wanted]
 
 
-def lacks(stage) -> bool:
-    """Whether a cached output of ``stage`` (a DVC stage) is absent here."""
-    return any(out.use_cache and not out.exists for out in stage.outs)
+def lacks(reader, maker) -> bool:
+    """Whether ``reader`` (a DVC stage) reads a cached output of ``maker`` that is absent here (a model on a clone;
+    not the committed files of a folder such as ``reports/training`` that ``maker`` also writes into)."""
+    from pathlib import PurePath
+
+    def overlap(a: str, b: str) -> bool:
+        return a == b or PurePath(b) in PurePath(a).parents or PurePath(a) in PurePath(b).parents
+
+    paths = [dep.fs_path for dep in reader.deps]
+    return any(out.use_cache and not out.exists and any(overlap(out.fs_path, p) for p in paths) for out in maker.outs)
 
 
 def command(stages: list[str], sets: list[str], name: str | None, queue: bool) -> list[str]:
