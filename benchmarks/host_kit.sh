@@ -8,6 +8,9 @@
 #   state   data, base_model@N and filter_data@N for every seed, built by DVC in a scratch copy of HEAD (one thread,
 #           as a lane), refused unless every cached output has the hash the committed dvc.lock records (otherwise the
 #           host would train from other bytes than the committed pairs); packed with their lock entries
+#   state-here  the same state taken from this checkout as it is (data/generated, models/base, data/filtered, e.g.
+#           adopted from an earlier host call by `host_merge.py --adopt-base`), refused unless DVC finds those stages
+#           up to date here
 #   all     both, and .hostcarry/commit (the commit origin.json names); prints the size
 set -eu
 KIT=.hostcarry
@@ -69,11 +72,32 @@ PY
   echo "state: $(du -h $KIT/state.tar.xz | cut -f1)"
 }
 
+state_here() {
+  local seeds names
+  seeds=$(sed -n 's/^- \([0-9]*\)$/\1/p' pipelines/seeds.yaml)
+  names="data $(for n in $seeds; do echo base_model@$n filter_data@$n; done)"
+  if ! dvc status $names 2>&1 | grep -q "up to date"; then
+    echo "refused: DVC does not find $names up to date here:"; dvc status $names 2>&1 | head -20; exit 1
+  fi
+  mkdir -p $KIT
+  python3 - dvc.lock $names <<'PY'
+import sys, yaml
+stages = yaml.safe_load(open(sys.argv[1]))["stages"]
+yaml.safe_dump({n: stages[n] for n in sys.argv[2:]}, open(".hoststate.lock.yaml", "w"), sort_keys=False)
+PY
+  tar -cf - .hoststate.lock.yaml data/generated data/filtered models/base reports/data_filters \
+      reports/notebooks/data.ipynb reports/notebooks/base_model_seed*.ipynb reports/notebooks/filter_data_seed*.ipynb \
+    | xz -6 -T0 > $KIT/state.tar.xz
+  rm .hoststate.lock.yaml
+  echo "state (from this checkout): $(du -h $KIT/state.tar.xz | cut -f1)"
+}
+
 case "${1:-all}" in
   wheels) wheels ;;
   state) state ;;
+  state-here) state_here ;;
   all) wheels; state ;;
-  *) echo "usage: $0 wheels | state | all" >&2; exit 2 ;;
+  *) echo "usage: $0 wheels | state | state-here | all" >&2; exit 2 ;;
 esac
 git rev-parse HEAD > $KIT/commit
 echo ".hostcarry: $(du -sh $KIT | cut -f1) ($(du -sb $KIT | cut -f1) bytes; with the slim tree it must stay under 64 MiB)"

@@ -6,7 +6,11 @@ stage whose host entry differs from ours:
 
 - a base or data stage of the root dvc.lock (data, base_model@N, filter_data@N, eval_base@N) is taken only if every
   cached output (data/, models/) has the hash our entry records: the host then used our base policies and data, and
-  the lineage holds. Any other hash stops the merge, with nothing written: our pairs were trained from other bytes;
+  the lineage holds. Any other hash stops the merge, with nothing written: our pairs were trained from other bytes.
+  With ``--adopt-base`` (the first call of a regeneration, whose host built the data and base policies itself) the
+  host's entries are taken whatever our hashes, with their cached outputs (data/generated, models/base/seed<N>,
+  data/filtered/seed<N>, which host_pairs.sh packs): they become this checkout's, and a later call carries them
+  (``benchmarks/host_kit.sh state-here``);
 - a sampling stage of the root dvc.lock (sample_*) and a pair's stage (pipelines/<run>/dvc.lock) are taken when every
   dependency that a root stage produces (data/generated, models/base/seed<N>, data/filtered/seed<N>) has the hash our
   root dvc.lock records for it (after the merge), and the run is one of params.yaml's (its pipelines/<run>/dvc.yaml
@@ -62,13 +66,22 @@ def cached(path: str) -> bool:
     return not path.startswith("reports/")
 
 
-def plan(tree: Path, root: Path) -> dict[Path, dict[str, dict]]:
-    """{our lock path (relative): {stage name: the host's entry}} of every stage to take; MergeRefused otherwise."""
+def plan(tree: Path, root: Path, adopt_base: bool = False) -> dict[Path, dict[str, dict]]:
+    """{our lock path (relative): {stage name: the host's entry}} of every stage to take; MergeRefused otherwise.
+    ``adopt_base``: the host's base and data stages are taken whatever our hashes (their cached outputs must be in
+    ``tree``), and the pairs are checked against them."""
     ours_root, host_root = stages_of(root / "dvc.lock"), stages_of(tree / "dvc.lock")
     take: dict[Path, dict[str, dict]] = {}
     made = {p: h for e in ours_root.values() for p, h in outs(e).items()}  # what our root stages produced
     for name, entry in host_root.items():
         if entry == ours_root.get(name) or name.split("@")[0] not in BASE_KINDS:
+            continue
+        if adopt_base:
+            missing = [p for p in outs(entry) if cached(p) and not (tree / p).exists()]
+            if missing:
+                raise MergeRefused(f"dvc.lock:{name}: --adopt-base, but the host's results lack {', '.join(missing)}")
+            made.update(outs(entry))
+            take.setdefault(Path("dvc.lock"), {})[name] = entry
             continue
         for path, digest in outs(entry).items():
             if cached(path) and digest != outs(ours_root.get(name, {})).get(path):
@@ -97,8 +110,9 @@ def plan(tree: Path, root: Path) -> dict[Path, dict[str, dict]]:
     return take
 
 
-def apply(take: dict[Path, dict[str, dict]], tree: Path, root: Path) -> list[str]:
-    """Write the entries into our lock files and copy their uncached outputs; returns the stage addresses."""
+def apply(take: dict[Path, dict[str, dict]], tree: Path, root: Path, adopt_base: bool = False) -> list[str]:
+    """Write the entries into our lock files and copy their uncached outputs (with ``adopt_base``, the root base and
+    data stages' cached outputs too); returns the stage addresses."""
     done = []
     for rel, entries in take.items():
         from dvc.utils.serialize import modify_yaml  # DVC's own writer: the rest of the file as it was
@@ -109,7 +123,8 @@ def apply(take: dict[Path, dict[str, dict]], tree: Path, root: Path) -> list[str
         with modify_yaml(lock) as data:
             data.setdefault("stages", {}).update(entries)
         for name, entry in entries.items():
-            for path in (p for p in outs(entry) if not cached(p)):
+            adopted = adopt_base and rel == Path("dvc.lock") and name.split("@")[0] in BASE_KINDS
+            for path in (p for p in outs(entry) if adopted or not cached(p)):
                 src, dst = tree / path, root / path
                 if not src.exists():
                     raise FileNotFoundError(f"{rel}:{name}: its output {path} is not in the host's results")
@@ -128,11 +143,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("results", type=Path, help="the device call's files (results.tar.xz.NN) or an unpacked tree")
     parser.add_argument("--root", type=Path, default=Path("."), help="this checkout (default: .)")
     parser.add_argument("--dry-run", action="store_true", help="say what would be merged, write nothing")
+    parser.add_argument(
+        "--adopt-base", action="store_true", help="take the host's data and base policies as ours (a regeneration)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         try:
             tree = unpack(args.results, Path(scratch))
-            take = plan(tree, args.root)
+            take = plan(tree, args.root, args.adopt_base)
         except (MergeRefused, FileNotFoundError) as err:
             print(f"host_merge refused: {err}", file=sys.stderr)
             return 2
@@ -141,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(f"{rel}:{name}" for rel, entries in take.items() for name in entries))
             print(f"{count} stages would be merged")
             return 0
-        done = apply(take, tree, args.root)
+        done = apply(take, tree, args.root, args.adopt_base)
     print(f"merged {len(done)} stages' lock entries and outputs; check: python -m rlvr_lib.pipeline.lineage status")
     return 0
 

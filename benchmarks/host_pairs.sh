@@ -5,8 +5,9 @@
 # usage (the device call's command; .hostcarry from benchmarks/host_kit.sh in `carry`):
 #   bash benchmarks/host_pairs.sh PAIRS_FILE SECONDS [STUDY ...]
 #   first call on a machine: copy the checkout to $WORK, install .hostcarry/site.tar.xz into /tmp/site, restore
-#   .hostcarry/state.tar.xz (data, base policies, filtered sets and their lock entries, built on the project's machine),
-#   git init + commit the snapshot, then start in the background `repro_lanes --pairs-file PAIRS_FILE --studies STUDY..
+#   .hostcarry/state.tar.xz (data, base policies, filtered sets and their lock entries, made by an earlier call or on
+#   the project's machine; without it the driver builds them here first, and they are packed with the results for
+#   `host_merge.py --adopt-base`), git init + commit the snapshot, then start in the background `repro_lanes --pairs-file PAIRS_FILE --studies STUDY..
 #   --deadline $DEADLINE` at $JOBS lanes of one thread. Every call: wait until SECONDS have passed since the call began
 #   (or the driver ended), then pack into $OUT what the host made since its start: reports/, dvc.lock,
 #   pipelines/*/dvc.lock, the lane logs (results.tar.xz.NN, 15 MB parts) and repro.log.
@@ -29,8 +30,19 @@ setup() {
   for tool in dvc papermill; do printf '#!/bin/sh\nexec python3 -m %s "$@"\n' $tool > /tmp/bin/$tool; done
   chmod +x /tmp/bin/*
   cd "$WORK" || exit 1
-  xz -dc "$CARRY/state.tar.xz" | tar -xf - || exit 1
-  python3 - <<'PY' || exit 1
+  if [ -f "$CARRY/state.tar.xz" ]; then restore_state || exit 1; else echo "no state carried: the driver builds it"; fi
+  git init -q && git add -A >/dev/null && git -c user.name=host -c user.email=host@localhost commit -qm snapshot
+  python3 -c "import torch, transformers, trl, dvc, papermill; print('torch', torch.__version__, '| transformers', transformers.__version__, '| trl', trl.__version__, '| dvc', dvc.__version__, '| cores', __import__('os').cpu_count())" || exit 1
+  if [ -f "$CARRY/state.tar.xz" ]; then check_state || exit 3; fi
+  echo "setup took $(( $(date +%s) - T0 )) s"
+  date +%s > started
+  setsid nohup bash -c "python3 -m rlvr_lib.pipeline.repro_lanes --pairs-file '$SRC/$PAIRS' --jobs ${JOBS:-$(nproc)} \
+    --deadline ${DEADLINE:-1380} ${*:+--studies $*}; echo \"exit \$? at \$(date +%s)\" > finished" > repro.log 2>&1 < /dev/null &
+}
+
+restore_state() {
+  xz -dc "$CARRY/state.tar.xz" | tar -xf - || return 1
+  python3 - <<'PY' || return 1
 import yaml
 from dvc.utils.serialize import modify_yaml
 entries = yaml.safe_load(open(".hoststate.lock.yaml"))
@@ -39,17 +51,14 @@ with modify_yaml("dvc.lock") as data:  # the state's stages as DVC recorded them
 print(f"state: {len(entries)} lock entries ({', '.join(entries)})")
 PY
   rm .hoststate.lock.yaml
-  git init -q && git add -A >/dev/null && git -c user.name=host -c user.email=host@localhost commit -qm snapshot
-  python3 -c "import torch, transformers, trl, dvc, papermill; print('torch', torch.__version__, '| transformers', transformers.__version__, '| trl', trl.__version__, '| dvc', dvc.__version__, '| cores', __import__('os').cpu_count())" || exit 1
+}
+
+check_state() {
   local stale=$(dvc status data $(sed -n 's/^- \([0-9]*\)$/base_model@\1 filter_data@\1/p' pipelines/seeds.yaml) 2>&1)
   if ! grep -q "up to date" <<< "$stale"; then
-    echo "the carried base policies are not up to date here (rebuild .hostcarry: benchmarks/host_kit.sh state):"
-    echo "$stale" | head -30; exit 3
+    echo "the carried base policies are not up to date here (rebuild .hostcarry: benchmarks/host_kit.sh state-here):"
+    echo "$stale" | head -30; return 1
   fi
-  echo "setup took $(( $(date +%s) - T0 )) s"
-  date +%s > started
-  setsid nohup bash -c "python3 -m rlvr_lib.pipeline.repro_lanes --pairs-file '$SRC/$PAIRS' --jobs ${JOBS:-$(nproc)} \
-    --deadline ${DEADLINE:-1380} ${*:+--studies $*}; echo \"exit \$? at \$(date +%s)\" > finished" > repro.log 2>&1 < /dev/null &
 }
 
 if [ -f "$WORK/started" ]; then cd "$WORK" && echo "resuming on a warm machine (driver started $(( T0 - $(cat started) )) s ago)"
@@ -58,7 +67,9 @@ while [ ! -f finished ] && [ "$(date +%s)" -lt $(( T0 + SECONDS_ )) ]; do sleep 
 grep -E "to run|done in|up to date|elsewhere|deadline|FAILED|stopped|rror" repro.log | tail -60
 [ -f finished ] && cat finished
 mkdir -p "$OUT" && cp repro.log "$OUT/"
-{ find reports -newer started -type f; ls dvc.lock pipelines/*/dvc.lock; find runs/.repro_logs -type f 2>/dev/null; } \
+# the cached outputs of the root stages built here (no state carried): data, base policies, filtered sets
+{ find reports -newer started -type f; ls dvc.lock pipelines/*/dvc.lock; find runs/.repro_logs -type f 2>/dev/null
+  find data/generated data/filtered models/base -newer started -type f 2>/dev/null; } \
   | tar -cf - -T - | xz -6 -T0 > /tmp/results.tar.xz
 split -b 15M -d /tmp/results.tar.xz "$OUT/results.tar.xz."
 ls -la "$OUT"; echo "call took $(( $(date +%s) - T0 )) s"

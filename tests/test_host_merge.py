@@ -78,3 +78,20 @@ def test_a_pair_read_from_other_bytes_or_of_an_unknown_run_is_refused(trees, cap
     lock(host / "pipelines/nope/dvc.lock", {"train@0": PAIR})
     assert host_merge.main([str(host), "--root", str(ours)]) == 2
     assert "a run params.yaml lacks" in capsys.readouterr().err
+
+
+def test_adopting_the_hosts_base_policies_brings_their_bytes_and_checks_the_pairs_against_them(trees, capsys):
+    ours, host = trees
+    other = {**BASE, "outs": [{"path": "models/base/seed0", "md5": "HOST.dir"}]}
+    lock(host / "dvc.lock", {"base_model@0": other})
+    host_pair = {**PAIR, "deps": [{"path": "models/base/seed0", "md5": "HOST.dir"}]}
+    lock(host / "pipelines/grpo/dvc.lock", {"train@0": host_pair})
+    assert host_merge.main([str(host), "--root", str(ours), "--adopt-base"]) == 2  # its bytes are not in the results
+    assert "lack models/base/seed0" in capsys.readouterr().err
+    (host / "models/base/seed0").mkdir(parents=True)
+    (host / "models/base/seed0/model.safetensors").write_bytes(b"w")
+    assert host_merge.main([str(host), "--root", str(ours), "--adopt-base"]) == 0
+    assert (ours / "models/base/seed0/model.safetensors").read_bytes() == b"w"
+    assert yaml.safe_load((ours / "dvc.lock").read_text())["stages"]["base_model@0"] == other
+    assert yaml.safe_load((ours / "pipelines/grpo/dvc.lock").read_text())["stages"]["train@0"] == host_pair
+    assert yaml.safe_load((ours / "dvc.lock").read_text())["stages"]["data"]["outs"][0]["md5"] == "D.dir"
