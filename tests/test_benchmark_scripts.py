@@ -93,6 +93,7 @@ USAGE_ONLY = (
     "dist_equality.py",
     "gpu_fsdp_equality.py",
     "gpu_step.py",
+    "host_merge.py",
     "stage_startup.py",
     "step_profile.py",
     "testbed_properties.py",

@@ -218,3 +218,62 @@ def test_a_dry_runs_pair_takes_the_budgets_estimate_and_other_units_their_notebo
     durations.known = {"sample_aer_pass_at_k": 40.0, "pipelines/opefo/dvc.yaml:train@2": 5.0}
     assert durations.unit(pair) == budgets["opefo", 2] != 5.0
     assert durations.unit(study) == 40.0
+
+
+def _driven_units(monkeypatch, tmp_path, argv: list[str]) -> list[tuple[str, ...]]:
+    """The stages of every unit ``main(argv)`` hands its runner (DVC's status faked: all out of date)."""
+    from conftest import REPO
+
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(repro_lanes, "LOG_DIR", tmp_path)
+    monkeypatch.setattr(repro_lanes.subprocess, "run", lambda *a, **k: calls.append(("final", *a[0])))
+    monkeypatch.setattr(repro_lanes, "changed_units", lambda units, **kw: list(units))
+    monkeypatch.setattr(repro_lanes, "made_elsewhere", lambda todo, sampling, lineages: (todo, []))
+    monkeypatch.setattr(repro_lanes, "stage_lineages", lambda: [])
+
+    def runner(unit):
+        calls.append(unit.stages)
+        return 0
+
+    monkeypatch.setattr(repro_lanes, "dvc_runner", lambda env: runner)
+    assert repro_lanes.main(["--jobs", "1", *argv]) == 0
+    return calls
+
+
+def test_only_the_listed_pairs_their_seeds_base_policies_and_the_named_studies_run(monkeypatch, tmp_path):
+    listed = tmp_path / "pairs.txt"
+    listed.write_text("# a comment\nerpo_sigma_0_25:3\n\ngrpo:0  # trailing comment\ngrpo:0\n")
+    calls = _driven_units(monkeypatch, tmp_path, ["--pairs-file", str(listed), "--studies", "erpo_perturbation"])
+    data = [("check_params", "data")]
+    base = [u.stages for u in seed_units([0, 3])]
+    pairs = [u.stages for u in pair_units({"erpo_sigma_0_25": [3], "grpo": [0]})]
+    assert calls == [*data, *base, *pairs, ("sample_erpo_perturbation",)]  # no paper stage, no final dvc repro
+    calls = _driven_units(monkeypatch, tmp_path, ["--only", "grpo:4"])
+    assert calls == [*data, *(u.stages for u in seed_units([4])), *(u.stages for u in pair_units({"grpo": [4]}))]
+
+
+def test_after_the_deadline_no_unit_starts_and_the_final_repro_waits(monkeypatch, tmp_path):
+    assert _driven_units(monkeypatch, tmp_path, ["--only", "grpo:0", "grpo:1", "--deadline", "0"]) == []
+    assert _driven_units(monkeypatch, tmp_path, ["--deadline", "0"]) == []  # the whole protocol: no final repro either
+    whole = _driven_units(monkeypatch, tmp_path, ["--paper", "opefo"])
+    assert whole[-1] == ("final", "dvc", "repro", "--allow-missing", "paper_opefo")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--only", "grpoo:0"], "unknown run 'grpoo'"),
+        (["--only", "dapo:9"], "seed '9' is not one of dapo's seeds"),
+        (["--only", "grpo:0", "--studies", "nope"], "--studies: unknown nope"),
+        (["--studies", "erpo_perturbation"], "--studies goes with --only"),
+        (["--only", "grpo:0", "--paper", "aer"], "exclude each other"),
+    ],
+)
+def test_bad_pair_lists_are_named(monkeypatch, capsys, argv, message):
+    from conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    with pytest.raises(SystemExit):
+        repro_lanes.main(argv)
+    assert message in capsys.readouterr().err

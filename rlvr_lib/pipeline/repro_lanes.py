@@ -26,7 +26,13 @@ paper it gathers, whose reports it reads), the sampling studies it reads, its pa
 ``make repro DRY=1`` (``python -m rlvr_lib.pipeline.repro_dry``) runs nothing: it lists what each step would run
 and the time it would take.
 
-    python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME]
+With ``--only RUN:SEED ...`` or ``--pairs-file F`` (a lent host's share, ``benchmarks/host_pairs.sh``) it runs exactly
+those pairs, in that order: the data and their seeds' base policies first, then the pairs, then only the sampling
+studies ``--studies`` names; no paper stage and no final ``dvc repro``. ``--deadline S`` starts no unit once S
+seconds have passed (a lease's call limit): what did not start is listed, and the driver exits 0.
+
+    python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME] [--deadline S]
+    python -m rlvr_lib.pipeline.repro_lanes --pairs-file F [--studies NAME ...] [--deadline S] [--jobs N]
 """
 
 from __future__ import annotations
@@ -119,6 +125,40 @@ def paper_scope(paper: str, params) -> tuple[dict[str, list[int]], list[Unit], l
     return runs, studies, papers
 
 
+def parse_pairs(entries: Iterable[str], params, where: str = "--only") -> dict[str, list[int]]:
+    """``RUN:SEED`` entries (blank lines and ``#`` comments skipped) as run -> seeds, in order; ValueError naming
+    ``where`` and the entry for a run params.yaml lacks or a seed that is not one of the run's."""
+    from rlvr_lib.settings.names import did_you_mean
+
+    runs: dict[str, list[int]] = {}
+    for entry in (e.split("#")[0].strip() for e in entries):
+        if not entry:
+            continue
+        run, _, seed = entry.rpartition(":")
+        if run not in params.runs:
+            raise ValueError(
+                f"{where}: {entry!r}: unknown run {run!r}{did_you_mean(run, params.runs)} (want RUN:SEED, RUN a key of "
+                "methods)"
+            )
+        if not seed.isdigit() or int(seed) not in params.runs[run].seeds:
+            raise ValueError(f"{where}: {entry!r}: seed {seed!r} is not one of {run}'s seeds {params.runs[run].seeds}")
+        if int(seed) not in runs.setdefault(run, []):
+            runs[run].append(int(seed))
+    if not runs:
+        raise ValueError(f"{where}: no RUN:SEED entry")
+    return runs
+
+
+def only_studies(studies: Iterable[str]) -> list[Unit]:
+    """The units of the named sampling ``studies``; ValueError for an unknown name."""
+    from rlvr_lib.papers.framework.sampling import STUDIES, stage_name
+
+    unknown = [s for s in studies if s not in STUDIES]
+    if unknown:
+        raise ValueError(f"--studies: unknown {', '.join(unknown)}; valid: {', '.join(STUDIES)}")
+    return [Unit(f"study {s}", (stage_name(s),)) for s in studies]
+
+
 def clock(seconds: float) -> str:
     """``h:mm:ss``."""
     seconds = round(max(seconds, 0))
@@ -152,16 +192,18 @@ def run_units(
     runner: Callable[[Unit], int],
     what: str,
     say: Callable[[str], None] = print,
-) -> None:
+    stop_at: float | None = None,
+) -> list[Unit]:
     """Run ``units`` with ``runner`` (returns an exit status), ``lanes`` at a time, printing a progress line per
-    finished unit; on the first failure start nothing new, let the running ones finish and raise UnitFailed."""
+    finished unit; on the first failure start nothing new, let the running ones finish and raise UnitFailed. After
+    ``stop_at`` (``time.monotonic()``) start nothing new either; returns the units not started."""
     start, durations, failures = time.monotonic(), [], []
     say(f"{time.strftime('%H:%M:%S')} {what}: {len(units)} to run, {min(lanes, len(units)) or 0} at a time")
     pending = list(units)
     with ThreadPoolExecutor(max_workers=max(1, lanes)) as pool:
         running: dict[Future, tuple[Unit, float]] = {}
         while pending or running:
-            while pending and len(running) < lanes and not failures:
+            while pending and len(running) < lanes and not failures and (stop_at is None or time.monotonic() < stop_at):
                 unit = pending.pop(0)
                 running[pool.submit(runner, unit)] = (unit, time.monotonic())
             if not running:
@@ -182,6 +224,9 @@ def run_units(
     if failures:
         names, first = ", ".join(u.name for u in failures), failures[0]
         raise UnitFailed(f"{what}: {names} failed (stages {', '.join(first.stages)}); see {log_path(first)}")
+    if pending:
+        say(f"{time.strftime('%H:%M:%S')} {what}: deadline passed, not started: {', '.join(u.name for u in pending)}")
+    return pending
 
 
 def log_path(unit: Unit) -> Path:
@@ -278,20 +323,32 @@ class Phase:
 @dataclass(frozen=True)
 class Plan:
     """What ``main`` runs: the phases in order, then ``last`` (``dvc repro --allow-missing`` of ``targets``, all when
-    empty); ``sampling``: the units that read trained models (``made_elsewhere``)."""
+    empty; nothing when ``targets`` is None); ``sampling``: the units that read trained models (``made_elsewhere``)."""
 
     what: str
     phases: list[Phase]
-    targets: list[str]
+    targets: list[str] | None
     sampling: list[Unit]
 
     @property
-    def last(self) -> list[str]:
-        return ["dvc", "repro", "--allow-missing", *self.targets]
+    def last(self) -> list[str] | None:
+        return None if self.targets is None else ["dvc", "repro", "--allow-missing", *self.targets]
 
 
-def plan(params, paper: str | None) -> Plan:
-    """The driver's steps for the whole protocol or one paper's share (``papers_upstream`` raises on a bad name)."""
+def plan(params, paper: str | None, only: dict[str, list[int]] | None = None, studies: Iterable[str] = ()) -> Plan:
+    """The driver's steps for the whole protocol, one paper's share (``papers_upstream`` raises on a bad name) or
+    the listed pairs ``only`` (run -> seeds) with the named sampling ``studies`` (no paper stage, no final repro)."""
+    if only is not None:
+        sampling = only_studies(studies)
+        seeds = sorted({n for run_seeds in only.values() for n in run_seeds})
+        what = f"{sum(map(len, only.values()))} listed pairs"
+        phases = [
+            Phase("shared data", [Unit("data", ("check_params", "data"))]),
+            Phase("base policies (per seed)", seed_units(seeds)),
+            Phase("(run, seed) pairs", pair_units(only), elsewhere=True),
+            Phase("sampling stages", sampling),
+        ]
+        return Plan(what, phases, None, sampling)
     if paper:
         runs, sampling, papers = paper_scope(paper, params)
         seeds = sorted({n for run_seeds in runs.values() for n in run_seeds})
@@ -341,12 +398,27 @@ def main(argv: list[str] | None = None) -> int:
         "--threads", type=int, default=1, help="threads per lane (default 1: the same bytes whatever the lanes)"
     )
     parser.add_argument("--paper", default=None, help="one paper only: erpo, cw_grpo, tepo, opefo, aer or summary")
+    parser.add_argument("--only", nargs="+", default=None, metavar="RUN:SEED", help="these pairs only")
+    parser.add_argument("--pairs-file", type=Path, default=None, help="the pairs only, one RUN:SEED a line")
+    parser.add_argument("--studies", nargs="*", default=[], help="with --only/--pairs-file: these sampling studies")
+    parser.add_argument("--deadline", type=float, default=None, help="seconds after which no unit starts")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.threads < 1:
         parser.error(f"--jobs and --threads must be >= 1, got {args.jobs} and {args.threads}")
+    listed = args.only is not None or args.pairs_file is not None
+    if listed and args.paper:
+        parser.error("--paper and --only/--pairs-file exclude each other")
+    if args.studies and not listed:
+        parser.error("--studies goes with --only or --pairs-file")
+    stop_at = None if args.deadline is None else time.monotonic() + args.deadline
     try:
-        steps = plan(load_params(), args.paper)
-    except ValueError as err:
+        params = load_params()
+        only = None
+        if listed:
+            entries = [*(args.only or []), *(args.pairs_file.read_text().splitlines() if args.pairs_file else [])]
+            only = parse_pairs(entries, params, str(args.pairs_file or "--only"))
+        steps = plan(params, args.paper, only, args.studies)
+    except (ValueError, OSError) as err:
         parser.error(str(err))
     lineages = functools.cache(stage_lineages)
     env = lane_env(args.threads, args.jobs)
@@ -361,8 +433,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
             if elsewhere:
                 print(f"{len(elsewhere)} more are current by their lock entries, made elsewhere: not rerun")
-            run_units(todo, args.jobs, runner, phase.what)
-        subprocess.run(steps.last, env=env, check=True)
+            if run_units(todo, args.jobs, runner, phase.what, stop_at=stop_at):
+                return 0  # the deadline: what did not start is listed, the next call resumes
+        if steps.last:
+            subprocess.run(steps.last, env=env, check=True)
     except UnitFailed as err:
         print(f"{steps.what} stopped: {err}", file=sys.stderr)
         return 1
