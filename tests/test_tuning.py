@@ -11,9 +11,10 @@ import pytest
 from conftest import REPO
 
 from rlvr_lib.settings.config import read_yaml
+from rlvr_lib.tuning import validation
 from rlvr_lib.tuning.select import ValidationRow, select
 from rlvr_lib.tuning.space import parse_space
-from rlvr_lib.workspace.layout import _build_method, load_params
+from rlvr_lib.workspace.layout import load_params
 
 SEEDS = [0, 1]
 
@@ -24,7 +25,7 @@ def committed():
 
 
 def space_of(raw, params):
-    return parse_space(raw, params, _build_method)
+    return parse_space(raw, params)
 
 
 def test_committed_space_is_equal_and_includes_the_literal(committed):
@@ -130,3 +131,49 @@ def test_no_healthy_configuration_keeps_the_literal_marked():
 def test_a_missing_seed_is_an_error():
     with pytest.raises(ValueError, match="configuration 5: no validation result for seed"):
         select(rows("a", {4: ([0.4, 0.4], OK)}) + [ValidationRow("a", 5, 0, 0.5, "", False)], SEEDS)
+
+
+# ----------------------------------------------------------------------------- validation split
+def split_sets(params):
+    from rlvr_lib.testbed import make_splits, to_records
+
+    tb = params.data.testbed
+    train, held_out = make_splits(tb.n_train, tb.n_eval, params.testbed_seed, tuple(tb.levels), tb.task)
+    sft = [{"prompt": p} for p in validation.sft_prompts(params)]
+    return {"train": to_records(train), "eval_testbed": to_records(held_out), "sft": sft}
+
+
+def test_validation_split_is_disjoint_by_content(committed):
+    raw, params = committed
+    others = split_sets(params)
+    rows = validation.validation_records(params, validation.validation_size(raw), others)
+    assert len(rows) == 256 and {r["level"] for r in rows} == set(params.data.testbed.levels)
+    assert not validation.overlaps(rows, others)
+    assert rows == validation.validation_records(params, 256, others)  # deterministic
+    # a planted overlap: a training problem written with other case and spacing (another uid) is found by content
+    planted = {
+        **others["train"][7],
+        "prompt": "  " + others["train"][7]["prompt"].upper().replace(" ", "   "),
+        "uid": "x",
+    }
+    assert f"train: {planted['prompt']!r}" in validation.overlaps([*rows, planted], others)
+
+
+def test_validation_records_refuse_an_overlap_the_generator_let_through(committed, monkeypatch):
+    from rlvr_lib.testbed.problems import Problem
+
+    _, params = committed
+    others = split_sets(params)
+    leaked = others["eval_testbed"][0]
+    problem = Problem("L9-x", leaked["prompt"] + " ", leaked["answer"], leaked["level"], "")
+    monkeypatch.setattr(validation, "validation_split", lambda *args: [problem])
+    with pytest.raises(ValueError, match="share their content with another split.*eval_testbed"):
+        validation.validation_records(params, 1, others)
+
+
+def test_smoke_profile_and_files_source(committed):
+    raw, params = copy.deepcopy(committed[0]), committed[1]
+    assert validation.validation_size({**raw, "profile": "smoke"}) == 16
+    files = dataclasses.replace(params, data=dataclasses.replace(params.data, source="files"))
+    with pytest.raises(ValueError, match="data.source is 'files'"):
+        validation.validation_records(files, 16, {})

@@ -16,8 +16,8 @@ import dataclasses
 import itertools
 from typing import Any
 
-from rlvr_lib.methods.registry import method_class
-from rlvr_lib.settings.config import MethodCheck, Params, TrainConfig, check_seeds, deep_merge, parse_run
+from rlvr_lib.methods.registry import build_method, method_class
+from rlvr_lib.settings.config import Params, TrainConfig, check_seeds, deep_merge, parse_run
 from rlvr_lib.settings.names import did_you_mean
 
 TRAIN_PREFIX = "train."
@@ -115,7 +115,7 @@ def _normalise(value: Any, name: str, path: str) -> Any:
     return tuple(value)
 
 
-def arm_configs(arm: str, grid: Any, raw: dict[str, Any], params: Params, check_method: MethodCheck | None) -> list:
+def arm_configs(arm: str, grid: Any, raw: dict[str, Any], params: Params) -> list[Config]:
     """The configurations of one arm, each built and checked as a run (errors name ``tuning.arms.<arm>``)."""
     path = f"tuning.arms.{arm}"
     if arm not in params.runs:
@@ -139,16 +139,21 @@ def arm_configs(arm: str, grid: Any, raw: dict[str, Any], params: Params, check_
         config = Config(arm, index, values, literal=values == literal)
         shared = {"seed": params.train.seed, **(raw.get("train") or {})}
         try:
-            parse_run(config.run, config.entry(raw["methods"], [0]), shared, check_method)
+            parse_run(config.run, config.entry(raw["methods"], [0]), shared, check_run)
         except ValueError as err:
             raise ValueError(f"{path} configuration {index} ({config.label()}): {err}") from None
         configs.append(config)
     return configs
 
 
-def parse_space(raw: dict[str, Any], params: Params, check_method: MethodCheck | None = None) -> Space:
+def check_run(method: str, hparams: dict[str, Any], path: str) -> None:
+    """A run's method hyperparameters built by the method's own checks (``settings.config.MethodCheck``)."""
+    build_method(method, hparams, path=path)
+
+
+def parse_space(raw: dict[str, Any], params: Params) -> Space:
     """params.yaml's ``tuning`` section (``raw``: the file's mapping, the smoke overrides applied where its profile
-    says so) checked against ``params``; ``check_method`` as ``settings.config.parse_params``'s."""
+    says so) checked against ``params``."""
     if raw.get("profile") == "smoke":
         raw = deep_merge(raw, raw.get("smoke") or {})
     section = raw.get("tuning")
@@ -167,7 +172,7 @@ def parse_space(raw: dict[str, Any], params: Params, check_method: MethodCheck |
     arms_raw = section.get("arms")
     if not isinstance(arms_raw, dict) or not arms_raw:
         raise ValueError("tuning.arms must map runs of 'methods' to their grids of settings")
-    arms = {arm: arm_configs(arm, grid, raw, params, check_method) for arm, grid in arms_raw.items()}
+    arms = {arm: arm_configs(arm, grid, raw, params) for arm, grid in arms_raw.items()}
     unequal = {arm: len(c) for arm, c in arms.items() if len(c) != budget}
     if unequal:
         raise ValueError(
