@@ -177,3 +177,39 @@ def test_smoke_profile_and_files_source(committed):
     files = dataclasses.replace(params, data=dataclasses.replace(params.data, source="files"))
     with pytest.raises(ValueError, match="data.source is 'files'"):
         validation.validation_records(files, 16, {})
+
+
+# ----------------------------------------------------------------------------- stages and the dry run
+def test_tuning_dvc_files(committed, tmp_path):
+    import yaml
+
+    from rlvr_lib.pipeline import dvc_stages, tune_dvc
+
+    raw, params = committed
+    space = space_of(raw, params)
+    files = tune_dvc.generated_files(params, raw, space)
+    assert len(files) == len(space.arms) + 1
+    stages = yaml.safe_load(files[REPO.joinpath("pipelines/tune/erpo_erpo_data/dvc.yaml").relative_to(REPO)])["stages"]
+    assert list(stages) == [f"{kind}_{k}" for k in range(9) for kind in ("train", "eval")]
+    train, evaluate = stages["train_8"], stages["eval_8"]
+    assert train["foreach"] == evaluate["foreach"] == SEEDS
+    assert (
+        "-p arm erpo_erpo_data -p config 8" in train["do"]["cmd"] and "data/filtered/seed${item}" in train["do"]["deps"]
+    )
+    assert "data/validation" in evaluate["do"]["deps"] and "data/generated" not in evaluate["do"]["deps"]
+    assert list(evaluate["do"]["outs"][0]) == ["reports/tuning/erpo_erpo_data/8/seed${item}"]
+    # dvc_stages' clean-up of runs no longer in params.yaml leaves the tuning folder alone
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert dvc_stages.stale_run_folders(tmp_path, {}) == []
+
+
+def test_tune_dry_lists_every_configuration_and_the_cost(capsys):
+    from rlvr_lib.__main__ import main
+
+    assert main(["tune", "--dry", "--root", str(REPO)]) == 0
+    out = capsys.readouterr().out
+    assert "27 arms x 9 configurations x 2 seeds [0, 1] = 486 (run, seed) pairs" in out
+    assert out.count("(literal transfer)") == 27 and "host:" in out and "2-core machine" in out
+    assert "  8  train.learning_rate=0.0003, eps_low+eps_high=0.4/0.4" in out

@@ -17,7 +17,7 @@ from typing import Any
 from rlvr_lib.pipeline import stages
 from rlvr_lib.settings.config import Params, parse_run, read_yaml
 from rlvr_lib.tuning import validation
-from rlvr_lib.tuning.space import Config, Space, check_run, parse_space
+from rlvr_lib.tuning.space import Config, Space, check_run, parse_space, selected_profile
 from rlvr_lib.workspace.layout import PIPELINES_DIR, REPORTS_DIR, seed_folder
 
 TUNING_REPORTS = REPORTS_DIR / "tuning"
@@ -26,8 +26,8 @@ BASE = "base"
 
 
 def space_of(params: Params, params_path: str = "params.yaml") -> tuple[Space, dict[str, Any]]:
-    """The checked search space and the raw params mapping it was read from."""
-    raw = read_yaml(params_path)
+    """The checked search space and the params mapping it was read from (the selected profile's)."""
+    raw = selected_profile(read_yaml(params_path))
     return parse_space(raw, params), raw
 
 

@@ -146,6 +146,11 @@ def arm_configs(arm: str, grid: Any, raw: dict[str, Any], params: Params) -> lis
     return configs
 
 
+def selected_profile(raw: dict[str, Any]) -> dict[str, Any]:
+    """params.yaml's mapping with the ``smoke`` overrides applied when ``profile: smoke`` selects them."""
+    return deep_merge(raw, raw.get("smoke") or {}) if raw.get("profile") == "smoke" else raw
+
+
 def check_run(method: str, hparams: dict[str, Any], path: str) -> None:
     """A run's method hyperparameters built by the method's own checks (``settings.config.MethodCheck``)."""
     build_method(method, hparams, path=path)
@@ -154,8 +159,7 @@ def check_run(method: str, hparams: dict[str, Any], path: str) -> None:
 def parse_space(raw: dict[str, Any], params: Params) -> Space:
     """params.yaml's ``tuning`` section (``raw``: the file's mapping, the smoke overrides applied where its profile
     says so) checked against ``params``."""
-    if raw.get("profile") == "smoke":
-        raw = deep_merge(raw, raw.get("smoke") or {})
+    raw = selected_profile(raw)
     section = raw.get("tuning")
     if not isinstance(section, dict):
         raise ValueError("params.yaml has no 'tuning' section (issue 41's search space): see the committed params.yaml")

@@ -30,7 +30,7 @@ def normalise(prompt: str) -> str:
 
 def validation_size(raw: Mapping[str, Any]) -> int:
     """params.yaml ``tuning.validation.n`` (the smoke profile's when it is selected)."""
-    if raw.get("profile") == "smoke":
+    if raw.get("profile") == "smoke":  # as space.selected_profile (not imported: this stage needs no method)
         raw = deep_merge(dict(raw), raw.get("smoke") or {})
     n = ((raw.get("tuning") or {}).get("validation") or {}).get("n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
