@@ -21,6 +21,7 @@ LAYERS = (
     "render",  # figures and markdown tables
     "papers.framework",  # claims, verdicts, gates, measures, results: the shared engine of every paper report
     "papers",  # one folder per paper (claims as declarations, measures, tables, figures, text) and the summary
+    "tuning",  # issue 41's equal tuning budget: the declared search space, seed health, the selection rule
     "reporting",  # the main page and the report stage's files
     "pipeline",  # the DVC stages, their generation, lanes, lock, dry runs, smoke, docs' numbers
 )

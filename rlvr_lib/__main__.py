@@ -6,6 +6,7 @@ choices, help text citing the paper);
 file, which leaves the pipeline's record reports/params_check.txt alone);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
+``python -m rlvr_lib tune --dry`` lists issue 41's tuning configurations and their estimated cost;
 ``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``;
 ``python -m rlvr_lib memory-probe --params configs/<paper>.yaml [--rows N]`` measures a profile's loss pass and
 optimizer step on the GPU next to the memory estimate (``rlvr_lib.training.memory_probe``; sharded under
@@ -80,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
         stage_parser = sub.add_parser(stage, help=f"run the {stage} stage for one entry of params.yaml 'methods'")
         stage_parser.add_argument("run", help="an entry of params.yaml 'methods' (or 'base' for eval)")
         stage_parser.add_argument("--params", default="params.yaml")
+    tune = sub.add_parser(
+        "tune", help="issue 41's tuning: --dry lists every arm's configurations and their cost before anything runs"
+    )
+    tune.add_argument("--dry", action="store_true", required=True, help="list only (the runs are DVC stages)")
+    tune.add_argument("--root", default=".", help="the repository root (params.yaml, docs/budgets.yaml)")
     tok_parser = sub.add_parser("qwen-tokenizer", help="write a Qwen2.5 tokenizer folder from qwen.tiktoken")
     tok_parser.add_argument("out", help="folder to write (tokenizer.json, tokenizer_config.json, ...)")
     tok_parser.add_argument(
@@ -96,6 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "methods":
         print(format_methods())
+        return 0
+    if args.command == "tune":
+        from rlvr_lib.pipeline.tune_dry import plan
+
+        try:
+            print(plan(Path(args.root)))
+        except BAD_INPUT as err:
+            return error_line(err)
         return 0
     if args.command == "qwen-tokenizer":
         from rlvr_lib.tasks.data import resolve_data_root

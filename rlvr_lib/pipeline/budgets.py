@@ -89,6 +89,7 @@ class Rates:
     """Per-pair 2-core lane seconds (at the median ratio, and at its quartiles) and where they come from."""
 
     pair: dict[tuple[str, int], tuple[float, float, float]]  # (run, seed) -> (low, median, high) seconds
+    host: dict[tuple[str, int], float]  # (run, seed) -> seconds on one host lane (measured, or estimated as above)
     ratio: tuple[float, float, float]  # 2-core / host pair time: first quartile, median, third quartile
     calibrated: int  # pairs timed on both machines
     logged: int  # protocol pairs with a host log line
@@ -123,8 +124,9 @@ def rates(root: Path, data: dict, pairs: list[tuple[str, int]]) -> Rates:
         overhead += times * data["records"][key]["seconds"]
     host_s = {k: host[k] if k in host else per_step * steps[k] for k in pairs if k in host or steps[k]}
     typical = statistics.median(host_s.values())
-    out = {k: tuple(host_s.get(k, typical) * r + overhead for r in ratio) for k in pairs}
-    return Rates(out, ratio, len(both), len(logged), len(pairs) - len(host_s), per_step, overhead)
+    lane = {k: host_s.get(k, typical) for k in pairs}
+    out = {k: tuple(lane[k] * r + overhead for r in ratio) for k in pairs}
+    return Rates(out, lane, ratio, len(both), len(logged), len(pairs) - len(host_s), per_step, overhead)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from rlvr_lib.settings.config import (
     read_yaml,
 )
 from rlvr_lib.settings.papers import decodings_for_run
-from rlvr_lib.tasks.records import check_problems, prompt_fits
+from rlvr_lib.tasks.records import check_problems, prompt_fits, read_problems
 from rlvr_lib.workspace import lineage
 from rlvr_lib.workspace.layout import (
     DATA_DIR,
@@ -76,8 +76,13 @@ def stage_origin(dvc_file: Path, name: str, seed: int, settings: dict[str, Any])
     return lineage.origin_record(f"{dvc_file}:{name}@{seed}", deps, values, settings)
 
 
-def run_origin(stage: str, run: str, seed: int, settings: dict[str, Any]) -> dict[str, Any]:
-    """``stage_origin`` of a run's ``train`` or ``eval`` stage (``eval_base`` of the root dvc.yaml for ``base``)."""
+def run_origin(
+    stage: str, run: str, seed: int, settings: dict[str, Any], dvc_stage: tuple[Path, str] | None = None
+) -> dict[str, Any]:
+    """``stage_origin`` of a run's ``train`` or ``eval`` stage (``eval_base`` of the root dvc.yaml for ``base``), or
+    of ``dvc_stage`` (its dvc.yaml and stage name) where another file defines it (a tuning run's)."""
+    if dvc_stage is not None:
+        return stage_origin(*dvc_stage, seed, settings)
     if run == "base":
         return stage_origin(Path("dvc.yaml"), "eval_base", seed, settings)
     return stage_origin(PIPELINES_DIR / run / "dvc.yaml", stage, seed, settings)
@@ -318,8 +323,12 @@ def stage_base_model(params: Params, seed: int | None = None) -> Path:
 
 
 # ----------------------------------------------------------------------------- stage: train
-def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[str, float]]:
+def stage_train(
+    params: Params, run: str, seed: int | None = None, *, dvc_stage: tuple[Path, str] | None = None
+) -> list[dict[str, float]]:
     """Train one run of params' ``methods`` with one training seed from the base model; returns the history.
+    ``dvc_stage``: the dvc.yaml and stage name its origin record names, where not ``pipelines/<run>/dvc.yaml``'s
+    ``train`` (a tuning configuration's run, ``rlvr_lib.pipeline.tuning_stages``).
 
     Everything is checked before any work (run name, seed, settings, TRL's batch rules, model folder, data).
     Training runs in ``runs/.partial/<run>/seed<N>``: with ``save_steps`` it checkpoints there, and a rerun of an
@@ -358,7 +367,7 @@ def stage_train(params: Params, run: str, seed: int | None = None) -> list[dict[
         **({"levels": levels} if levels else {}),
         "data": file_digest(training_data_file(spec.train_data, seed)),
     }
-    origin = run_origin("train", run, seed, fingerprint)
+    origin = run_origin("train", run, seed, fingerprint, dvc_stage)
     from accelerate import PartialState
 
     state = PartialState()  # under `accelerate launch`: every process trains, the main one writes
@@ -422,12 +431,24 @@ def folder_digest(path: str) -> str | None:
 # ----------------------------------------------------------------------------- stage: eval
 
 
-def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, dict[str, Any]]:
+def stage_eval(
+    params: Params,
+    run: str,
+    seed: int | None = None,
+    *,
+    sets: dict[str, Path] | None = None,
+    out: Path | None = None,
+    dvc_stage: tuple[Path, str] | None = None,
+) -> dict[str, dict[str, Any]]:
     """pass@k evaluation of one run (or ``base``) with one seed on every eval set: the model trained with that
     seed, sampled with it, at the shared settings and at each paper's own decoding that reads the run
     (``decodings_for_run``). Writes ``reports/eval/<run>/seed<N>/`` (the paper decodings' under
     ``decodings/<name>/``) and ``reports/metrics/<run>/seed<N>.json`` (the shared decoding's). Returns the shared
-    decoding's results."""
+    decoding's results.
+
+    A tuning evaluation (``rlvr_lib.pipeline.tuning_stages``) passes ``sets`` (name -> problem file) in place of the
+    evaluation sets, ``out`` in place of both outputs (the shared decoding only) and ``dvc_stage`` as
+    ``stage_train``'s."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -435,9 +456,14 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
 
     seed = training_seed(params, seed, run)
     path = model_for_run(params, run, seed)
-    problems_by_set = eval_sets(
-        lambda name: prompt_fits(path, params.eval.for_benchmark(name)["max_new_tokens"], "eval.max_new_tokens")
-    )
+
+    def fits(name: str):
+        return prompt_fits(path, params.eval.for_benchmark(name)["max_new_tokens"], "eval.max_new_tokens")
+
+    if sets is None:
+        problems_by_set = eval_sets(fits)
+    else:
+        problems_by_set = {name: read_problems(file, check=fits(name)) for name, file in sets.items()}
     tokenizer = AutoTokenizer.from_pretrained(path)
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(path)
@@ -445,7 +471,7 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
         model = model.to("cuda")
     model.eval()
     e = params.eval
-    origin = run_origin("eval", run, seed, {name: e.for_benchmark(name) for name in problems_by_set})
+    origin = run_origin("eval", run, seed, {name: e.for_benchmark(name) for name in problems_by_set}, dvc_stage)
 
     def evaluate_at(decoding: str | None) -> dict[str, dict[str, Any]]:
         return {
@@ -468,6 +494,10 @@ def stage_eval(params: Params, run: str, seed: int | None = None) -> dict[str, d
     }
     with staging_dir(".", f"eval_{run}_{seed}") as staged:
         write_results(results, staged / "eval")
+        if out is not None:
+            lineage.write_origin(staged / "eval", origin)
+            publish({staged / "eval": out})
+            return results
         for decoding in decodings_for_run(params.papers, run):
             write_results(evaluate_at(decoding), staged / "eval" / DECODINGS_FOLDER / decoding)
         write_json_atomic(staged / "metrics.json", summary)

@@ -616,6 +616,7 @@ class _TopLevel:
     eval: dict[str, Any] | None = None
     testbed_properties: dict[str, Any] | None = None
     papers: dict[str, Any] | None = None
+    tuning: dict[str, Any] | None = None  # checked by rlvr_lib.tuning.space (no training stage reads it)
     smoke: dict[str, Any] | None = None
 
 

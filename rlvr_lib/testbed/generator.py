@@ -120,6 +120,17 @@ def make_splits(
     return train, eval_problems
 
 
+def validation_split(n: int, seed: int, levels: tuple[int, ...], task: str, exclude_prompts: set[str]) -> list[Problem]:
+    """``n`` problems for selecting hyperparameters (issue 41), levels mixed evenly, from their own random stream
+    (``<seed>/validation``: ``make_splits``' splits are unchanged), none of whose prompt is in ``exclude_prompts``
+    (the training, SFT and evaluation prompts)."""
+    levels = tuple(levels)
+    unknown = set(levels) - set(LEVELS)
+    if unknown:
+        raise ValueError(f"unknown levels {sorted(unknown)}; known: {sorted(LEVELS)}")
+    return _sample_distinct(n, random.Random(f"{seed}/validation"), levels, set(exclude_prompts), task)
+
+
 def to_records(problems: list[Problem]) -> list[dict]:
     """The dataset rows the trainer and evaluator use: prompt, answer, level, uid."""
     return [{"prompt": p.prompt, "answer": p.answer, "level": p.level, "uid": p.uid} for p in problems]

@@ -62,6 +62,20 @@ def below_base(run: np.ndarray, base: np.ndarray) -> str:
     )
 
 
+def health(problems: np.ndarray | None, base: np.ndarray | None, history: pd.DataFrame) -> str:
+    """The ``healthy`` gate of one seed ('' when healthy): its (problems,) mean@n not below its base policy's on the
+    same problems (``below_base``; not checked when ``base`` is None), and its rollout entropy never past
+    ``measures.ENTROPY_FACTOR`` x its first batch (``history``: the seed's training history)."""
+    reasons = [below_base(problems, base)] if problems is not None and base is not None else []
+    try:
+        peak = measures.peak_entropy_ratio(history)
+    except NotTestable:
+        peak = float("nan")
+    if peak > measures.ENTROPY_FACTOR:
+        reasons.append(f"rollout entropy peaked at x{peak:.2f} of its first batch")
+    return "; ".join(r for r in reasons if r)
+
+
 class Gates:
     """The gates over one paper's ``RunResults`` (cached per run and seed). ``grpo``: the paper's GRPO run, the
     reference of ``learned``."""
@@ -93,16 +107,9 @@ class Gates:
         return BASE_RUN in self.results.runs and seed in self.results.seeds_of(BASE_RUN)
 
     def healthy(self, run: str, seed: int) -> str:
-        reasons = []
-        if self._base_known(seed):
-            reasons.append(below_base(self._problems(run, seed), self._problems(BASE_RUN, seed)))
-        try:
-            peak = measures.peak_entropy_ratio(self.results.seed_histories(run, [seed])[0])
-        except NotTestable:
-            peak = float("nan")
-        if peak > measures.ENTROPY_FACTOR:
-            reasons.append(f"rollout entropy peaked at x{peak:.2f} of its first batch")
-        return "; ".join(r for r in reasons if r)
+        known = self._base_known(seed)
+        problems, base = (self._problems(run, seed), self._problems(BASE_RUN, seed)) if known else (None, None)
+        return health(problems, base, self.results.seed_histories(run, [seed])[0])
 
     def active(self, run: str, seed: int) -> str:
         check = ACTIVITY.get(self.results.method_of(run))
