@@ -15,4 +15,4 @@ def seed_health(problems: np.ndarray, base: np.ndarray, history: list[dict], upd
     steps per rollout batch (the rollout entropy is read once per batch)."""
     frame = pd.DataFrame(history).sort_values("step").reset_index(drop=True)
     frame.attrs[measures.UPDATES_ATTR] = updates_per_rollout
-    return gates.health(np.asarray(problems, dtype=float), np.asarray(base, dtype=float), frame)
+    return gates.health(np.asarray(problems, dtype=float), np.asarray(base, dtype=float), lambda: frame)

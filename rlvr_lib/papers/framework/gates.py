@@ -62,13 +62,14 @@ def below_base(run: np.ndarray, base: np.ndarray) -> str:
     )
 
 
-def health(problems: np.ndarray | None, base: np.ndarray | None, history: pd.DataFrame) -> str:
+def health(problems: np.ndarray | None, base: np.ndarray | None, history: Callable[[], pd.DataFrame]) -> str:
     """The ``healthy`` gate of one seed ('' when healthy): its (problems,) mean@n not below its base policy's on the
     same problems (``below_base``; not checked when ``base`` is None), and its rollout entropy never past
-    ``measures.ENTROPY_FACTOR`` x its first batch (``history``: the seed's training history)."""
+    ``measures.ENTROPY_FACTOR`` x its first batch (``history()``: the seed's training history; not checked when it
+    raises NotTestable, e.g. no history.json)."""
     reasons = [below_base(problems, base)] if problems is not None and base is not None else []
     try:
-        peak = measures.peak_entropy_ratio(history)
+        peak = measures.peak_entropy_ratio(history())
     except NotTestable:
         peak = float("nan")
     if peak > measures.ENTROPY_FACTOR:
@@ -109,7 +110,7 @@ class Gates:
     def healthy(self, run: str, seed: int) -> str:
         known = self._base_known(seed)
         problems, base = (self._problems(run, seed), self._problems(BASE_RUN, seed)) if known else (None, None)
-        return health(problems, base, self.results.seed_histories(run, [seed])[0])
+        return health(problems, base, lambda: self.results.seed_histories(run, [seed])[0])
 
     def active(self, run: str, seed: int) -> str:
         check = ACTIVITY.get(self.results.method_of(run))
