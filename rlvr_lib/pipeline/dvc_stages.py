@@ -167,10 +167,8 @@ def differences(root: str | Path = ".") -> list[str]:
     return out
 
 
-def write(root: str | Path = ".") -> list[str]:
-    """Write every generated file of ``root`` and delete stale run folders; returns what changed, one line each."""
-    root = Path(root)
-    files = generated_files(root / "params.yaml")
+def write_files(root: Path, files: dict[str, str]) -> list[str]:
+    """Write each of ``files`` (path relative to ``root`` -> text) whose file differs; returns 'wrote <path>' each."""
     changed = []
     for path, text in files.items():
         target = root / path
@@ -178,6 +176,14 @@ def write(root: str | Path = ".") -> list[str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             changed.append(f"wrote {path}")
+    return changed
+
+
+def write(root: str | Path = ".") -> list[str]:
+    """Write every generated file of ``root`` and delete stale run folders; returns what changed, one line each."""
+    root = Path(root)
+    files = generated_files(root / "params.yaml")
+    changed = write_files(root, files)
     for folder in stale_run_folders(root, files):
         shutil.rmtree(root / folder)
         changed.append(f"deleted {folder}/ (its run is no longer in params.yaml)")

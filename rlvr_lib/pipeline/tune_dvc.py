@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlvr_lib.pipeline.dvc_stages import EVAL_CODE, NO_CACHE, PAPERMILL, TRAIN_CODE, _dump, _smoke_params
+from rlvr_lib.pipeline.dvc_stages import EVAL_CODE, NO_CACHE, PAPERMILL, TRAIN_CODE, _dump, _smoke_params, write_files
 from rlvr_lib.pipeline.tuning_stages import BASE, TUNE_PIPELINES, arm_dvc_file, eval_dir
 from rlvr_lib.settings.config import FULL_SET, LEVEL_SETS, Params, read_yaml
 from rlvr_lib.tuning.space import Config, Space, parse_space
@@ -124,13 +124,8 @@ def differences(root: Path) -> list[str]:
 
 
 def write(root: Path) -> list[str]:
-    files, changed = _files(root), []
-    for path, text in files.items():
-        target = root / path
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-            changed.append(f"wrote {path}")
+    files = _files(root)
+    changed = write_files(root, files)
     for folder in _stale_folders(root, files):
         shutil.rmtree(root / folder)
         changed.append(f"deleted {folder}/ (its arm is no longer in tuning.arms)")
