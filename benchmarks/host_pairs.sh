@@ -4,6 +4,7 @@
 # lock entries (merged home by benchmarks/host_merge.py) let the lane driver skip the pairs already made.
 # usage (the device call's command; .hostcarry from benchmarks/host_kit.sh in `carry`):
 #   bash benchmarks/host_pairs.sh PAIRS_FILE SECONDS [STUDY ...]
+#   bash benchmarks/host_pairs.sh --tuning SECONDS      (issue 41's tuning runs: `repro_lanes --tuning`)
 #   first call on a machine: copy the checkout to $WORK, install .hostcarry/site.tar.xz into /tmp/site, restore
 #   .hostcarry/state.tar.xz (data, base policies, filtered sets and their lock entries, made by an earlier call or on
 #   the project's machine; without it the driver builds them here first, and they are packed with the results for
@@ -36,7 +37,9 @@ setup() {
   if [ -f "$CARRY/state.tar.xz" ]; then check_state || exit 3; fi
   echo "setup took $(( $(date +%s) - T0 )) s"
   date +%s > started
-  setsid nohup bash -c "python3 -m rlvr_lib.pipeline.repro_lanes --pairs-file '$SRC/$PAIRS' --jobs ${JOBS:-$(nproc)} \
+  local what="--pairs-file '$SRC/$PAIRS'"
+  [ "$PAIRS" = --tuning ] && what=--tuning
+  setsid nohup bash -c "python3 -m rlvr_lib.pipeline.repro_lanes $what --jobs ${JOBS:-$(nproc)} \
     --deadline ${DEADLINE:-1380} ${*:+--studies $*}; echo \"exit \$? at \$(date +%s)\" > finished" > repro.log 2>&1 < /dev/null &
 }
 
@@ -68,7 +71,8 @@ grep -E "to run|done in|up to date|elsewhere|deadline|FAILED|stopped|rror" repro
 [ -f finished ] && cat finished
 mkdir -p "$OUT" && cp repro.log "$OUT/"
 # the cached outputs of the root stages built here (no state carried): data, base policies, filtered sets
-{ find reports -newer started -type f; ls dvc.lock pipelines/*/dvc.lock; find runs/.repro_logs -type f 2>/dev/null
+{ find reports -newer started -type f; ls dvc.lock pipelines/*/dvc.lock pipelines/tune/*/dvc.lock 2>/dev/null
+  find runs/.repro_logs -type f 2>/dev/null
   find data/generated data/filtered models/base -newer started -type f 2>/dev/null; } \
   | tar -cf - -T - | xz -6 -T0 > /tmp/results.tar.xz
 split -b 15M -d /tmp/results.tar.xz "$OUT/results.tar.xz."

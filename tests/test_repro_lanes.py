@@ -253,6 +253,33 @@ def test_only_the_listed_pairs_their_seeds_base_policies_and_the_named_studies_r
     assert calls == [*data, *(u.stages for u in seed_units([4])), *(u.stages for u in pair_units({"grpo": [4]}))]
 
 
+def test_tuning_runs_every_configuration_and_seed_once_longest_arm_first(monkeypatch, tmp_path):
+    from conftest import REPO
+
+    from rlvr_lib.pipeline import budgets, tune_dvc
+    from rlvr_lib.pipeline.tuning_stages import space_of
+    from rlvr_lib.settings.config import load_params
+
+    written = []
+    monkeypatch.setattr(tune_dvc, "write", lambda root: written.append(root) or [])  # not into the repository
+    calls = _driven_units(monkeypatch, tmp_path, ["--tuning"])
+    space, _ = space_of(load_params(REPO / "params.yaml"), str(REPO / "params.yaml"))
+    seeds = space.seeds
+    assert written and calls[0] == ("check_params", "data", "validation_data")
+    assert calls[1 : 1 + len(seeds)] == [u.stages for u in seed_units(seeds)]
+    assert calls[1 + len(seeds) : 1 + 2 * len(seeds)] == [(f"pipelines/tune/dvc.yaml:eval_base@{n}",) for n in seeds]
+    runs = calls[1 + 2 * len(seeds) :]
+    expected = {
+        (f"pipelines/tune/{c.arm}/dvc.yaml:train_{c.index}@{n}", f"pipelines/tune/{c.arm}/dvc.yaml:eval_{c.index}@{n}")
+        for c in space.configs()
+        for n in seeds
+    }
+    assert len(runs) == len(expected) and set(runs) == expected  # each once, nothing else (no final repro)
+    host = budgets.rates(REPO, budgets.load(REPO), [(a, n) for a in space.arms for n in seeds]).host
+    cost = [sum(host[(stages[0].split("/")[2], n)] for n in seeds) for stages in runs]
+    assert cost == sorted(cost, reverse=True)
+
+
 def test_after_the_deadline_no_unit_starts_and_the_final_repro_waits(monkeypatch, tmp_path):
     assert _driven_units(monkeypatch, tmp_path, ["--only", "grpo:0", "grpo:1", "--deadline", "0"]) == []
     assert _driven_units(monkeypatch, tmp_path, ["--deadline", "0"]) == []  # the whole protocol: no final repro either
@@ -268,6 +295,7 @@ def test_after_the_deadline_no_unit_starts_and_the_final_repro_waits(monkeypatch
         (["--only", "grpo:0", "--studies", "nope"], "--studies: unknown nope"),
         (["--studies", "erpo_perturbation"], "--studies goes with --only"),
         (["--only", "grpo:0", "--paper", "aer"], "exclude each other"),
+        (["--tuning", "--only", "grpo:0"], "--tuning excludes"),
     ],
 )
 def test_bad_pair_lists_are_named(monkeypatch, capsys, argv, message):

@@ -31,8 +31,15 @@ those pairs, in that order: the data and their seeds' base policies first, then 
 studies ``--studies`` names; no paper stage and no final ``dvc repro``. ``--deadline S`` starts no unit once S
 seconds have passed (a lease's call limit): what did not start is listed, and the driver exits 0.
 
+With ``--tuning`` it runs issue 41's tuning runs (``pipelines/tune/``, which it first writes as ``python -m
+rlvr_lib.pipeline.tune_dvc`` does): the data and the validation split, the tuning seeds' base policies, each tuning
+seed's base policy on the validation split, then one unit per (arm, configuration, tuning seed), its
+``train_<k>@<N>`` and ``eval_<k>@<N>``, longest first by the arm's measured pair time (``rlvr_lib.pipeline.budgets``);
+no final repro.
+
     python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME] [--deadline S]
     python -m rlvr_lib.pipeline.repro_lanes --pairs-file F [--studies NAME ...] [--deadline S] [--jobs N]
+    python -m rlvr_lib.pipeline.repro_lanes --tuning [--deadline S] [--jobs N]
 """
 
 from __future__ import annotations
@@ -368,6 +375,38 @@ def plan(params, paper: str | None, only: dict[str, list[int]] | None = None, st
     return Plan(what, phases, targets, sampling)
 
 
+def tuning_plan(params, root: Path = Path(".")) -> Plan:
+    """The steps of ``--tuning``: the tuning runs' stages (``rlvr_lib.pipeline.tune_dvc``'s files), each arm's
+    configurations x tuning seeds, longest first."""
+    from rlvr_lib.pipeline import budgets
+    from rlvr_lib.pipeline.tuning_stages import TUNE_PIPELINES, arm_dvc_file, space_of
+
+    space, _ = space_of(params, str(root / "params.yaml"))
+    data = budgets.load(root)
+    host = budgets.rates(root, data, [(arm, n) for arm in space.arms for n in space.seeds]).host
+    configs = sorted(space.configs(), key=lambda c: -sum(host[(c.arm, n)] for n in space.seeds))
+    units = [
+        Unit(
+            f"{c.arm} config {c.index} seed {n}",
+            tuple(f"{arm_dvc_file(c.arm)}:{s}_{c.index}@{n}" for s in ("train", "eval")),
+        )
+        for c in configs
+        for n in space.seeds
+    ]
+    base_eval = [
+        Unit(f"validation base seed {n}", (f"{TUNE_PIPELINES / 'dvc.yaml'}:eval_base@{n}",)) for n in space.seeds
+    ]
+    phases = [
+        Phase("shared data", [Unit("data", ("check_params", "data", "validation_data"))]),
+        Phase("base policies (per seed)", seed_units(space.seeds)),
+        Phase("base policies on the validation split", base_eval),
+        Phase("tuning (arm, configuration, seed) runs", units, elsewhere=True),
+    ]
+    return Plan(
+        f"tuning, {len(space.arms)} arms x {space.budget} configurations x {len(space.seeds)} seeds", phases, None, []
+    )
+
+
 def select(
     phase: Phase,
     sampling: list[Unit],
@@ -401,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=None, metavar="RUN:SEED", help="these pairs only")
     parser.add_argument("--pairs-file", type=Path, default=None, help="the pairs only, one RUN:SEED a line")
     parser.add_argument("--studies", nargs="*", default=[], help="with --only/--pairs-file: these sampling studies")
+    parser.add_argument("--tuning", action="store_true", help="issue 41's tuning runs (params.yaml tuning)")
     parser.add_argument("--deadline", type=float, default=None, help="seconds after which no unit starts")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.threads < 1:
@@ -410,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--paper and --only/--pairs-file exclude each other")
     if args.studies and not listed:
         parser.error("--studies goes with --only or --pairs-file")
+    if args.tuning and (listed or args.paper):
+        parser.error("--tuning excludes --paper, --only and --pairs-file")
     stop_at = None if args.deadline is None else time.monotonic() + args.deadline
     try:
         params = load_params()
@@ -417,7 +459,11 @@ def main(argv: list[str] | None = None) -> int:
         if listed:
             entries = [*(args.only or []), *(args.pairs_file.read_text().splitlines() if args.pairs_file else [])]
             only = parse_pairs(entries, params, str(args.pairs_file or "--only"))
-        steps = plan(params, args.paper, only, args.studies)
+        if args.tuning:
+            from rlvr_lib.pipeline import tune_dvc
+
+            print("\n".join(tune_dvc.write(Path("."))) or "tuning DVC files up to date")  # as make repro: dvc_stages
+        steps = tuning_plan(params) if args.tuning else plan(params, args.paper, only, args.studies)
     except (ValueError, OSError) as err:
         parser.error(str(err))
     lineages = functools.cache(stage_lineages)
