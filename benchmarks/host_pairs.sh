@@ -4,7 +4,8 @@
 # lock entries (merged home by benchmarks/host_merge.py) let the lane driver skip the pairs already made.
 # usage (the device call's command; .hostcarry from benchmarks/host_kit.sh in `carry`):
 #   bash benchmarks/host_pairs.sh PAIRS_FILE SECONDS [STUDY ...]
-#   bash benchmarks/host_pairs.sh --tuning SECONDS      (issue 41's tuning runs: `repro_lanes --tuning`)
+#   TUNING=1 bash benchmarks/host_pairs.sh PAIRS_FILE SECONDS   (issue 41's tuning runs: `repro_lanes --tuning`; the
+#   file lists tuning runs tune__<arm>__<k>:N, e.g. benchmarks/host_kit.sh todo --tuning)
 #   first call on a machine: copy the checkout to $WORK, install .hostcarry/site.tar.xz into /tmp/site, restore
 #   .hostcarry/state.tar.xz (data, base policies, filtered sets and their lock entries, made by an earlier call or on
 #   the project's machine; without it the driver builds them here first, and they are packed with the results for
@@ -38,7 +39,7 @@ setup() {
   echo "setup took $(( $(date +%s) - T0 )) s"
   date +%s > started
   local what="--pairs-file '$SRC/$PAIRS'"
-  [ "$PAIRS" = --tuning ] && what=--tuning
+  [ -n "${TUNING:-}" ] && what="--tuning $what"
   setsid nohup bash -c "python3 -m rlvr_lib.pipeline.repro_lanes $what --jobs ${JOBS:-$(nproc)} \
     --deadline ${DEADLINE:-1380} ${*:+--studies $*}; echo \"exit \$? at \$(date +%s)\" > finished" > repro.log 2>&1 < /dev/null &
 }

@@ -253,7 +253,7 @@ def test_only_the_listed_pairs_their_seeds_base_policies_and_the_named_studies_r
     assert calls == [*data, *(u.stages for u in seed_units([4])), *(u.stages for u in pair_units({"grpo": [4]}))]
 
 
-def test_tuning_runs_every_configuration_and_seed_once_longest_arm_first(monkeypatch, tmp_path):
+def test_tuning_runs_every_configuration_and_seed_once_longest_arm_first(monkeypatch, tmp_path, capsys):
     from conftest import REPO
 
     from rlvr_lib.pipeline import budgets, tune_dvc
@@ -278,6 +278,16 @@ def test_tuning_runs_every_configuration_and_seed_once_longest_arm_first(monkeyp
     host = budgets.rates(REPO, budgets.load(REPO), [(a, n) for a in space.arms for n in seeds]).host
     cost = [sum(host[(stages[0].split("/")[2], n)] for n in seeds) for stages in runs]
     assert cost == sorted(cost, reverse=True)
+    listed = tmp_path / "todo.txt"
+    listed.write_text("tune__grpo__4:1\ntune__aer__0:0\n")  # a host's share: these alone, still longest first
+    calls = _driven_units(monkeypatch, tmp_path, ["--tuning", "--pairs-file", str(listed)])
+    first = {"aer": "pipelines/tune/aer/dvc.yaml:train_0@0", "grpo": "pipelines/tune/grpo/dvc.yaml:train_4@1"}
+    arm_cost = {arm: sum(host[(arm, n)] for n in seeds) for arm in first}
+    assert [c[0] for c in calls[1 + 2 * len(seeds) :]] == [first[a] for a in sorted(first, key=lambda a: -arm_cost[a])]
+    listed.write_text("grpo:0\n")  # a protocol run, not a tuning run
+    with pytest.raises(SystemExit):
+        repro_lanes.main(["--tuning", "--pairs-file", str(listed)])
+    assert "unknown run 'grpo'" in capsys.readouterr().err
 
 
 def test_after_the_deadline_no_unit_starts_and_the_final_repro_waits(monkeypatch, tmp_path):

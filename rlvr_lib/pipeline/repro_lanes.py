@@ -35,11 +35,12 @@ With ``--tuning`` it runs issue 41's tuning runs (``pipelines/tune/``, which it 
 rlvr_lib.pipeline.tune_dvc`` does): the data and the validation split, the tuning seeds' base policies, each tuning
 seed's base policy on the validation split, then one unit per (arm, configuration, tuning seed), its
 ``train_<k>@<N>`` and ``eval_<k>@<N>``, longest first by the arm's measured pair time (``rlvr_lib.pipeline.budgets``);
-no final repro.
+no final repro. With ``--pairs-file``, only the tuning runs it lists (``tune__<arm>__<k>:N``, e.g. those not yet
+current where the results are merged: ``benchmarks/host_kit.sh todo --tuning``).
 
     python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME] [--deadline S]
     python -m rlvr_lib.pipeline.repro_lanes --pairs-file F [--studies NAME ...] [--deadline S] [--jobs N]
-    python -m rlvr_lib.pipeline.repro_lanes --tuning [--deadline S] [--jobs N]
+    python -m rlvr_lib.pipeline.repro_lanes --tuning [--pairs-file F] [--deadline S] [--jobs N]
 """
 
 from __future__ import annotations
@@ -132,9 +133,9 @@ def paper_scope(paper: str, params) -> tuple[dict[str, list[int]], list[Unit], l
     return runs, studies, papers
 
 
-def parse_pairs(entries: Iterable[str], params, where: str = "--only") -> dict[str, list[int]]:
+def parse_pairs(entries: Iterable[str], seeds_of: dict[str, list[int]], where: str = "--only") -> dict[str, list[int]]:
     """``RUN:SEED`` entries (blank lines and ``#`` comments skipped) as run -> seeds, in order; ValueError naming
-    ``where`` and the entry for a run params.yaml lacks or a seed that is not one of the run's."""
+    ``where`` and the entry for a run ``seeds_of`` (run -> its seeds) lacks or a seed that is not one of the run's."""
     from rlvr_lib.settings.names import did_you_mean
 
     runs: dict[str, list[int]] = {}
@@ -142,13 +143,13 @@ def parse_pairs(entries: Iterable[str], params, where: str = "--only") -> dict[s
         if not entry:
             continue
         run, _, seed = entry.rpartition(":")
-        if run not in params.runs:
+        if run not in seeds_of:
             raise ValueError(
-                f"{where}: {entry!r}: unknown run {run!r}{did_you_mean(run, params.runs)} (want RUN:SEED, RUN a key of "
-                "methods)"
+                f"{where}: {entry!r}: unknown run {run!r}{did_you_mean(run, seeds_of)} (want RUN:SEED, RUN a key of "
+                "methods, or with --tuning a tuning run tune__<arm>__<k>)"
             )
-        if not seed.isdigit() or int(seed) not in params.runs[run].seeds:
-            raise ValueError(f"{where}: {entry!r}: seed {seed!r} is not one of {run}'s seeds {params.runs[run].seeds}")
+        if not seed.isdigit() or int(seed) not in seeds_of[run]:
+            raise ValueError(f"{where}: {entry!r}: seed {seed!r} is not one of {run}'s seeds {seeds_of[run]}")
         if int(seed) not in runs.setdefault(run, []):
             runs[run].append(int(seed))
     if not runs:
@@ -375,9 +376,17 @@ def plan(params, paper: str | None, only: dict[str, list[int]] | None = None, st
     return Plan(what, phases, targets, sampling)
 
 
-def tuning_plan(params, root: Path = Path(".")) -> Plan:
+def tuning_runs(params, root: Path = Path(".")) -> dict[str, list[int]]:
+    """Every tuning run (``tune__<arm>__<k>``) and its tuning seeds."""
+    from rlvr_lib.pipeline.tuning_stages import space_of
+
+    space, _ = space_of(params, str(root / "params.yaml"))
+    return {c.run: list(space.seeds) for c in space.configs()}
+
+
+def tuning_plan(params, root: Path = Path("."), only: dict[str, list[int]] | None = None) -> Plan:
     """The steps of ``--tuning``: the tuning runs' stages (``rlvr_lib.pipeline.tune_dvc``'s files), each arm's
-    configurations x tuning seeds, longest first."""
+    configurations x tuning seeds, longest first; ``only`` (tuning run -> seeds): those alone (a host's share)."""
     from rlvr_lib.pipeline import budgets
     from rlvr_lib.pipeline.tuning_stages import TUNE_PIPELINES, arm_dvc_file, space_of
 
@@ -392,6 +401,7 @@ def tuning_plan(params, root: Path = Path(".")) -> Plan:
         )
         for c in configs
         for n in space.seeds
+        if only is None or n in only.get(c.run, [])
     ]
     base_eval = [
         Unit(f"validation base seed {n}", (f"{TUNE_PIPELINES / 'dvc.yaml'}:eval_base@{n}",)) for n in space.seeds
@@ -450,20 +460,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--paper and --only/--pairs-file exclude each other")
     if args.studies and not listed:
         parser.error("--studies goes with --only or --pairs-file")
-    if args.tuning and (listed or args.paper):
-        parser.error("--tuning excludes --paper, --only and --pairs-file")
+    if args.tuning and (args.only is not None or args.paper or args.studies):
+        parser.error("--tuning excludes --paper, --only and --studies (--pairs-file: tuning runs tune__<arm>__<k>:N)")
     stop_at = None if args.deadline is None else time.monotonic() + args.deadline
     try:
         params = load_params()
         only = None
-        if listed:
-            entries = [*(args.only or []), *(args.pairs_file.read_text().splitlines() if args.pairs_file else [])]
-            only = parse_pairs(entries, params, str(args.pairs_file or "--only"))
         if args.tuning:
             from rlvr_lib.pipeline import tune_dvc
 
             print("\n".join(tune_dvc.write(Path("."))) or "tuning DVC files up to date")  # as make repro: dvc_stages
-        steps = tuning_plan(params) if args.tuning else plan(params, args.paper, only, args.studies)
+        if listed:
+            entries = [*(args.only or []), *(args.pairs_file.read_text().splitlines() if args.pairs_file else [])]
+            seeds_of = tuning_runs(params) if args.tuning else {run: spec.seeds for run, spec in params.runs.items()}
+            only = parse_pairs(entries, seeds_of, str(args.pairs_file or "--only"))
+        steps = tuning_plan(params, only=only) if args.tuning else plan(params, args.paper, only, args.studies)
     except (ValueError, OSError) as err:
         parser.error(str(err))
     lineages = functools.cache(stage_lineages)
