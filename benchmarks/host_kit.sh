@@ -11,6 +11,9 @@
 #   state-here  the same state taken from this checkout as it is (data/generated, models/base, data/filtered, e.g.
 #           adopted from an earlier host call by `host_merge.py --adopt-base`), refused unless DVC finds those stages
 #           up to date here
+#   todo PAIRS [STUDY ...]  .hostcarry/todo.txt: the pairs of PAIRS whose train or eval stage is not current here
+#           (a host's slim tree lacks the committed results, so its driver cannot tell which pairs are made), plus the
+#           pairs whose trained models the named sampling studies read (models are not carried: the host retrains them)
 #   all     both, and .hostcarry/commit (the commit origin.json names); prints the size
 set -eu
 KIT=.hostcarry
@@ -81,9 +84,10 @@ state_here() {
   fi
   mkdir -p $KIT
   python3 - dvc.lock $names <<'PY'
-import sys, yaml
-stages = yaml.safe_load(open(sys.argv[1]))["stages"]
-yaml.safe_dump({n: stages[n] for n in sys.argv[2:]}, open(".hoststate.lock.yaml", "w"), sort_keys=False)
+import sys
+from dvc.utils.serialize import dump_yaml, load_yaml  # DVC's YAML 1.2: PyYAML reads a lock's 1e-05 as a string
+stages = load_yaml(sys.argv[1])["stages"]
+dump_yaml(".hoststate.lock.yaml", {n: stages[n] for n in sys.argv[2:]})
 PY
   tar -cf - .hoststate.lock.yaml data/generated data/filtered models/base reports/data_filters \
       reports/notebooks/data.ipynb reports/notebooks/base_model_seed*.ipynb reports/notebooks/filter_data_seed*.ipynb \
@@ -92,12 +96,39 @@ PY
   echo "state (from this checkout): $(du -h $KIT/state.tar.xz | cut -f1)"
 }
 
+todo() {  # the pairs of PAIRS not yet current here, and those whose models the named studies read
+  local pairs=${1:?usage: $0 todo PAIRS [STUDY ...]}
+  shift
+  mkdir -p $KIT
+  python3 - "$pairs" $KIT/todo.txt "$@" <<'PY'
+import sys
+from pathlib import Path
+from rlvr_lib.pipeline.lineage import stage_lineages
+from rlvr_lib.pipeline.repro_lanes import only_studies
+
+pairs, out, studies = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
+lineages = stage_lineages()
+current = {e.address for e in lineages if e.state == "current"}
+read = {d.split("/")[1] for e in lineages if e.address.split(":")[-1] in {n for u in only_studies(studies) for n in u.stages}
+        for d in e.deps if d.startswith("runs/")}
+listed = [line.strip() for line in pairs.read_text().splitlines() if line.strip() and not line.startswith("#")]
+def done(pair):
+    run, seed = pair.split(":")
+    return all(f"pipelines/{run}/dvc.yaml:{kind}@{seed}" in current for kind in ("train", "eval"))
+keep = [p for p in listed if not done(p) or p.split(":")[0] in read]
+out.write_text("".join(f"{p}\n" for p in keep))
+print(f"todo: {len(keep)} of {len(listed)} pairs ({sum(not done(p) for p in listed)} not current here, "
+      f"{sum(done(p) and p.split(':')[0] in read for p in listed)} current but read by {' '.join(studies) or 'no study'}) -> {out}")
+PY
+}
+
 case "${1:-all}" in
   wheels) wheels ;;
   state) state ;;
   state-here) state_here ;;
+  todo) shift; todo "$@" ;;
   all) wheels; state ;;
-  *) echo "usage: $0 wheels | state | state-here | all" >&2; exit 2 ;;
+  *) echo "usage: $0 wheels | state | state-here | todo PAIRS [STUDY ...] | all" >&2; exit 2 ;;
 esac
 git rev-parse HEAD > $KIT/commit
 echo ".hostcarry: $(du -sh $KIT | cut -f1) ($(du -sb $KIT | cut -f1) bytes; with the slim tree it must stay under 64 MiB)"

@@ -32,8 +32,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 BASE_KINDS = ("data", "base_model", "filter_data", "eval_base")
 PRODUCED = ("data/generated", "models/base/", "data/filtered/")  # what a pair reads that a root stage makes
 
@@ -55,7 +53,11 @@ def unpack(results: Path, into: Path) -> Path:
 
 
 def stages_of(lock: Path) -> dict:
-    return (yaml.safe_load(lock.read_text()) or {}).get("stages") or {} if lock.is_file() else {}
+    """The lock file's entries as DVC reads them (YAML 1.2: a PyYAML reader takes ``1e-05`` for a string, and the
+    entry written back would then record a string where params.yaml has a float)."""
+    from dvc.utils.serialize import load_yaml
+
+    return (load_yaml(lock) or {}).get("stages") or {} if lock.is_file() else {}
 
 
 def outs(entry: dict) -> dict[str, str]:

@@ -47,9 +47,8 @@ setup() {
 restore_state() {
   xz -dc "$CARRY/state.tar.xz" | tar -xf - || return 1
   python3 - <<'PY' || return 1
-import yaml
-from dvc.utils.serialize import modify_yaml
-entries = yaml.safe_load(open(".hoststate.lock.yaml"))
+from dvc.utils.serialize import load_yaml, modify_yaml
+entries = load_yaml(".hoststate.lock.yaml")
 with modify_yaml("dvc.lock") as data:  # the state's stages as DVC recorded them where they ran
     data["stages"].update(entries)
 print(f"state: {len(entries)} lock entries ({', '.join(entries)})")
@@ -57,11 +56,12 @@ PY
   rm .hoststate.lock.yaml
 }
 
-check_state() {
-  local stale=$(dvc status data $(sed -n 's/^- \([0-9]*\)$/base_model@\1 filter_data@\1/p' pipelines/seeds.yaml) 2>&1)
-  if ! grep -q "up to date" <<< "$stale"; then
-    echo "the carried base policies are not up to date here (rebuild .hostcarry: benchmarks/host_kit.sh state-here):"
-    echo "$stale" | head -30; return 1
+check_state() {  # the restored outputs into DVC's cache; their hashes must be the lock entries' (dvc.lock unchanged)
+  local names="data $(sed -n 's/^- \([0-9]*\)$/base_model@\1 filter_data@\1/p' pipelines/seeds.yaml)"
+  dvc commit -f -q $names || return 1
+  if ! git diff --quiet dvc.lock; then
+    echo "the carried base policies differ from their lock entries (rebuild .hostcarry: benchmarks/host_kit.sh state-here):"
+    git diff --stat dvc.lock; git diff dvc.lock | head -30; return 1
   fi
 }
 

@@ -95,3 +95,21 @@ def test_adopting_the_hosts_base_policies_brings_their_bytes_and_checks_the_pair
     assert yaml.safe_load((ours / "dvc.lock").read_text())["stages"]["base_model@0"] == other
     assert yaml.safe_load((ours / "pipelines/grpo/dvc.lock").read_text())["stages"]["train@0"] == host_pair
     assert yaml.safe_load((ours / "dvc.lock").read_text())["stages"]["data"]["outs"][0]["md5"] == "D.dir"
+
+
+def test_a_parameter_dvc_wrote_as_1e_05_comes_home_a_float(trees):
+    """DVC writes a lock in YAML 1.2, where ``1e-05`` is a float; read as YAML 1.1 (PyYAML) it is a string, and the
+    merged entry would record a string where params.yaml has a float (DVC then finds the parameter changed)."""
+    ours, host = trees
+    (host / "pipelines/grpo/dvc.lock").write_text(
+        yaml.safe_dump({"schema": "2.0", "stages": {"train@0": PAIR}}).replace(
+            "stages:\n",
+            "stages:\n  train@1:\n    cmd: x\n    params:\n      params.yaml:\n        methods.grpo:\n          tol: 1e-05\n",
+            1,
+        )
+    )
+    assert host_merge.main([str(host), "--root", str(ours)]) == 0
+    from dvc.utils.serialize import load_yaml
+
+    merged = load_yaml(ours / "pipelines/grpo/dvc.lock")["stages"]["train@1"]["params"]["params.yaml"]
+    assert merged["methods.grpo"]["tol"] == 1e-05

@@ -244,11 +244,13 @@ def _driven_units(monkeypatch, tmp_path, argv: list[str]) -> list[tuple[str, ...
 def test_only_the_listed_pairs_their_seeds_base_policies_and_the_named_studies_run(monkeypatch, tmp_path):
     listed = tmp_path / "pairs.txt"
     listed.write_text("# a comment\nerpo_sigma_0_25:3\n\ngrpo:0  # trailing comment\ngrpo:0\n")
-    calls = _driven_units(monkeypatch, tmp_path, ["--pairs-file", str(listed), "--studies", "erpo_perturbation"])
+    studies = ["--studies", "erpo_perturbation", "testbed_properties"]
+    calls = _driven_units(monkeypatch, tmp_path, ["--pairs-file", str(listed), *studies])
     data = [("check_params", "data")]
     base = [u.stages for u in seed_units([0, 3])]
     pairs = [u.stages for u in pair_units({"erpo_sigma_0_25": [3], "grpo": [0]})]
-    assert calls == [*data, *base, *pairs, ("sample_erpo_perturbation",)]  # no paper stage, no final dvc repro
+    studied = [("sample_erpo_perturbation",), ("testbed_properties",)]
+    assert calls == [*data, *base, *pairs, *studied]  # no paper stage, no final dvc repro
     calls = _driven_units(monkeypatch, tmp_path, ["--only", "grpo:4"])
     assert calls == [*data, *(u.stages for u in seed_units([4])), *(u.stages for u in pair_units({"grpo": [4]}))]
 

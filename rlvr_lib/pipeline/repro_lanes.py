@@ -157,14 +157,23 @@ def parse_pairs(entries: Iterable[str], seeds_of: dict[str, list[int]], where: s
     return runs
 
 
+TESTBED_PROPERTIES = "testbed_properties"  # with --studies: the testbed properties stage (it samples trained models)
+
+
 def only_studies(studies: Iterable[str]) -> list[Unit]:
-    """The units of the named sampling ``studies``; ValueError for an unknown name."""
+    """The units of the named sampling ``studies`` (a paper study of ``rlvr_lib.papers.framework.sampling``, or
+    ``testbed_properties``); ValueError for an unknown name."""
     from rlvr_lib.papers.framework.sampling import STUDIES, stage_name
 
-    unknown = [s for s in studies if s not in STUDIES]
+    unknown = [s for s in studies if s not in STUDIES and s != TESTBED_PROPERTIES]
     if unknown:
-        raise ValueError(f"--studies: unknown {', '.join(unknown)}; valid: {', '.join(STUDIES)}")
-    return [Unit(f"study {s}", (stage_name(s),)) for s in studies]
+        raise ValueError(f"--studies: unknown {', '.join(unknown)}; valid: {', '.join([*STUDIES, TESTBED_PROPERTIES])}")
+    return [
+        Unit("testbed properties", (TESTBED_PROPERTIES,))
+        if s == TESTBED_PROPERTIES
+        else Unit(f"study {s}", (stage_name(s),))
+        for s in studies
+    ]
 
 
 def clock(seconds: float) -> str:
