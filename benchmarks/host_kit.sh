@@ -11,7 +11,8 @@
 #   state-here  the same state taken from this checkout as it is (data/generated, models/base, data/filtered, e.g.
 #           adopted from an earlier host call by `host_merge.py --adopt-base`), refused unless DVC finds those stages
 #           up to date here
-#   todo PAIRS [STUDY ...]  .hostcarry/todo.txt: the pairs of PAIRS whose train or eval stage is not current here
+#   todo PAIRS|--tuning [STUDY ...]  .hostcarry/todo.txt: the pairs of PAIRS (--tuning: every tuning run, its DVC
+#           files written first) whose train or eval stage is not current here
 #           (a host's slim tree lacks the committed results, so its driver cannot tell which pairs are made), plus the
 #           pairs whose trained models the named sampling studies read (models are not carried: the host retrains them)
 #   all     both, and .hostcarry/commit (the commit origin.json names); prints the size
@@ -96,8 +97,8 @@ PY
   echo "state (from this checkout): $(du -h $KIT/state.tar.xz | cut -f1)"
 }
 
-todo() {  # the pairs of PAIRS not yet current here, and those whose models the named studies read
-  local pairs=${1:?usage: $0 todo PAIRS [STUDY ...]}
+todo() {  # the pairs of PAIRS (--tuning: every tuning run) not yet current here, and those the named studies read
+  local pairs=${1:?usage: $0 todo PAIRS|--tuning [STUDY ...]}
   shift
   mkdir -p $KIT
   python3 - "$pairs" $KIT/todo.txt "$@" <<'PY'
@@ -106,15 +107,27 @@ from pathlib import Path
 from rlvr_lib.pipeline.lineage import stage_lineages
 from rlvr_lib.pipeline.repro_lanes import only_studies
 
-pairs, out, studies = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
+pairs, out, studies = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
+if pairs == "--tuning":  # every tuning run tune__<arm>__<k>:N, its stages in pipelines/tune/<arm>/dvc.yaml
+    from rlvr_lib.pipeline import tune_dvc
+    from rlvr_lib.pipeline.repro_lanes import tuning_runs
+    from rlvr_lib.settings.config import load_params
+
+    tune_dvc.write(Path("."))
+    listed = [f"{run}:{n}" for run, seeds in tuning_runs(load_params()).items() for n in seeds]
+    def stages(run, seed):
+        _, arm, k = run.split("__")
+        return [f"pipelines/tune/{arm}/dvc.yaml:{kind}_{k}@{seed}" for kind in ("train", "eval")]
+else:
+    listed = [line.strip() for line in Path(pairs).read_text().splitlines() if line.strip() and not line.startswith("#")]
+    def stages(run, seed):
+        return [f"pipelines/{run}/dvc.yaml:{kind}@{seed}" for kind in ("train", "eval")]
 lineages = stage_lineages()
 current = {e.address for e in lineages if e.state == "current"}
 read = {d.split("/")[1] for e in lineages if e.address.split(":")[-1] in {n for u in only_studies(studies) for n in u.stages}
         for d in e.deps if d.startswith("runs/")}
-listed = [line.strip() for line in pairs.read_text().splitlines() if line.strip() and not line.startswith("#")]
 def done(pair):
-    run, seed = pair.split(":")
-    return all(f"pipelines/{run}/dvc.yaml:{kind}@{seed}" in current for kind in ("train", "eval"))
+    return all(stage in current for stage in stages(*pair.split(":")))
 keep = [p for p in listed if not done(p) or p.split(":")[0] in read]
 out.write_text("".join(f"{p}\n" for p in keep))
 print(f"todo: {len(keep)} of {len(listed)} pairs ({sum(not done(p) for p in listed)} not current here, "
@@ -128,7 +141,7 @@ case "${1:-all}" in
   state-here) state_here ;;
   todo) shift; todo "$@" ;;
   all) wheels; state ;;
-  *) echo "usage: $0 wheels | state | state-here | todo PAIRS [STUDY ...] | all" >&2; exit 2 ;;
+  *) echo "usage: $0 wheels | state | state-here | todo PAIRS|--tuning [STUDY ...] | all" >&2; exit 2 ;;
 esac
 git rev-parse HEAD > $KIT/commit
 echo ".hostcarry: $(du -sh $KIT | cut -f1) ($(du -sb $KIT | cut -f1) bytes; with the slim tree it must stay under 64 MiB)"

@@ -104,7 +104,8 @@ def test_a_parameter_dvc_wrote_as_1e_05_comes_home_a_float(trees):
     (host / "pipelines/grpo/dvc.lock").write_text(
         yaml.safe_dump({"schema": "2.0", "stages": {"train@0": PAIR}}).replace(
             "stages:\n",
-            "stages:\n  train@1:\n    cmd: x\n    params:\n      params.yaml:\n        methods.grpo:\n          tol: 1e-05\n",
+            "stages:\n  train@1:\n    cmd: x\n    params:\n      params.yaml:\n"
+            "        methods.grpo:\n          tol: 1e-05\n",
             1,
         )
     )
