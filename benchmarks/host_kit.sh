@@ -8,7 +8,8 @@
 #   state   data, base_model@N and filter_data@N for every seed, built by DVC in a scratch copy of HEAD (one thread,
 #           as a lane), refused unless every cached output has the hash the committed dvc.lock records (otherwise the
 #           host would train from other bytes than the committed pairs); packed with their lock entries
-#   state-here  the same state taken from this checkout as it is (data/generated, models/base, data/filtered, e.g.
+#   state-here  the same state taken from this checkout as it is (data/generated, data/validation (the tuning's
+#           validation split), models/base, data/filtered, e.g.
 #           adopted from an earlier host call by `host_merge.py --adopt-base`), refused unless DVC finds those stages
 #           up to date here
 #   todo PAIRS|--tuning [STUDY ...]  .hostcarry/todo.txt: the pairs of PAIRS (--tuning: every tuning run, its DVC
@@ -57,21 +58,23 @@ state() {
   ( cd $w && git init -q && git add -A >/dev/null && git -c user.name=kit -c user.email=kit@localhost commit -qm snapshot
     export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 RLVR_LANES=1 PYTHONPATH=$w
     export RLVR_COMMIT=$(git -C "$src" rev-parse HEAD)
-    dvc repro -s data
+    dvc repro -s data validation_data
     for n in $seeds; do dvc repro -s base_model@$n filter_data@$n; done )
   python3 - "$src/dvc.lock" "$w/dvc.lock" $seeds <<'PY'
-import sys, yaml
-ours, built = (yaml.safe_load(open(p))["stages"] for p in sys.argv[1:3])
-names = ["data"] + [f"{k}@{n}" for n in sys.argv[3:] for k in ("base_model", "filter_data")]
+import sys
+from dvc.utils.serialize import dump_yaml, load_yaml  # DVC's YAML 1.2 (PyYAML reads 1e-05 as a string)
+ours, built = (load_yaml(p)["stages"] for p in sys.argv[1:3])
+names = ["data", "validation_data"] + [f"{k}@{n}" for n in sys.argv[3:] for k in ("base_model", "filter_data")]
 bad = [f"{name}: {o['path']} built {o['md5']}, committed {c.get(o['path'])}" for name in names
        for c in [{x["path"]: x["md5"] for x in ours[name]["outs"]}] for o in built[name]["outs"]
        if not o["path"].startswith("reports/") and o["md5"] != c.get(o["path"])]
 if bad:
     sys.exit("refused: today's code does not rebuild the committed data and base policies:\n  " + "\n  ".join(bad))
-yaml.safe_dump({n: built[n] for n in names}, open(sys.argv[2].replace("dvc.lock", ".hoststate.lock.yaml"), "w"), sort_keys=False)
+dump_yaml(sys.argv[2].replace("dvc.lock", ".hoststate.lock.yaml"), {n: built[n] for n in names})
 PY
-  ( cd $w && tar -cf - .hoststate.lock.yaml data/generated data/filtered models/base reports/data_filters \
-      reports/notebooks/data.ipynb reports/notebooks/base_model_seed*.ipynb reports/notebooks/filter_data_seed*.ipynb ) \
+  ( cd $w && tar -cf - .hoststate.lock.yaml data/generated data/validation data/filtered models/base reports/data_filters \
+      reports/notebooks/data.ipynb reports/notebooks/validation_data.ipynb reports/notebooks/base_model_seed*.ipynb \
+      reports/notebooks/filter_data_seed*.ipynb ) \
     | xz -6 -T0 > $KIT/state.tar.xz
   echo "state: $(du -h $KIT/state.tar.xz | cut -f1)"
 }
@@ -79,7 +82,7 @@ PY
 state_here() {
   local seeds names
   seeds=$(sed -n 's/^- \([0-9]*\)$/\1/p' pipelines/seeds.yaml)
-  names="data $(for n in $seeds; do echo base_model@$n filter_data@$n; done)"
+  names="data validation_data $(for n in $seeds; do echo base_model@$n filter_data@$n; done)"
   if ! dvc status $names 2>&1 | grep -q "up to date"; then
     echo "refused: DVC does not find $names up to date here:"; dvc status $names 2>&1 | head -20; exit 1
   fi
@@ -90,9 +93,9 @@ from dvc.utils.serialize import dump_yaml, load_yaml  # DVC's YAML 1.2: PyYAML r
 stages = load_yaml(sys.argv[1])["stages"]
 dump_yaml(".hoststate.lock.yaml", {n: stages[n] for n in sys.argv[2:]})
 PY
-  tar -cf - .hoststate.lock.yaml data/generated data/filtered models/base reports/data_filters \
-      reports/notebooks/data.ipynb reports/notebooks/base_model_seed*.ipynb reports/notebooks/filter_data_seed*.ipynb \
-    | xz -6 -T0 > $KIT/state.tar.xz
+  tar -cf - .hoststate.lock.yaml data/generated data/validation data/filtered models/base reports/data_filters \
+      reports/notebooks/data.ipynb reports/notebooks/validation_data.ipynb reports/notebooks/base_model_seed*.ipynb \
+      reports/notebooks/filter_data_seed*.ipynb | xz -6 -T0 > $KIT/state.tar.xz
   rm .hoststate.lock.yaml
   echo "state (from this checkout): $(du -h $KIT/state.tar.xz | cut -f1)"
 }

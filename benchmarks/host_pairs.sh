@@ -57,7 +57,7 @@ PY
 }
 
 check_state() {  # the restored outputs into DVC's cache; their hashes must be the lock entries' (dvc.lock unchanged)
-  local names="data $(sed -n 's/^- \([0-9]*\)$/base_model@\1 filter_data@\1/p' pipelines/seeds.yaml)"
+  local names="data validation_data $(sed -n 's/^- \([0-9]*\)$/base_model@\1 filter_data@\1/p' pipelines/seeds.yaml)"
   dvc commit -f -q $names || return 1
   if ! git diff --quiet dvc.lock; then
     echo "the carried base policies differ from their lock entries (rebuild .hostcarry: benchmarks/host_kit.sh state-here):"
