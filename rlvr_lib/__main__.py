@@ -84,7 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     tune = sub.add_parser(
         "tune", help="issue 41's tuning: --dry lists every arm's configurations and their cost before anything runs"
     )
-    tune.add_argument("--dry", action="store_true", required=True, help="list only (the runs are DVC stages)")
+    mode = tune.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dry", action="store_true", help="list only (the runs are DVC stages)")
+    mode.add_argument(
+        "--tuned-pairs",
+        action="store_true",
+        help="the tuned protocol's pairs to train, tuned__<arm>:<seed> a line (repro_lanes --pairs-file), from "
+        "reports/tuning/selection.json",
+    )
     tune.add_argument("--root", default=".", help="the repository root (params.yaml, docs/budgets.yaml)")
     tok_parser = sub.add_parser("qwen-tokenizer", help="write a Qwen2.5 tokenizer folder from qwen.tiktoken")
     tok_parser.add_argument("out", help="folder to write (tokenizer.json, tokenizer_config.json, ...)")
@@ -104,10 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         print(format_methods())
         return 0
     if args.command == "tune":
-        from rlvr_lib.pipeline.tune_dry import plan
+        from rlvr_lib.pipeline.tune_dry import plan, tuned_pairs
 
         try:
-            print(plan(Path(args.root)))
+            print("\n".join(tuned_pairs(Path(args.root))) if args.tuned_pairs else plan(Path(args.root)))
         except BAD_INPUT as err:
             return error_line(err)
         return 0

@@ -28,8 +28,10 @@ and the time it would take.
 
 With ``--only RUN:SEED ...`` or ``--pairs-file F`` (a lent host's share, ``benchmarks/host_pairs.sh``) it runs exactly
 those pairs, in that order: the data and their seeds' base policies first, then the pairs, then only the sampling
-studies ``--studies`` names; no paper stage and no final ``dvc repro``. ``--deadline S`` starts no unit once S
-seconds have passed (a lease's call limit): what did not start is listed, and the driver exits 0.
+studies ``--studies`` names; no paper stage and no final ``dvc repro``. A pair may be a tuned run's,
+``tuned__<arm>:<seed>`` (issue 41's tuned protocol: ``pipelines/tuned__<arm>/dvc.yaml``, ``tune_dvc --tuned``).
+``--deadline S`` starts no unit once S seconds have passed (a lease's call limit): what did not start is listed, and
+the driver exits 0.
 
     python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME] [--deadline S]
     python -m rlvr_lib.pipeline.repro_lanes --pairs-file F [--studies NAME ...] [--deadline S] [--jobs N]
@@ -147,6 +149,18 @@ def parse_pairs(entries: Iterable[str], params, where: str = "--only") -> dict[s
     if not runs:
         raise ValueError(f"{where}: no RUN:SEED entry")
     return runs
+
+
+def with_tuned_runs(params, entries: list[str]):
+    """``params``, with the tuned protocol's runs (``tuned__<arm>``, from reports/tuning/selection.json:
+    ``tuned_stages.protocol_params``) when an entry names one."""
+    from rlvr_lib.tuning.tuned import TUNED_PREFIX
+
+    if not any(e.strip().startswith(TUNED_PREFIX) for e in entries):
+        return params
+    from rlvr_lib.pipeline.tuned_stages import protocol_params
+
+    return protocol_params(params)
 
 
 def only_studies(studies: Iterable[str]) -> list[Unit]:
@@ -416,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         only = None
         if listed:
             entries = [*(args.only or []), *(args.pairs_file.read_text().splitlines() if args.pairs_file else [])]
-            only = parse_pairs(entries, params, str(args.pairs_file or "--only"))
+            only = parse_pairs(entries, with_tuned_runs(params, entries), str(args.pairs_file or "--only"))
         steps = plan(params, args.paper, only, args.studies)
     except (ValueError, OSError) as err:
         parser.error(str(err))
