@@ -6,7 +6,8 @@ choices, help text citing the paper);
 file, which leaves the pipeline's record reports/params_check.txt alone);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
-``python -m rlvr_lib tune --dry`` lists issue 41's tuning configurations and their estimated cost;
+``python -m rlvr_lib tune --dry`` lists issue 41's tuning configurations, the tuned protocol's pairs and their
+estimated cost; ``tune --tuned-pairs`` the tuned runs' pairs to train (``repro_lanes --pairs-file``);
 ``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``;
 ``python -m rlvr_lib memory-probe --params configs/<paper>.yaml [--rows N]`` measures a profile's loss pass and
 optimizer step on the GPU next to the memory estimate (``rlvr_lib.training.memory_probe``; sharded under
