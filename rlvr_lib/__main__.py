@@ -6,7 +6,8 @@ choices, help text citing the paper);
 file, which leaves the pipeline's record reports/params_check.txt alone);
 ``python -m rlvr_lib train RUN`` / ``eval RUN`` run one pipeline stage outside papermill, e.g. under
 ``accelerate launch -m rlvr_lib train grpo`` on several GPUs;
-``python -m rlvr_lib tune --dry`` lists issue 41's tuning configurations and their estimated cost;
+``python -m rlvr_lib tune --dry`` lists issue 41's tuning configurations, the tuned protocol's pairs and their
+estimated cost; ``tune --tuned-pairs`` the tuned runs' pairs to train (``repro_lanes --pairs-file``);
 ``python -m rlvr_lib qwen-tokenizer OUT`` writes a Qwen2.5 tokenizer folder built from ``qwen.tiktoken``;
 ``python -m rlvr_lib memory-probe --params configs/<paper>.yaml [--rows N]`` measures a profile's loss pass and
 optimizer step on the GPU next to the memory estimate (``rlvr_lib.training.memory_probe``; sharded under
@@ -84,7 +85,14 @@ def main(argv: list[str] | None = None) -> int:
     tune = sub.add_parser(
         "tune", help="issue 41's tuning: --dry lists every arm's configurations and their cost before anything runs"
     )
-    tune.add_argument("--dry", action="store_true", required=True, help="list only (the runs are DVC stages)")
+    mode = tune.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--dry", action="store_true", help="list only (the runs are DVC stages)")
+    mode.add_argument(
+        "--tuned-pairs",
+        action="store_true",
+        help="the tuned protocol's pairs to train, tuned__<arm>:<seed> a line (repro_lanes --pairs-file), from "
+        "reports/tuning/selection.json",
+    )
     tune.add_argument("--root", default=".", help="the repository root (params.yaml, docs/budgets.yaml)")
     tok_parser = sub.add_parser("qwen-tokenizer", help="write a Qwen2.5 tokenizer folder from qwen.tiktoken")
     tok_parser.add_argument("out", help="folder to write (tokenizer.json, tokenizer_config.json, ...)")
@@ -104,10 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         print(format_methods())
         return 0
     if args.command == "tune":
-        from rlvr_lib.pipeline.tune_dry import plan
+        from rlvr_lib.pipeline.tune_dry import plan, tuned_pairs
 
         try:
-            print(plan(Path(args.root)))
+            print("\n".join(tuned_pairs(Path(args.root))) if args.tuned_pairs else plan(Path(args.root)))
         except BAD_INPUT as err:
             return error_line(err)
         return 0

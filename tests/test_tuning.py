@@ -213,3 +213,7 @@ def test_tune_dry_lists_every_configuration_and_the_cost(capsys):
     assert "27 arms x 9 configurations x 2 seeds [0, 1] = 486 (run, seed) pairs" in out
     assert out.count("(literal transfer)") == 27 and "host:" in out and "2-core machine" in out
     assert "  8  train.learning_rate=0.0003, eps_low+eps_high=0.4/0.4" in out
+    assert (
+        "tuned protocol: 27 arms at their runs' seeds = at most 119 pairs (no reports/tuning/selection.json yet" in out
+    )
+    assert "  tuned__grpo: seeds [0, 1, 2, 3, 4], 5 pairs, " in out

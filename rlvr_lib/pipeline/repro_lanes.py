@@ -28,8 +28,10 @@ and the time it would take.
 
 With ``--only RUN:SEED ...`` or ``--pairs-file F`` (a lent host's share, ``benchmarks/host_pairs.sh``) it runs exactly
 those pairs, in that order: the data and their seeds' base policies first, then the pairs, then only the sampling
-studies ``--studies`` names; no paper stage and no final ``dvc repro``. ``--deadline S`` starts no unit once S
-seconds have passed (a lease's call limit): what did not start is listed, and the driver exits 0.
+studies ``--studies`` names; no paper stage and no final ``dvc repro``. A pair may be a tuned run's,
+``tuned__<arm>:<seed>`` (issue 41's tuned protocol: ``pipelines/tuned__<arm>/dvc.yaml``, ``tune_dvc --tuned``).
+``--deadline S`` starts no unit once S seconds have passed (a lease's call limit): what did not start is listed, and
+the driver exits 0.
 
 With ``--tuning`` it runs issue 41's tuning runs (``pipelines/tune/``, which it first writes as ``python -m
 rlvr_lib.pipeline.tune_dvc`` does): the data and the validation split, the tuning seeds' base policies, each tuning
@@ -155,6 +157,23 @@ def parse_pairs(entries: Iterable[str], seeds_of: dict[str, list[int]], where: s
     if not runs:
         raise ValueError(f"{where}: no RUN:SEED entry")
     return runs
+
+
+def run_seeds(params) -> dict[str, list[int]]:
+    """Every run of ``params`` and its seeds (``parse_pairs``' ``seeds_of``)."""
+    return {run: spec.seeds for run, spec in params.runs.items()}
+
+
+def with_tuned_runs(params, entries: list[str]):
+    """``params``, with the tuned protocol's runs (``tuned__<arm>``, from reports/tuning/selection.json:
+    ``tuned_stages.protocol_params``) when an entry names one."""
+    from rlvr_lib.tuning.tuned import TUNED_PREFIX
+
+    if not any(e.strip().startswith(TUNED_PREFIX) for e in entries):
+        return params
+    from rlvr_lib.pipeline.tuned_stages import protocol_params
+
+    return protocol_params(params)
 
 
 TESTBED_PROPERTIES = "testbed_properties"  # with --studies: the testbed properties stage (it samples trained models)
@@ -481,7 +500,10 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(tune_dvc.write(Path("."))) or "tuning DVC files up to date")  # as make repro: dvc_stages
         if listed:
             entries = [*(args.only or []), *(args.pairs_file.read_text().splitlines() if args.pairs_file else [])]
-            seeds_of = tuning_runs(params) if args.tuning else {run: spec.seeds for run, spec in params.runs.items()}
+            if args.tuning:
+                seeds_of = tuning_runs(params)
+            else:
+                seeds_of = run_seeds(with_tuned_runs(params, entries))
             only = parse_pairs(entries, seeds_of, str(args.pairs_file or "--only"))
         steps = tuning_plan(params, only=only) if args.tuning else plan(params, args.paper, only, args.studies)
     except (ValueError, OSError) as err:
