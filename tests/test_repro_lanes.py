@@ -270,7 +270,8 @@ def test_tuning_runs_every_configuration_and_seed_once_longest_arm_first(monkeyp
     assert written and calls[0] == ("check_params", "data", "validation_data")
     assert calls[1 : 1 + len(seeds)] == [u.stages for u in seed_units(seeds)]
     assert calls[1 + len(seeds) : 1 + 2 * len(seeds)] == [(f"pipelines/tune/dvc.yaml:eval_base@{n}",) for n in seeds]
-    runs = calls[1 + 2 * len(seeds) :]
+    assert calls[-1] == ("pipelines/tune/dvc.yaml:select",)
+    runs = calls[1 + 2 * len(seeds) : -1]
     expected = {
         (f"pipelines/tune/{c.arm}/dvc.yaml:train_{c.index}@{n}", f"pipelines/tune/{c.arm}/dvc.yaml:eval_{c.index}@{n}")
         for c in space.configs()
@@ -286,6 +287,7 @@ def test_tuning_runs_every_configuration_and_seed_once_longest_arm_first(monkeyp
     first = {"aer": "pipelines/tune/aer/dvc.yaml:train_0@0", "grpo": "pipelines/tune/grpo/dvc.yaml:train_4@1"}
     arm_cost = {arm: sum(host[(arm, n)] for n in seeds) for arm in first}
     assert [c[0] for c in calls[1 + 2 * len(seeds) :]] == [first[a] for a in sorted(first, key=lambda a: -arm_cost[a])]
+    # (a host's share: no selection after it)
     listed.write_text("grpo:0\n")  # a protocol run, not a tuning run
     with pytest.raises(SystemExit):
         repro_lanes.main(["--tuning", "--pairs-file", str(listed)])

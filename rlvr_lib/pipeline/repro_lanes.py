@@ -36,9 +36,10 @@ the driver exits 0.
 With ``--tuning`` it runs issue 41's tuning runs (``pipelines/tune/``, which it first writes as ``python -m
 rlvr_lib.pipeline.tune_dvc`` does): the data and the validation split, the tuning seeds' base policies, each tuning
 seed's base policy on the validation split, then one unit per (arm, configuration, tuning seed), its
-``train_<k>@<N>`` and ``eval_<k>@<N>``, longest first by the arm's measured pair time (``rlvr_lib.pipeline.budgets``);
-no final repro. With ``--pairs-file``, only the tuning runs it lists (``tune__<arm>__<k>:N``, e.g. those not yet
-current where the results are merged: ``benchmarks/host_kit.sh todo --tuning``).
+``train_<k>@<N>`` and ``eval_<k>@<N>``, longest first by the arm's measured pair time (``rlvr_lib.pipeline.budgets``),
+then the ``select`` stage (``reports/tuning/selection.json``); no final repro. With ``--pairs-file``, only the
+tuning runs it lists (``tune__<arm>__<k>:N``, e.g. those not yet current where the results are merged:
+``benchmarks/host_kit.sh todo --tuning``), and no selection.
 
     python -m rlvr_lib.pipeline.repro_lanes [--jobs N] [--threads T] [--paper NAME] [--deadline S]
     python -m rlvr_lib.pipeline.repro_lanes --pairs-file F [--studies NAME ...] [--deadline S] [--jobs N]
@@ -439,6 +440,8 @@ def tuning_plan(params, root: Path = Path("."), only: dict[str, list[int]] | Non
         Phase("base policies (per seed)", seed_units(space.seeds)),
         Phase("base policies on the validation split", base_eval),
         Phase("tuning (arm, configuration, seed) runs", units, elsewhere=True),
+        # the selection (rlvr_lib/tuning/select.py) once every run is made, not after a host's share
+        Phase("selection", [Unit("selection", (f"{TUNE_PIPELINES / 'dvc.yaml'}:select",))] if only is None else []),
     ]
     return Plan(
         f"tuning, {len(space.arms)} arms x {space.budget} configurations x {len(space.seeds)} seeds", phases, None, []
