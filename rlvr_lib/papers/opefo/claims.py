@@ -568,35 +568,33 @@ def _sec6_3(paper) -> None:
     )
     part = functools.partial(paper.claim, part_of=key)
     grpo_pair, rest = [r.grpo, r.grpo_onpolicy], [*r.baselines, r.opefo]
-    for other in rest:
-        for grpo in grpo_pair:
-            part(
-                key=f"highest_reward_{grpo}_vs_{other}",
-                quote="achieve the highest training reward",
-                source="sec. 6.3, fig. 4(b)",
-                paper_value="highest",
-                ours=f"{grpo}'s training reward (last {LATE:.0%} of training) minus {other}'s, per seed",
-                direction="greater",
-                margin=REWARD_MARGIN,
-                compute=measure(compare_history, grpo, other, measures.late_reward, differs_in=measures.TABLE1),
-                null=CONTRAST,
-                fixed=PAIRWISE,
-            )
-    for other in rest:
-        for grpo in grpo_pair:
-            part(
-                key=f"lowest_entropy_{grpo}_vs_{other}",
-                quote="while also exhibiting the lowest policy entropy",
-                source="sec. 6.3, fig. 4(a)",
-                paper_value="lowest",
-                ours=f"{grpo}'s log entropy retained minus {other}'s, per seed",
-                direction="less",
-                margin=ENTROPY_MARGIN,
-                compute=measure(compare_history, grpo, other, shared.log_entropy_retained, differs_in=measures.TABLE1),
-                measure="log_entropy_retained",
-                null=CONTRAST,
-                fixed=PAIRWISE,
-            )
+    _each_pair(
+        part,
+        grpo_pair,
+        rest,
+        "highest_reward",
+        measures.late_reward,
+        ours=f"{{grpo}}'s training reward (last {LATE:.0%} of training) minus {{other}}'s, per seed",
+        quote="achieve the highest training reward",
+        source="sec. 6.3, fig. 4(b)",
+        paper_value="highest",
+        direction="greater",
+        margin=REWARD_MARGIN,
+    )
+    _each_pair(
+        part,
+        grpo_pair,
+        rest,
+        "lowest_entropy",
+        shared.log_entropy_retained,
+        ours="{grpo}'s log entropy retained minus {other}'s, per seed",
+        quote="while also exhibiting the lowest policy entropy",
+        source="sec. 6.3, fig. 4(a)",
+        paper_value="lowest",
+        direction="less",
+        margin=ENTROPY_MARGIN,
+        measure="log_entropy_retained",
+    )
     key = paper.conjunction(
         key="opefo_reward",
         quote="OPEFO follows this direction by stabilizing entropy while still achieving competitive reward growth.",
@@ -716,6 +714,22 @@ def _sec6_3(paper) -> None:
         compute=measure(measures.direction),
         null=NO_OP_DIRECTION,  # at lambda* = 0 the cosine is 1 by construction: no null run to compare
     )
+
+
+def _each_pair(part, grpo_runs, others, name: str, of_run, ours: str, **fields) -> None:
+    """One part ``<name>_<grpo>_vs_<other>`` per pair, ``others`` outer: ``of_run`` (a per-run history measure) of
+    the GRPO run minus the other's, per seed, judged run by run (``PAIRWISE``); ``ours`` is formatted with
+    ``grpo`` and ``other``."""
+    for other in others:
+        for grpo in grpo_runs:
+            part(
+                key=f"{name}_{grpo}_vs_{other}",
+                ours=ours.format(grpo=grpo, other=other),
+                compute=measure(compare_history, grpo, other, of_run, differs_in=measures.TABLE1),
+                null=CONTRAST,
+                fixed=PAIRWISE,
+                **fields,
+            )
 
 
 def _sec6_4(paper) -> None:
