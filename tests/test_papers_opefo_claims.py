@@ -395,3 +395,23 @@ def test_decoding_note_gives_each_runs_gain_and_the_verdicts_kept(monkeypatch):
     note = opefo_text.decoding_note(p)[0]
     assert f"`{p.runs.grpo_onpolicy}` +0.100 (from 0.500)" in note
     assert "1 keep their verdict at the shared decoding and 1 change" in note
+
+
+def test_entropy_reg_growth_is_judged_only_where_the_bonus_acted():
+    """Round-4 O4: a bonus that has not moved the entropy (Entropy-Reg within x1.1 of GRPO's log entropy retained)
+    cannot show the paper's late regime: NOT TESTABLE, and its growth is not read; where it acted, it is."""
+    import contextlib
+    from types import SimpleNamespace
+
+    def stub(moved: float):
+        results = SimpleNamespace(
+            unrecorded=contextlib.nullcontext,
+            compare_history=lambda *a, **k: Estimate(moved, moved - 0.01, moved + 0.01, 5),
+        )
+        return SimpleNamespace(results=results, single_run=lambda run, fn: Estimate(-0.1, -0.2, 0.0, 5, detail="x"))
+
+    with pytest.raises(NotTestable) as reason:
+        opefo_measures.bonus_growth(stub(0.05), "entropy_reg_8updates", "grpo_8updates")
+    assert reason.value.kind == BEYOND and "ln 1.1" in str(reason.value)
+    got = opefo_measures.bonus_growth(stub(0.12), "entropy_reg_8updates", "grpo_8updates")
+    assert got.value == -0.1 and "the bonus acted: log entropy retained +0.120" in got.detail
