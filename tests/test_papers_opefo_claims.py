@@ -15,7 +15,7 @@ from conftest import REPO, declared_claims
 
 from rlvr_lib.papers import opefo
 from rlvr_lib.papers.framework import measures
-from rlvr_lib.papers.framework.claims import BEYOND, NotRun, NotTestable
+from rlvr_lib.papers.framework.claims import BEYOND, HOLDS, Estimate, NotRun, NotTestable, judge
 from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.papers.opefo import claims as opefo_claims
 from rlvr_lib.papers.opefo import measures as opefo_measures
@@ -105,10 +105,15 @@ def test_the_claims_module_holds_declarations_only():
     assert not [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
 
 
-def test_sized_claims_test_the_papers_size(by_key):
-    assert (by_key["gain_7b"].direction, by_key["gain_7b"].reference) == ("equal", 0.023)
-    assert (by_key["margin_7b"].direction, by_key["margin_7b"].reference) == ("equal", 0.017)
-    assert by_key["gain_7b"].paper_effect == 0.023
+def test_sized_gains_are_tested_in_their_direction_so_a_larger_gain_is_no_refutation(by_key):
+    """Round-4 O3: a gain in Qwen's points is tested as d > 0 with the paper's size as its effect (as TEPO's
+    ``gain_size``): a testbed gain of +0.08 must not read 'a difference detected' against the paper's 0.023."""
+    larger = Estimate(0.08, 0.06, 0.10, 5, 256, "", 0.007)
+    for key, size in (("gain_7b", 0.023), ("margin_7b", 0.017)):
+        claim = by_key[key]
+        assert (claim.direction, claim.reference, claim.paper_effect) == ("greater", 0.0, size)
+        assert judge(claim, larger).verdict == HOLDS
+        assert claim.fixed.after_runs and "direction" in claim.fixed.what
     assert "copy of table 1's GRPO (8 updates) row" in by_key["static_scaling"].paper_value
 
 
@@ -390,3 +395,23 @@ def test_decoding_note_gives_each_runs_gain_and_the_verdicts_kept(monkeypatch):
     note = opefo_text.decoding_note(p)[0]
     assert f"`{p.runs.grpo_onpolicy}` +0.100 (from 0.500)" in note
     assert "1 keep their verdict at the shared decoding and 1 change" in note
+
+
+def test_entropy_reg_growth_is_judged_only_where_the_bonus_acted():
+    """Round-4 O4: a bonus that has not moved the entropy (Entropy-Reg within x1.1 of GRPO's log entropy retained)
+    cannot show the paper's late regime: NOT TESTABLE, and its growth is not read; where it acted, it is."""
+    import contextlib
+    from types import SimpleNamespace
+
+    def stub(moved: float):
+        results = SimpleNamespace(
+            unrecorded=contextlib.nullcontext,
+            compare_history=lambda *a, **k: Estimate(moved, moved - 0.01, moved + 0.01, 5),
+        )
+        return SimpleNamespace(results=results, single_run=lambda run, fn: Estimate(-0.1, -0.2, 0.0, 5, detail="x"))
+
+    with pytest.raises(NotTestable) as reason:
+        opefo_measures.bonus_growth(stub(0.05), "entropy_reg_8updates", "grpo_8updates")
+    assert reason.value.kind == BEYOND and "ln 1.1" in str(reason.value)
+    got = opefo_measures.bonus_growth(stub(0.12), "entropy_reg_8updates", "grpo_8updates")
+    assert got.value == -0.1 and "the bonus acted: log entropy retained +0.120" in got.detail

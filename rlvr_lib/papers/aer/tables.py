@@ -21,10 +21,13 @@ from rlvr_lib.papers.aer.measures import (
 )
 from rlvr_lib.papers.framework.base import MISSING, experiment, fmt, fmt_ci
 from rlvr_lib.papers.framework.claims import NotRun, NotTestable, bounded_t_interval, seed_values, t_interval
-from rlvr_lib.papers.framework.measures import TAIL_LABEL, log_entropy_retained
+from rlvr_lib.papers.framework.measures import TAIL_LABEL, column, log_entropy_retained, rollouts
 from rlvr_lib.papers.framework.results import ACCURACY
 from rlvr_lib.render import plots
 from rlvr_lib.settings.papers import BASE_RUN
+
+ALPHA = "aer/alpha"  # AER's coefficient alpha_t, per rollout batch
+LENGTH = "completions/mean_length"
 
 
 def add_seed_columns(paper, raw: pd.DataFrame, shown: pd.DataFrame) -> None:
@@ -71,9 +74,46 @@ def table1(paper, heading: str) -> pd.DataFrame:
         f"pass@1 = mean accuracy over the n samples; pass@{k}: the largest power of two within the evaluation's "
         "n (the paper's pass@32 needs n >= 32). Mean over each run's own seeds and the problems [95% Student-t "
         "interval over the per-seed means, on the logit scale so it stays in [0, 1]]; `seeds` says how many, "
-        "and 'AER - row (paired)' is the difference over the seeds both runs share, the one the claims test.",
+        "and 'AER - row (paired)' is the difference over the seeds both runs share, the one the claims test. "
+        + " ".join(t for t in (alpha_activity(paper), baseline_reach(paper)) if t),
     )
     return shown
+
+
+def alpha_activity(paper) -> str:
+    """How much of training AER's bonus acted in table 1's `aer` run (round-4 AER 10): per seed, the first rollout
+    batch with alpha_t > 0 and the share of rollout batches with it (before that the run is GRPO's exactly)."""
+    run = paper.runs.aer
+    first = paper.results.per_seed(run, lambda h: float(rollouts(h, ALPHA).gt(0).to_numpy().argmax() + 1))
+    share = paper.results.per_seed(run, lambda h: float(rollouts(h, ALPHA).gt(0).mean()))
+    batches = int(paper.results.per_seed(run, lambda h: float(len(rollouts(h, ALPHA)))).max())
+    return (
+        f"AER's bonus acts on part of training only: `{run}`'s alpha_t first turns on at rollout batch "
+        f"{' / '.join(f'{v:.0f}' for v in first)} of {batches} (per seed; until then the run is GRPO's) and is on "
+        f"in {' / '.join(f'{v:.0%}' for v in share)} of its rollout batches."
+    )
+
+
+def baseline_reach(paper) -> str:
+    """The share of response tokens Clip-Cov and KL-Cov act on (round-4 AER 7): their selected tokens per optimizer
+    step over the step's response tokens (prompts x group size x mean length), mean over seeds."""
+    found = []
+    for run in paper.runs.baselines:
+        key = f"{paper.params.runs[run].method}/selected_tokens"
+        t = paper.params.runs[run].train
+        try:
+            selected = paper.results.per_seed(run, lambda h, key=key: float(column(h, key).mean())).mean()
+            tokens = paper.results.per_seed(run, lambda h: float(column(h, LENGTH).mean())).mean()
+        except NotTestable:
+            continue
+        per_step = t.prompts_per_step * t.num_generations * tokens
+        found.append(
+            f"{measures.baseline_label(paper, run)} {selected:.2f} tokens per optimizer step, "
+            f"{selected / per_step:.2%} of about {per_step:,.0f}"
+        )
+    if not found:
+        return ""
+    return "The covariance baselines act on few tokens here (mean over seeds): " + "; ".join(found) + "."
 
 
 @experiment("Tables 6-7 and fig. 3(a, d): pass@k up to k = n, k50")

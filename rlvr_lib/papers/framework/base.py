@@ -565,11 +565,13 @@ class PaperBase:
         ncols: int = 4,
         labels: dict[str, str] | None = None,
         references: dict[str, tuple[float, str]] | None = None,
+        styles: dict[str, plots.Style] | None = None,
     ) -> Figure:
         """Training curves: one panel per (history key, title, y scale: linear | log), one line per run in its
         style (mean over seeds of each seed's EMA, raw mean faint, seeds' min-max band), the y axis labelled with
         the quantity and its unit (``plots.QUANTITY_LABELS``), one legend below the panels. ``references``: a
-        horizontal line (value, label) on the panel of a key, e.g. the paper's number."""
+        horizontal line (value, label) on the panel of a key, e.g. the paper's number. ``styles``: a run's style in
+        this figure where its method's would be hard to tell from another run's."""
         fig, axes = plots.new_figure(len(panels), ncols=ncols)
         for ax, (key, panel_title, scale) in zip(axes, panels, strict=True):
             drawn = False
@@ -580,7 +582,8 @@ class PaperBase:
                     continue
                 if key in history.columns and history[key].notna().any():
                     label = (labels or {}).get(run, run)
-                    drawn |= plots.plot_curve(ax, history, key, self.styles[run], label, ema_alpha)
+                    style = (styles or {}).get(run, self.styles[run])
+                    drawn |= plots.plot_curve(ax, history, key, style, label, ema_alpha)
             plots.panel_title(ax, panel_title)
             if key in (references or {}):
                 value, label = references[key]

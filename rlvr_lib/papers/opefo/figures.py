@@ -8,8 +8,19 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from rlvr_lib.papers.framework.base import MISSING, experiment, fmt
-from rlvr_lib.papers.opefo.measures import FLOW, delta_h, form_runs, has, label, lambda_stats, table1_rows
+from rlvr_lib.papers.opefo.measures import (
+    FLOW,
+    delta_h,
+    form_runs,
+    has,
+    label,
+    lambda_stats,
+    span_mean,
+    table1_rows,
+)
 from rlvr_lib.render import plots
+
+ZERO_SPREAD = "frac_reward_zero_std"  # share of a rollout batch's groups whose rewards are all equal
 
 
 @experiment("Fig. 2: entropy, net entropy flow, flow of clipped tokens")
@@ -57,15 +68,39 @@ def figure2(paper, heading: str):
     axes[1].set_ylabel("net dH (a.u.)")
     axes[3].set_ylabel("dH summed, clipped (a.u.)")
     plots.figure_legend(fig)
+    form = paper.hparam(r.opefo, "delta_h")
+    estimators = (
+        "(b) and (c) are both eq. 6 at the sampled token, (c) on OPEFO's own updates"
+        if form == "sampled"
+        else f"(c) is eq. 6 in OPEFO's `{form}` form, (b) at the sampled token: compare shapes, not values"
+    )
     plots.figure_title(
         fig,
         f"Paper fig. 2: entropy and first-order entropy change dH (eta dropped; EMA {alpha}; lines: mean over "
-        "seeds). (b) and (c) are different estimators: compare shapes, not values.",
+        f"seeds). {estimators}.",
     )
-    text = f"EMA {alpha}; mean over seeds. " + ("Missing: " + "; ".join(notes) + "." if notes else "")
+    text = f"EMA {alpha}; mean over seeds. {flat_flow_note(paper)}" + (
+        " Missing: " + "; ".join(notes) + "." if notes else ""
+    )
     paper.report.section(heading, text)
     paper.report.add_figure(heading, "figure2_entropy_flow", fig)
     return fig
+
+
+def flat_flow_note(paper) -> str:
+    """Why OPEFO's net flow (panel (c)) sits near 0 late in training where its reward collapsed (round-4 O10): the
+    share of groups with no reward spread (A = 0 for every sample, so no flow at all) over the second half of
+    training, OPEFO against strict on-policy GRPO, mean over seeds."""
+    r = paper.runs
+    shares = {
+        run: float(paper.results.per_seed(run, lambda h: span_mean(h, ZERO_SPREAD, 0.5, 1.0)).mean())
+        for run in (r.opefo, r.grpo_onpolicy)
+    }
+    return (
+        f"Panel (c) near 0 is not a balanced flow alone: over the second half of training {shares[r.opefo]:.2f} of "
+        f"`{r.opefo}`'s groups have no reward spread (every A = 0, no flow), against {shares[r.grpo_onpolicy]:.2f} "
+        f"of `{r.grpo_onpolicy}`'s (`{ZERO_SPREAD}`, mean over seeds)."
+    )
 
 
 @experiment("Fig. 4: training dynamics")

@@ -4,6 +4,7 @@ the measures its claims declare) and the run labels the tables, figures and note
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 import numpy as np
@@ -44,6 +45,7 @@ LAMBDA = "opefo/lambda"
 PAPER_STEPS = 500
 FIRST_50 = measures.paper_share(50, PAPER_STEPS)
 AFTER_400 = measures.paper_share(400, PAPER_STEPS)  # Entropy-Reg's growth "after approximately 400 steps"
+BONUS_ACTS = 0.0953  # ln 1.1 (as a number): the entropy bonus acted, Entropy-Reg's entropy x1.1 GRPO's at the end
 LATE = 0.2  # "later in training" / "throughout": the last fifth of training against the first fifth
 # What two runs of a comparison may differ in (rlvr_lib.papers.framework.guard). Table 1 and fig. 4 compare methods each
 # with its own update structure (sec. 6.1: the baselines take 8 updates per rollout batch, strict on-policy GRPO and
@@ -125,6 +127,24 @@ def sharp_drop(history: pd.DataFrame) -> float:
 def late_growth(history: pd.DataFrame) -> float:
     """The entropy after 'approximately 400 steps' / over as long a window before, minus 1."""
     return span_ratio(history, ENTROPY, (AFTER_400, 1.0), (2 * AFTER_400 - 1, AFTER_400)) - 1
+
+
+def bonus_growth(paper, run: str, grpo: str) -> Estimate:
+    """``late_growth`` of ``run`` (Entropy-Reg) per seed, judged only where its bonus acted (round-4 O4): its log
+    entropy retained at least ``BONUS_ACTS`` above ``grpo``'s (the same updates without the bonus), mean over the
+    seeds both have. Otherwise NOT TESTABLE (beyond the testbed): a bonus that has not moved the entropy cannot show
+    the late regime the paper describes. The premise is read unrecorded: ``grpo`` is not an arm of the claim."""
+    with paper.results.unrecorded():
+        moved = paper.results.compare_history(run, grpo, log_entropy_retained, differs_in=TABLE1)
+    if moved.value < BONUS_ACTS:
+        raise NotTestable(
+            f"scale: the entropy bonus has not moved the entropy here: `{run}`'s log entropy retained is "
+            f"{moved.value:+.3f} above `{grpo}`'s, under ln 1.1 = {BONUS_ACTS:.3f}; the paper's late growth needs "
+            "a run in which the bonus acts"
+        )
+    got = paper.single_run(run, late_growth)
+    acted = f"the bonus acted: log entropy retained {moved.value:+.3f} above `{grpo}`'s"
+    return dataclasses.replace(got, detail=f"{got.detail}; {acted}" if got.detail else acted)
 
 
 def flow_balance(history: pd.DataFrame, keys: tuple[str, str, str], start: float, stop: float) -> float:

@@ -19,6 +19,10 @@ class Paper(PaperBase):
         judged against strict on-policy GRPO, also the reference of the ``learned`` gate."""
         return self.runs.grpo_onpolicy
 
+    def summary(self) -> str:
+        """The generated Summary, then how far its headline rests on the eq. 6 form (``text.form_line``)."""
+        return "\n\n".join(t for t in (super().summary(), text.form_line(self)) if t)
+
     declare_claims = claims.declare
     mechanism = Mechanism("opefo", off=({"lambda_mode": "static"},))  # a static lambda is table 2's ablation
     table1 = tables.table1

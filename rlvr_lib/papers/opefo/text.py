@@ -9,7 +9,7 @@ from rlvr_lib.papers.framework.base import _decoding_words
 from rlvr_lib.papers.framework.claims import NotTestable, flatten
 from rlvr_lib.papers.framework.results import ACCURACY
 from rlvr_lib.papers.opefo import measures
-from rlvr_lib.papers.opefo.claims import CLOSELY_TRACKS
+from rlvr_lib.papers.opefo.claims import CLOSELY_TRACKS, STRONG_FLOW
 from rlvr_lib.papers.opefo.measures import FIRST_50, form_runs, geo_factor, seed_mean
 
 INTRO = (
@@ -37,6 +37,7 @@ def discussion_notes(paper) -> list[str]:
         hinging_parts_note,
         stability_note,
         premise_note,
+        imbalance_note,
         divergence_note,
         lambda_note,
         static_machine_note,
@@ -47,6 +48,28 @@ def discussion_notes(paper) -> list[str]:
         except (NotTestable, KeyError, ValueError, ZeroDivisionError):
             continue  # a run or a logged key the note needs is missing: the note is left out
     return notes
+
+
+def form_line(paper) -> str:
+    """The Summary's last paragraph (round-4 O2): how far the headline rests on the eq. 6 form, from the runs: the
+    default form's failed seeds and entropy, the other form's mean@n against strict on-policy GRPO, and where the
+    default came from ('' without a run of the other form)."""
+    r = paper.runs
+    if not r.delta_h_variants:
+        return ""
+    other = r.delta_h_variants[0]
+    failed = {line.split(": ", 1)[0] for line in paper.results.gates.run_failures(r.opefo)}
+    gain = paper.compare(other, r.grpo_onpolicy, ACCURACY, measures.TABLE1)
+    return (
+        f"**The eq. 6 form decides the headline.** With eq. 6 at the sampled token (the default, `{r.opefo}`) OPEFO "
+        f"fails the `healthy` gate on {len(failed)} of {len(paper.results.seeds_of(r.opefo))} seeds (rollout entropy "
+        f"x{geo_factor(paper, r.opefo):.2f} of its first batch at the end, geometric mean); with eq. 6 as written "
+        f"(`{other}`) it trains like strict on-policy GRPO: mean@n minus `{r.grpo_onpolicy}`'s {gain.value:+.3f} "
+        f"[{gain.ci_low:+.3f}, {gain.ci_high:+.3f}], entropy x{geo_factor(paper, other):.2f}; no gain is detected "
+        "under either form. The default is the text's per-token reading (sec. 5.1, 'for each generated token'); it "
+        "was first switched to the expectation form with both forms' runs known (3e077198) and back to the text's "
+        "reading (8390c750), so neither choice was blind (docs/assumptions.md, `delta_h`)."
+    )
 
 
 def results_by_key(paper) -> dict:
@@ -132,6 +155,25 @@ def premise_note(paper) -> list[str]:
         "what `zero_flow_flat_entropy` tests. The GRPO numbers are not a measurement of tracking: the flow's "
         "scale (eta dropped) is not the entropy's, and the rollout entropy of one batch against the next mixes "
         "in batch composition (the `flow_tracks` parts give that confound per seed). " + same_batch_sentence(paper)
+    ]
+
+
+def imbalance_note(paper) -> list[str]:
+    """Round-4 O5: what `imbalance` (which holds) does not show: OPEFO's own unscaled flow is lopsided too in a run
+    whose entropy inflated, so the imbalance does not tell a collapse from an explosion; the causal reading is the
+    claims that test the flow against the realised change."""
+    r, by_key = paper.runs, results_by_key(paper)
+    net, form = measures.OPEFO_FLOW[0], paper.hparam(r.opefo, "delta_h")
+    share = seed_mean(paper, r.opefo, lambda h: measures.sign_share(h, net, -1))
+    balance = seed_mean(paper, r.opefo, lambda h: measures.flow_balance(h, measures.OPEFO_FLOW, 0.0, 1.0))
+    causal = "; ".join(f"`{k}`: {by_key[k].verdict}" for k in ("flow_drives_entropy", "first_order_tracks"))
+    return [
+        "The imbalance (`imbalance`, which holds) is descriptive: it does not tell a collapse from an explosion. "
+        f"OPEFO's own first-order flow before its rescaling (`{net}`, eq. 6 in its `{form}` form) is negative on "
+        f"{share:.0%} of `{r.opefo}`'s steps (net / gross {balance:+.3f} over training, mean over seeds), a run "
+        f"whose entropy ends at x{geo_factor(paper, r.opefo):.2f} of its first batch; that the imbalance drives the "
+        "collapse is what the "
+        f"claims relating the flow to the realised change test ({causal})."
     ]
 
 
@@ -301,7 +343,13 @@ def lambda_note(paper) -> list[str]:
         f"`{r.static_lambda_paper}` (static lambda {lam:g}) minus `{r.grpo_onpolicy}`: mean@n at the verdicts' "
         f"decoding {static.value:+.3f} [{static.ci_low:+.3f}, {static.ci_high:+.3f}]. With the testbed's lambda* the "
         f"reweighting is large from the first steps, when `{r.opefo}`'s training reward goes from {reward_first:.3f} "
-        f"at the first batch to {reward_early:.3f} by the end of the first {FIRST_50:.0%} (fig. 4(b))."
+        f"at the first batch to {reward_early:.3f} by the end of the first {FIRST_50:.0%} (fig. 4(b)). "
+        "The paper's own numbers sit uneasily together (round-4 O6): by eq. 9 lambda* = -(net / gross) of the "
+        "batch's unscaled flow, and at the first step OPEFO's policy is GRPO's, whose net flow fig. 2(b) calls "
+        f"'strongly negative' (read here as at least {STRONG_FLOW:.0%} of the gross, `net_flow_fig2b`): that is a "
+        f"lambda* of at least {STRONG_FLOW:g} there, {STRONG_FLOW / lam:.0f}x the {lam:g} sec. 6.4 gives as its "
+        "average, which would need lambda* near 0 over almost all the rest of training (the paper gives no gross "
+        "flow to settle it)."
     ]
 
 

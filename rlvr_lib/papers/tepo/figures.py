@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from rlvr_lib.papers.framework.base import experiment
+from rlvr_lib.render import plots
 
 
 @experiment("Figs. 2-3: clip ratio, response length, reward, gradient norm, entropy, KL to the rollout policy")
@@ -21,6 +24,8 @@ def figures(paper, heading: str):
         ema_alpha=paper.settings.ema_alpha,
         title=f"Paper figs. 2-3: TEPO vs GRPO/DAPO and TEPO-w/o. KL (EMA {paper.settings.ema_alpha})",
         ncols=3,
+        # TEPO-w/o. KL is a variant of TEPO (its navy, dashed): its own colour tells the two apart (round-4 T6)
+        styles={r.no_kl: dataclasses.replace(paper.styles[r.no_kl], color=plots.QUANTITY_COLORS[1])},
     )
     paper.report.add_figure(
         heading,
