@@ -320,6 +320,25 @@ def test_the_component_claims_are_judged_on_accuracy_not_on_the_length_their_det
         assert immovable(by_key[key], read, ["erpo_erpo_data", "erpo_no_group_norm"], healthy) == "", key
 
 
+def test_length_is_fixed_by_the_task_only_for_arms_that_learned(by_key):
+    """Round 4 E2: a run that never learned keeps the base policy's short guesses, so its length moves; the length
+    claims are 'metric cannot move' only when every arm passed `healthy` and `learned` (planted: one arm fails
+    `learned` only)."""
+    from types import SimpleNamespace
+
+    from rlvr_lib.papers.framework.engine import immovable
+
+    def gates(failing: str) -> SimpleNamespace:
+        return SimpleNamespace(failures=lambda arms, names: [f"x seed 0: {failing}"] if failing in names else [])
+
+    arms = ["erpo_erpo_data", "grpo_erpo_data"]
+    for key in ("concise_paths", "shorter_length", "length_late_lower"):
+        claim = by_key[key]
+        assert immovable(claim, [], arms, SimpleNamespace(gates=gates("none"))).startswith("fixed by the task"), key
+        for failing in ("healthy", "learned"):
+            assert immovable(claim, [], arms, SimpleNamespace(gates=gates(failing))) == "", (key, failing)
+
+
 def test_every_claim_declares_a_named_measure(paper):
     """Issue 38 item 2: each claim's measure is a shared measure or a function of rlvr_lib/papers/erpo/measures.py,
     declared with measure(fn, *args), so the claims module holds declarations only."""
