@@ -108,6 +108,8 @@ def test_never_and_length_claims_declare_how_they_are_judged(by_key):
     assert by_key["length_early_higher"].measure == "train_response_length"
     assert by_key["length_late_lower"].measure == "train_response_length"
     assert isinstance(by_key["entropy_map"].null, Formula)  # built into the testbed: counted apart (round 4, E3)
+    assert isinstance(by_key["rl_pass_growth_grpo"].null, Formula)  # GRPO's sharpening: the testbed's design (E3)
+    assert by_key["rl_pass_growth_erpo"].null == CONTRAST  # ERPO's part stays a verdict
     assert by_key["perturbation_hubs"].null == CONTRAST  # the bottom-entropy perturbation, its other arm
     assert by_key["average_acc"].null == AUTO_NULL
 

@@ -218,7 +218,8 @@ def note_pass_growth(paper) -> str:
         "rl_pass_growth reads 'improvement' as the growth of pass@k with k; the testbed was built to show real "
         "RLVR's sharpening (mean@k up, pass@k at large k flat or down; docs/testbed.md), and the runs show it: "
         "gain over the base policy " + "; ".join(gains) + f", against pass@{k}: " + "; ".join(out) + ". So GRPO's "
-        "part fails by design, and the paper's own table 2 grows less for RL than for Base at 7B and 3B AMC23."
+        "part fails by design (a property of the testbed, counted apart: the claim stands on ERPO's part), and the "
+        "paper's own table 2 grows less for RL than for Base at 7B and 3B AMC23."
     )
 
 
