@@ -341,6 +341,25 @@ def test_length_is_fixed_by_the_task_only_for_arms_that_learned(by_key):
             assert immovable(claim, [], arms, SimpleNamespace(gates=gates(failing))) == "", (key, failing)
 
 
+def test_table1_names_the_decoding_of_each_column(paper, monkeypatch):
+    """Round 4 E7: Acc is read at the paper's decoding and Fmt at the shared one; the headers and the caption say
+    so and give Fmt at the paper's decoding (planted: format rate 0.5 for the base policy there, 1.0 for the rest)."""
+    import pandas as pd
+
+    def problem_rows(run, seeds=None, decoding=None):
+        return [[{"n_formatted": 2 if run == paper.runs.base else 4, "n": 4}]]
+
+    monkeypatch.setattr(paper.results, "problem_rows", problem_rows)
+    frame = pd.DataFrame({"row": ["base"], "accuracy": ["0.2"], "format_rate": ["0.9"]})
+    monkeypatch.setattr(type(paper), "eval_table", lambda self, *args: (frame, frame.copy()))
+    shown = paper.table1()
+    own = paper.results.decoding
+    acc, fmt = f"Acc (mean@n, `{own}`, the paper's decoding)", "Fmt (boxed rate, the shared decoding)"
+    assert list(shown.columns[1:]) == [acc, fmt]
+    (table,) = paper.report.section(type(paper).table1.heading).tables
+    assert f"at `{own}` Fmt is 0.500-1.000" in table.caption
+
+
 def test_every_claim_declares_a_named_measure(paper):
     """Issue 38 item 2: each claim's measure is a shared measure or a function of rlvr_lib/papers/erpo/measures.py,
     declared with measure(fn, *args), so the claims module holds declarations only."""
