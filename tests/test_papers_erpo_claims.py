@@ -360,6 +360,39 @@ def test_table1_names_the_decoding_of_each_column(paper, monkeypatch):
     assert f"at `{own}` Fmt is 0.500-1.000" in table.caption
 
 
+def test_the_summary_and_fig4_give_the_entropy_where_erpo_learns(paper, monkeypatch):
+    """Round 4 E5: where ERPO learns (the sigma_target alternative whose seeds pass `learned`), the root-cause
+    paragraph gives its entropy against GRPO's and fig. 4 draws that run (planted: retained -1.0 vs GRPO's -1.2 per
+    seed, the default failing on every seed)."""
+    from rlvr_lib.papers.framework.claims import ClaimResult
+
+    r = paper.runs
+    name, alternative = next((n, swaps[r.erpo]) for n, swaps in paper.alternatives().items() if r.erpo in swaps)
+    failing = {r.erpo: ["seed 0"] * 3}
+    monkeypatch.setattr(paper.results.gates, "failures", lambda runs, gates: failing.get(runs[0], []))
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: [0, 1, 2])
+    monkeypatch.setattr(paper.results, "common_seeds", lambda *runs: [0, 1, 2])
+    retained = {alternative: [-1.0, -0.9, -1.1], r.grpo: [-1.2, -1.1, -1.3]}
+    monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None: np.asarray(retained[run]))
+    declared = {c.key: c for c, _ in paper._claims}
+    prevents = ClaimResult(claim=declared["prevents_mode_collapse"], verdict="method failed")
+    prevents.by_alternative[name] = "does not hold"
+    monkeypatch.setattr(paper, "evaluate_claims", lambda: [prevents])
+    text = erpo_text.did_not_learn(paper)
+    assert "where it learns its entropy falls like GRPO's: log entropy retained -1.000 against GRPO's -1.200" in text
+    assert "`prevents_mode_collapse` does not hold there" in text
+    drawn = []
+    monkeypatch.setattr(type(paper), "curves", lambda self, runs, *a, **k: drawn.extend(runs) or plt_figure())
+    paper.figure4()
+    assert alternative in drawn
+
+
+def plt_figure():
+    import matplotlib.pyplot as plt
+
+    return plt.figure()
+
+
 def test_every_claim_declares_a_named_measure(paper):
     """Issue 38 item 2: each claim's measure is a shared measure or a function of rlvr_lib/papers/erpo/measures.py,
     declared with measure(fn, *args), so the claims module holds declarations only."""
