@@ -353,3 +353,25 @@ def test_every_claim_declares_a_named_measure(paper):
 
 def test_the_claims_module_holds_declarations_only():
     assert "lambda" not in (REPO / "rlvr_lib/papers/cw_grpo/claims.py").read_text()
+
+
+def test_the_weight_normalisation_is_checked_on_the_method_code(paper, claims, monkeypatch):
+    """Round 4 C11: sec. 2.3's w_tilde sum to N per scope, checked exactly on rlvr_lib.methods.cw_grpo (a code
+    check, counted apart); planted: a normalisation that leaves the raw weights w."""
+    from rlvr_lib.methods import cw_grpo as method
+    from rlvr_lib.papers.framework.claims import Formula
+
+    claim = by_key(claims)["weights_normalised"]
+    assert isinstance(claim.null, Formula) and claim.requires == ()
+    computes = {c.key: f for c, f in paper._claims}
+    assert computes["weights_normalised"]().value <= measures.NORMALISED_TOLERANCE
+    monkeypatch.setattr(method, "normalize_weights", lambda w, mask, index, n: w * mask)
+    assert computes["weights_normalised"]().value > 0.1
+
+
+def test_hyperparameter_free_is_a_definition_with_its_scope_effect_shown(claims):
+    """Round 4 C6: sigma is set from the data, so the claim holds by definition (counted apart); the scope effect
+    is its number (5 seeds could not show 'equal within one point')."""
+    from rlvr_lib.papers.framework.claims import Formula
+
+    assert isinstance(by_key(claims)["hyperparameter_free"].null, Formula)

@@ -16,6 +16,7 @@ from rlvr_lib.papers.framework.claims import (
     NotRun,
     NotTestable,
     estimate_of,
+    exact,
     not_run,
     seed_values,
     unavailable,
@@ -188,3 +189,47 @@ def tail_share(paper, run: str) -> Estimate:
             f"{fmt_seeds(paper.params.runs[run].seeds)})",
             len(paper.params.runs[run].seeds),
         )
+
+
+# ----------------------------------------------------------------------------- sec. 2.3: the weights' normalisation
+NORMALISED_TOLERANCE = 1e-9  # sec. 2.3 checked in float64: a relative error this small is none
+
+
+def weights_normalised(paper, run: str) -> Estimate:
+    """Sec. 2.3's "to maintain the expected loss, we normalize the weights" on the method code: the largest
+    |sum of w_tilde over a scope's tokens / N - 1| (N its token count), ``rlvr_lib.methods.cw_grpo`` on a random
+    batch with ``run``'s settings (exact)."""
+    sums, counts = normalisation_check(paper.params, run)
+    return exact(
+        float(np.abs(sums / counts - 1).max()),
+        detail=f"per-scope sums of w_tilde {np.round(sums, 9).tolist()} against N {counts.astype(int).tolist()}",
+    )
+
+
+def normalisation_check(params, run: str, groups: int = 4, size: int = 6, length: int = 12):
+    """(sums of w_tilde, token counts N) per scope segment of ``run``'s kernel (``scope``, ``adv_centering``,
+    ``std_kind``) on ``groups`` random groups of ``size`` responses (random lengths, rewards, log-probs, float64)."""
+    import torch
+
+    from rlvr_lib.methods import build_method
+    from rlvr_lib.methods.core import group_mean_std, group_sum
+    from rlvr_lib.methods.cw_grpo import covariance_weighted_advantages, scope_index
+
+    spec = params.runs[run]
+    cfg = build_method(spec.method, spec.hparams).cfg
+    g = torch.Generator().manual_seed(0)
+    batch = groups * size
+    group_ids = torch.arange(groups).repeat_interleave(size)
+    lengths = torch.randint(3, length + 1, (batch,), generator=g)
+    mask = (torch.arange(length)[None, :] < lengths[:, None]).double()
+    rewards = torch.randint(0, 2, (batch,), generator=g).double()
+    rewards[:size] = torch.tensor([1.0, 0.0] * (size // 2))  # a mixed group at least
+    mean, std = group_mean_std(rewards, group_ids, groups)
+    seq_adv = (rewards - mean[group_ids]) / (std[group_ids] + 1e-4)
+    logps = -torch.rand(batch, length, generator=g, dtype=torch.float64) * 3
+    index, n = scope_index(group_ids, cfg.scope)
+    _, parts = covariance_weighted_advantages(
+        logps, seq_adv, mask, index, n, adv_centering=cfg.adv_centering, std_kind=cfg.std_kind
+    )
+    sums = group_sum((parts["w_tilde"] * mask).sum(-1), index, n)
+    return sums.numpy(), group_sum(mask.sum(-1), index, n).numpy()
