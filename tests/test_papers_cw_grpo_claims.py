@@ -390,3 +390,20 @@ def test_the_mechanism_note_credits_direction_and_the_kl_weight_not_the_gradient
     assert "cosine 0.4-0.6" in note and "beta KL term x4-6 larger" in note
     assert f"(`{no_kl}`, beta 0) mean@n is 0.450 against 0.400 with it (2 seeds" in note
     assert "most of its gradient gone" not in (REPO / "rlvr_lib" / "papers" / "cw_grpo" / "text.py").read_text()
+
+
+def test_the_summary_gives_each_methods_checkpoints_against_its_first(paper, monkeypatch):
+    """Round 4 C10: the Summary states the reversal of table 3 (planted: CW-GRPO's later checkpoints 0.02 below
+    its first in every seed, GRPO's 0.03 above)."""
+    from rlvr_lib.papers.cw_grpo import paper as paper_module
+
+    r = paper.runs
+    level = {run: 0.5 - 0.02 * (run != r.cw_grpo_checkpoints[0]) for run in r.cw_grpo_checkpoints}
+    level |= {run: 0.6 + 0.03 * (run != r.grpo_checkpoints[0]) for run in r.grpo_checkpoints}
+    monkeypatch.setattr(paper.results, "common_seeds", lambda *runs: [0, 1, 2])
+    monkeypatch.setattr(text, "mean_accuracy", lambda p, run, seeds, at: np.full(len(seeds), level[run]))
+    line = text.checkpoint_reversal(paper)
+    assert "CW-GRPO's mean@n falls in 6 of 6 (seed, later checkpoint) pairs" in line
+    assert "GRPO's in 0 of 6" in line and f"`{r.cw_grpo}` -0.020, -0.020, -0.020" in line
+    monkeypatch.setattr(paper_module.PaperBase, "summary", lambda self: "shared")
+    assert paper.summary() == f"shared\n\n{line}"

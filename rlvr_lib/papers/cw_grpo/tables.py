@@ -73,7 +73,8 @@ def table2(paper, heading: str) -> pd.DataFrame:
             "ratio 2e-4 Clip-Cov is GRPO in all but a token."
         )
     text = (
-        "Table 2 is the paper's step-100 checkpoint of 200 steps: here the runs stopped at 90 of 180 steps (the "
+        "Table 2 is the paper's step-100 checkpoint (of 200 steps by table 3, of 100 by table 5: the paper is "
+        "inconsistent; we read 200): here the runs stopped at 90 of 180 steps (the "
         "verdicts' runs); the 180-step runs (the paper's step 200, fig. 1's) below them. mean@n at "
         f"{paper.decoding_words()} (the verdicts' decoding; the shared one is in 'Evaluation at both decodings'); "
         "`seeds`: the seeds each row averages (a comparison pairs the seeds both runs have). "

@@ -189,3 +189,25 @@ def correlation_note(paper) -> str:
         f"more accurate ({order}), so the claim is judged within each "
         f"method, over its own three checkpoints (Pearson's r): per seed {inside}." + confound
     )
+
+
+def checkpoint_reversal(paper) -> str:
+    """Round 4 C10: each method's mean@n at its later checkpoints minus its first (the verdicts' decoding, per
+    seed on the seeds both ran), against the paper's table 3 (GRPO falls, CW-GRPO holds): one Summary line."""
+    decoding, parts, falls = paper.results.decoding, {}, {}
+    for label, runs in own.checkpoint_methods(paper.runs):
+        diffs = []
+        for later in runs[1:]:
+            seeds = paper.results.common_seeds(later, runs[0])
+            diffs.append(mean_accuracy(paper, later, seeds, decoding) - mean_accuracy(paper, runs[0], seeds, decoding))
+        values = np.concatenate(diffs)
+        falls[label] = (int((values < 0).sum()), len(values))
+        parts[label] = "; ".join(
+            f"`{later}` {', '.join(f'{v:+.3f}' for v in d)}" for later, d in zip(runs[1:], diffs, strict=True)
+        )
+    (g, g_n), (c, c_n) = falls["GRPO"], falls["CW-GRPO"]
+    return (
+        f"**Checkpoints (table 3) in the other direction.** From its first checkpoint, CW-GRPO's mean@n falls in {c} "
+        f"of {c_n} (seed, later checkpoint) pairs ({parts['CW-GRPO']}) and GRPO's in {g} of {g_n} ({parts['GRPO']}), "
+        f"at `{decoding}`: the paper's table 3 has GRPO falling and CW-GRPO holding."
+    )
