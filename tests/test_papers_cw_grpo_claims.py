@@ -407,3 +407,22 @@ def test_the_summary_gives_each_methods_checkpoints_against_its_first(paper, mon
     assert "GRPO's in 0 of 6" in line and f"`{r.cw_grpo}` -0.020, -0.020, -0.020" in line
     monkeypatch.setattr(paper_module.PaperBase, "summary", lambda self: "shared")
     assert paper.summary() == f"shared\n\n{line}"
+
+
+def test_grpo_degrades_is_judged_only_where_its_entropy_cause_occurs(paper, monkeypatch):
+    """Round 4 C5: table 3's degradation is blamed on GRPO's entropy instability; where GRPO's end entropy stays
+    inside x2 of its first checkpoint's in every seed the part is not testable (premise absent), its difference in
+    the reason (planted: x1.2 then x3 at the last checkpoint)."""
+    runs = paper.runs.grpo_checkpoints
+    d = estimate_of(np.array([0.05, 0.04, 0.06]))
+    monkeypatch.setattr(paper.results, "common_seeds", lambda *r: [0, 1, 2])
+    monkeypatch.setattr(paper, "compare", lambda a, b, metric, differs_in: d)
+    for last, testable in ((1.2, False), (3.0, True)):
+        ends = {runs[0]: 0.02, runs[1]: 0.021, runs[-1]: 0.02 * last}
+        monkeypatch.setattr(paper.results, "per_seed", lambda run, fn, seeds=None, e=ends: np.full(3, e[run]))
+        if testable:
+            assert measures.degradation(paper, runs) is d
+        else:
+            with pytest.raises(NotTestable, match=r"never occurs here.*x1.20.*\+0.050") as err:
+                measures.degradation(paper, runs)
+            assert err.value.kind == measures.PREMISE_ABSENT

@@ -233,3 +233,34 @@ def normalisation_check(params, run: str, groups: int = 4, size: int = 6, length
     )
     sums = group_sum((parts["w_tilde"] * mask).sum(-1), index, n)
     return sums.numpy(), group_sum(mask.sum(-1), index, n).numpy()
+
+
+# ----------------------------------------------------------------------------- table 3: the premise of the degradation
+PREMISE_ABSENT = "premise absent"  # the kind of a claim whose stated cause never occurs on the testbed
+
+
+@measures.equal_windows
+def end_entropy(history: pd.DataFrame) -> float:
+    """Rollout entropy over the last rollout batches before a checkpoint (a window of equal length at each)."""
+    return measures.end_mean(history, ENTROPY)
+
+
+def degradation(paper, checkpoints: list[str]) -> Estimate:
+    """``grpo_degrades``: mean@n of the last checkpoint run minus the first, paired by seed, where its premise holds:
+    GRPO's entropy unstable across the checkpoints (some seed's end entropy at a later checkpoint outside x2 of its
+    first checkpoint's, the project's stable band). Without it the claim's cause is absent: NOT TESTABLE HERE
+    (``PREMISE_ABSENT``), the difference and the entropies in the reason."""
+    first, last = checkpoints[0], checkpoints[-1]
+    seeds = paper.results.common_seeds(*checkpoints)
+    ends = np.array([paper.results.per_seed(run, end_entropy, seeds) for run in checkpoints])  # (C, S)
+    swing = float(np.abs(np.log(ends[1:] / ends[0])).max())
+    d = paper.compare(last, first, ACCURACY, differs_in=(MAX_STEPS,))
+    if swing <= STABLE_BAND:
+        unavailable(
+            f"the paper's cause, GRPO's entropy instability, never occurs here: its rollout entropy at the "
+            f"checkpoints {' / '.join(f'{e:.3f}' for e in ends.mean(axis=1))} (mean over seeds {fmt_seeds(seeds)}; "
+            f"the largest change from the first checkpoint x{np.exp(swing):.2f}, inside x2 in every seed); mean@n "
+            f"of {last} minus {first} {d.value:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]",
+            PREMISE_ABSENT,
+        )
+    return d
