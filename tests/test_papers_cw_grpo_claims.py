@@ -18,7 +18,7 @@ from rlvr_lib.papers.framework.declare import check_declared
 from rlvr_lib.workspace import layout
 
 WHOLES = {  # conjunctive claim: its parts, as cw_grpo.txt's sentences join them
-    "heavy_tail": {"heavy_tail_magnitude", "heavy_tail_share", "heavy_tail_entropy"},
+    "heavy_tail": {"heavy_tail_positive", "heavy_tail_negative", "heavy_tail_share", "heavy_tail_entropy"},
     "kernel_filters": {"kernel_handful", "kernel_intact"},
     "entropy": {
         "entropy_reasonable_cw_grpo_1update_90steps",
@@ -120,8 +120,9 @@ def test_heavy_tail_magnitude_can_fail_and_the_full_range_reading_cannot():
 
     gaussian = table(rng.standard_normal(200_000))
     heavy = table(rng.standard_t(1.5, 200_000))
-    assert measures.tail_decades(gaussian) == pytest.approx(measures.GAUSSIAN_DECADES, abs=0.02)
-    assert measures.tail_decades(heavy) - measures.GAUSSIAN_DECADES > 0.25
+    for side in measures.SIDES:
+        assert measures.tail_decades(gaussian, side) == pytest.approx(measures.GAUSSIAN_DECADES, abs=0.02)
+        assert measures.tail_decades(heavy, side) - measures.GAUSSIAN_DECADES > 0.25
     assert measures.full_range_decades(gaussian) > min(measures.PAPER_DECADES.values())  # any c "has a tail"
 
 
@@ -426,3 +427,22 @@ def test_grpo_degrades_is_judged_only_where_its_entropy_cause_occurs(paper, monk
             with pytest.raises(NotTestable, match=r"never occurs here.*x1.20.*\+0.050") as err:
                 measures.degradation(paper, runs)
             assert err.value.kind == measures.PREMISE_ABSENT
+
+
+def test_each_side_of_the_tail_is_its_own_part_against_the_margin(claims):
+    """Round 4 C2: the tail is judged on each side, against the margin (a quarter decade beyond a Gaussian), not on
+    the smaller side against the paper's 1.5B magnitude, and the reading carries its date (chosen after the runs,
+    the smaller side's verdict beside it); planted: a heavy positive and a Gaussian negative side."""
+    rng = np.random.default_rng(2)
+    heavy, light = rng.standard_t(1.5, 200_000), rng.standard_normal(200_000)
+    table = {}
+    for side, values in (("positive", heavy[heavy > 0]), ("negative", -light[light < 0])):
+        s = np.sort(values)[::-1]
+        table[side] = {f"top {p:g}%": s[int(p / 100 * len(s)) - 1] for p in (1, 40)}
+    table = pd.DataFrame(table).T
+    assert measures.tail_decades(table, "positive") - measures.GAUSSIAN_DECADES > 0.25
+    assert measures.tail_decades(table, "negative") - measures.GAUSSIAN_DECADES < 0.05
+    for side in measures.SIDES:
+        c = by_key(claims)[f"heavy_tail_{side}"]
+        assert (c.direction, c.margin, c.paper_effect) == ("greater", 0.25, None)
+        assert c.fixed.after_runs and "smaller side" in c.fixed.earlier_verdict
