@@ -446,3 +446,14 @@ def test_each_side_of_the_tail_is_its_own_part_against_the_margin(claims):
         c = by_key(claims)[f"heavy_tail_{side}"]
         assert (c.direction, c.margin, c.paper_effect) == ("greater", 0.25, None)
         assert c.fixed.after_runs and "smaller side" in c.fixed.earlier_verdict
+
+
+def test_the_readings_chosen_after_round_3_are_marked_in_their_rows(claims):
+    """Round 4 C7: the T 0.7 verdict decoding (accuracy claims) and the fluctuation over the run's own entropy
+    carry 'chosen after the runs' in their rows, the fluctuation with its earlier reading judged beside."""
+    declared = by_key(claims)
+    for key in ("acc_vs_grpo", "acc_vs_clip_cov", "entropy_grpo_unstable"):
+        assert declared[key].fixed.after_runs, key
+    assert declared["entropy_grpo_unstable"].fixed.earlier is not None
+    page = (REPO / "docs" / "assumptions.md").read_text()
+    assert "a second evaluation at the training temperature 0.7 is NOT RUN" not in page

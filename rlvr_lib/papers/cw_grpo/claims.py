@@ -4,7 +4,7 @@ Quotes keep the text file's escapes (``\\-``, ``\\.``, ``\\(``): they are its wo
 
 from rlvr_lib.methods.covariance import SHARE_TOP_PERCENT, share_key
 from rlvr_lib.papers.cw_grpo import measures
-from rlvr_lib.papers.framework.claims import CONTRAST, ISSUE40, Fixed, Formula
+from rlvr_lib.papers.framework.claims import CONTRAST, ISSUE40, ROUND3, Fixed, Formula
 from rlvr_lib.papers.framework.declare import (
     compare,
     compare_history,
@@ -25,6 +25,12 @@ BOTH_SIDES = Fixed(
     "printed GRPO's thresholds (C7)",
     earlier_verdict="the smaller side against the paper's magnitude: does not hold (paper's effect excluded), "
     "+0.072 [-0.019, +0.163] (round-4 review C2)",
+)
+T07_DECODING = Fixed(
+    ROUND3,
+    after_runs=True,
+    what="the verdicts read the evaluation at the training temperature 0.7, chosen after round 3 had seen the T 1.0 "
+    "numbers (R3-C3); T 1.0, the shared decoding, is judged beside (robustness column)",
 )
 DEFINITIONAL = Formula(
     "hyperparameter-free by definition: sigma is the std of the batch's own c (sec. 2.3), no constant is tuned; the "
@@ -186,6 +192,7 @@ def declare(paper) -> None:
         paper_effect=0.027,
         null=CONTRAST,  # the contrast is GRPO itself
         measure=ACCURACY,
+        fixed=T07_DECODING,
     )
     paper.claim(
         key="acc_vs_clip_cov",
@@ -199,6 +206,7 @@ def declare(paper) -> None:
         paper_effect=0.017,
         null=CONTRAST,
         measure=ACCURACY,
+        fixed=T07_DECODING,
     )
     paper.claim(
         key="gain_1_5b",
@@ -274,6 +282,13 @@ def declare(paper) -> None:
         null=CONTRAST,
         requires=(),
         part_of="entropy",
+        fixed=Fixed(
+            ROUND3,
+            after_runs=True,
+            what="fluctuation over the run's own mean entropy, after round 3 had printed the per-seed values "
+            "(R3-C2); before: over its first batch's entropy",
+            earlier=measure(compare_history, r.cw_grpo, r.grpo, measures.fluctuation_over_first, digits=3),
+        ),
     )
     # within one method, across its checkpoints (R3-C1): between methods the correlation restates which method
     # is more accurate. A rank correlation weaker than 0.2 in size is not one that matters. Unstable, failed
