@@ -403,3 +403,26 @@ def test_every_claim_declares_a_named_measure(paper):
 
 def test_the_claims_module_has_no_lambda():
     assert "lambda" not in (REPO / "rlvr_lib" / "papers" / "erpo" / "claims.py").read_text()
+
+
+def test_the_claims_missing_in_round_4_are_declared(by_key, paper, monkeypatch):
+    """Round 4 E8: sec. 4.4's 'confident tokens penalized' on the logged sign flips (GRPO's no-op flips nothing),
+    sec. 1's selective gate (eq. 8, a property of the formula, its open share shown) and sec. 4.5.1's eqs. 11-15 (a
+    derivation); planted: about 2% of anchored tokens flip in every seed."""
+    import pandas as pd
+
+    from rlvr_lib.papers.framework.claims import FORMULA, judge
+
+    penalized = by_key["confident_penalized"]
+    assert (penalized.direction, penalized.margin) == ("equal", 0.01) and penalized.fixed.after_runs
+    assert isinstance(by_key["gate_selective"].null, Formula) and isinstance(
+        by_key["entropy_regularization"].null, Formula
+    )
+    histories = [pd.DataFrame({"step": [1, 2], "erpo/sign_flip_frac": [0.02, f]}) for f in (0.019, 0.02, 0.021)]
+    monkeypatch.setattr(paper.results, "seeds_of", lambda run: [0, 1, 2])
+    monkeypatch.setattr(paper.results, "seed_histories", lambda run, seeds=None: histories)
+    computes = {c.key: f for c, f in paper._claims}
+    assert judge(penalized, computes["confident_penalized"]()).verdict == "does not hold"
+    with pytest.raises(NotTestable) as err:
+        computes["entropy_regularization"]()
+    assert err.value.kind == FORMULA
