@@ -252,13 +252,14 @@ def degradation(paper, checkpoints: list[str]) -> Estimate:
     first, last = checkpoints[0], checkpoints[-1]
     seeds = paper.results.common_seeds(*checkpoints)
     ends = np.array([paper.results.per_seed(run, end_entropy, seeds) for run in checkpoints])  # (C, S)
-    swing = float(np.abs(np.log(ends[1:] / ends[0])).max())
+    ratios = ends[1:] / ends[0]
+    swing = float(max(ratios.max(), 1 / ratios.min()))  # the largest change, up or down, as a factor
     d = paper.compare(last, first, ACCURACY, differs_in=(MAX_STEPS,))
-    if swing <= STABLE_BAND:
+    if swing <= measures.ENTROPY_FACTOR:
         unavailable(
             f"the paper's cause, GRPO's entropy instability, never occurs here: its rollout entropy at the "
             f"checkpoints {' / '.join(f'{e:.3f}' for e in ends.mean(axis=1))} (mean over seeds {fmt_seeds(seeds)}; "
-            f"the largest change from the first checkpoint x{np.exp(swing):.2f}, inside x2 in every seed); mean@n "
+            f"the largest change from the first checkpoint x{swing:.2f}, inside x2 in every seed); mean@n "
             f"of {last} minus {first} {d.value:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]",
             PREMISE_ABSENT,
         )
