@@ -162,3 +162,25 @@ def test_a_changed_run_list_makes_dvc_stale(tmp_path):
     assert dvc_stages.main(["--params", str(params), "--dvc", str(dvc)]) == 0
     assert dvc_stages.main(["--params", str(params), "--dvc", str(dvc), "--check"]) == 0
     assert "reports/eval/erpo_no_bucket_norm" not in dvc.read_text()
+
+
+@pytest.mark.parametrize(
+    ("study", "n_seeds", "want"), [("erpo_perturbation", 5, [0, 1, 2, 3, 4]), ("aer_pass_at_k", 2, [0, 1])]
+)
+def test_a_studys_n_seeds_picks_that_many_of_its_runs_seeds(study, n_seeds, want):
+    """n_seeds counts the sampled runs' own seeds (5 for ERPO's GRPO), not the top-level `seeds` (3)."""
+    raw = copy.deepcopy(RAW)
+    paper, field = sampling.STUDIES[study]
+    raw["papers"][paper][field]["n_seeds"] = n_seeds
+    params = parse_params(raw)
+    assert sampling.study_seeds(study, params) == want
+    assert sampling.recorded_settings(study, params)["seeds"] == want
+    raw["seeds"] = [0]  # a run's own seeds decide, whatever the top-level list
+    assert sampling.study_seeds(study, parse_params(raw)) == want
+
+
+def test_a_study_samples_only_seeds_every_sampled_run_has():
+    raw = copy.deepcopy(RAW)
+    raw["papers"]["aer"]["pass_at_k"]["n_seeds"] = 5
+    raw["methods"]["aer"]["seeds"] = [0, 2, 4]
+    assert sampling.study_seeds("aer_pass_at_k", parse_params(raw)) == [0, 2, 4]

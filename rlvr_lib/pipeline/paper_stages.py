@@ -85,6 +85,7 @@ def sample_stage(study: str, settings: Any, raw_params: dict) -> dict[str, Any]:
         *["models/base" if run == BASE_RUN else f"runs/{run}" for run in policies],
     ]
     params = ["profile", "seeds", "eval", f"papers.{paper}.{field}"]
+    params += [f"methods.{run}" for run in policies if run != BASE_RUN]  # their seeds are the ones sampled
     smoke = raw_params.get("smoke") or {}
     params += ["smoke.eval"] if "eval" in smoke else []
     smoke_papers = smoke.get("papers") if isinstance(smoke.get("papers"), dict) else {}

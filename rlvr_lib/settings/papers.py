@@ -117,7 +117,8 @@ class PerturbationSettings:
     max_problems: int | None = setting(128, "evaluation problems searched for correct responses (null: all)")
     n_seeds: int = setting(
         3,
-        "training seeds studied (the first of `seeds`): each seed's policy, sampled and regenerated with it",
+        "training seeds studied (the first of the policy run's `seeds`, fewer only where it has fewer): each "
+        "seed's policy, sampled and regenerated with it",
     )
 
     def __post_init__(self) -> None:
@@ -434,7 +435,11 @@ class PassAtLargeK:
     )
     n: SampleCount = setting(256, "samples per problem (k up to n)")
     max_problems: int | None = setting(16, "first problems of the evaluation sets, pooled (null: all)")
-    n_seeds: int = setting(3, "training seeds sampled (the first of `seeds`): each costs n x max_problems samples")
+    n_seeds: int = setting(
+        3,
+        "training seeds sampled (the first of the seeds every run of `runs` has, fewer only where they share fewer): "
+        "each costs n x max_problems samples",
+    )
     batch_size: int = setting(512, "sequences per generate call")
 
     def __post_init__(self) -> None:

@@ -16,6 +16,7 @@ from rlvr_lib.papers.framework.claims import (
     NotRun,
     NotTestable,
     estimate_of,
+    exact,
     not_run,
     seed_values,
     unavailable,
@@ -80,11 +81,10 @@ def fluctuation_over_first(history: pd.DataFrame) -> float:
     return float(series.diff().abs().mean() / first)
 
 
-def tail_decades(table: pd.DataFrame) -> float:
+def tail_decades(table: pd.DataFrame, side: str) -> float:
     """Decades between the top ``TAIL_TOP``% and the top ``TAIL_BODY``% covariance thresholds of one seed's table 1,
-    the smaller of the two sides (both sides must show the tail)."""
-    sides = [abs(table.loc[side, f"top {TAIL_TOP:g}%"] / table.loc[side, f"top {TAIL_BODY:g}%"]) for side in SIDES]
-    return float(np.log10(min(sides)))
+    on ``side`` (positive or negative)."""
+    return float(np.log10(abs(table.loc[side, f"top {TAIL_TOP:g}%"] / table.loc[side, f"top {TAIL_BODY:g}%"])))
 
 
 def full_range_decades(table: pd.DataFrame) -> float:
@@ -113,17 +113,17 @@ def covariance_table(paper, run: str, percents=None, steps: slice | None = None)
 
 
 # ----------------------------------------------------------------------------- the claims' measures
-def tail_excess(paper, run: str) -> Estimate:
-    """``heavy_tail_magnitude``: per seed, table 1's tail in decades beyond a Gaussian c's."""
+def tail_excess(paper, run: str, side: str) -> Estimate:
+    """``heavy_tail_<side>``: per seed, table 1's tail on ``side`` in decades beyond a Gaussian c's."""
     tables = covariance_table(paper, run)
-    decades = np.asarray([tail_decades(t) for t in tables]) - GAUSSIAN_DECADES
+    decades = np.asarray([tail_decades(t, side) for t in tables]) - GAUSSIAN_DECADES
     # the paper's table 1 is GRPO's first 50 of its 200 steps (table 3's budget): the same share of ours
     last = measures.step_at_share(paper.results.max_steps(run), measures.paper_share(50, 200))
     early_tables = covariance_table(paper, run, [TAIL_TOP, TAIL_BODY], slice(1, last))
-    early = [tail_decades(t) - GAUSSIAN_DECADES for t in early_tables]
+    early = [tail_decades(t, side) - GAUSSIAN_DECADES for t in early_tables]
     return estimate_of(
         decades,
-        detail=f"{run}: per seed {np.round(decades + GAUSSIAN_DECADES, 3).tolist()} decades (Gaussian "
+        detail=f"{run}, {side} side: per seed {np.round(decades + GAUSSIAN_DECADES, 3).tolist()} decades (Gaussian "
         f"{GAUSSIAN_DECADES:.3f}); top 0.01% over all (round 3's reading, which any continuous c passes): "
         f"{np.round([full_range_decades(t) for t in tables], 2).tolist()} decades; over steps 1-{last} (the "
         f"paper's 50 of 200): {np.round(early, 3).tolist()} beyond the Gaussian",
@@ -188,3 +188,79 @@ def tail_share(paper, run: str) -> Estimate:
             f"{fmt_seeds(paper.params.runs[run].seeds)})",
             len(paper.params.runs[run].seeds),
         )
+
+
+# ----------------------------------------------------------------------------- sec. 2.3: the weights' normalisation
+NORMALISED_TOLERANCE = 1e-9  # sec. 2.3 checked in float64: a relative error this small is none
+
+
+def weights_normalised(paper, run: str) -> Estimate:
+    """Sec. 2.3's "to maintain the expected loss, we normalize the weights" on the method code: the largest
+    |sum of w_tilde over a scope's tokens / N - 1| (N its token count), ``rlvr_lib.methods.cw_grpo`` on a random
+    batch with ``run``'s settings (exact)."""
+    sums, counts = normalisation_check(paper.params, run)
+    return exact(
+        float(np.abs(sums / counts - 1).max()),
+        detail=f"per-scope sums of w_tilde {np.round(sums, 9).tolist()} against N {counts.astype(int).tolist()}",
+    )
+
+
+def normalisation_check(params, run: str, groups: int = 4, size: int = 6, length: int = 12):
+    """(sums of w_tilde, token counts N) per scope segment of ``run``'s kernel (``scope``, ``adv_centering``,
+    ``std_kind``) on ``groups`` random groups of ``size`` responses (random lengths, rewards, log-probs, float64)."""
+    import torch
+
+    from rlvr_lib.methods import build_method
+    from rlvr_lib.methods.core import group_mean_std, group_sum
+    from rlvr_lib.methods.cw_grpo import covariance_weighted_advantages, scope_index
+
+    spec = params.runs[run]
+    cfg = build_method(spec.method, spec.hparams).cfg
+    g = torch.Generator().manual_seed(0)
+    batch = groups * size
+    group_ids = torch.arange(groups).repeat_interleave(size)
+    lengths = torch.randint(3, length + 1, (batch,), generator=g)
+    mask = (torch.arange(length)[None, :] < lengths[:, None]).double()
+    rewards = torch.randint(0, 2, (batch,), generator=g).double()
+    rewards[:size] = torch.tensor([1.0, 0.0] * (size // 2))  # a mixed group at least
+    mean, std = group_mean_std(rewards, group_ids, groups)
+    seq_adv = (rewards - mean[group_ids]) / (std[group_ids] + 1e-4)
+    logps = -torch.rand(batch, length, generator=g, dtype=torch.float64) * 3
+    index, n = scope_index(group_ids, cfg.scope)
+    _, parts = covariance_weighted_advantages(
+        logps, seq_adv, mask, index, n, adv_centering=cfg.adv_centering, std_kind=cfg.std_kind
+    )
+    sums = group_sum((parts["w_tilde"] * mask).sum(-1), index, n)
+    return sums.numpy(), group_sum(mask.sum(-1), index, n).numpy()
+
+
+# ----------------------------------------------------------------------------- table 3: the premise of the degradation
+PREMISE_ABSENT = "premise absent"  # the kind of a claim whose stated cause never occurs on the testbed
+
+
+@measures.equal_windows
+def end_entropy(history: pd.DataFrame) -> float:
+    """Rollout entropy over the last rollout batches before a checkpoint (a window of equal length at each)."""
+    return measures.end_mean(history, ENTROPY)
+
+
+def degradation(paper, checkpoints: list[str]) -> Estimate:
+    """``grpo_degrades``: mean@n of the last checkpoint run minus the first, paired by seed, where its premise holds:
+    GRPO's entropy unstable across the checkpoints (some seed's end entropy at a later checkpoint outside x2 of its
+    first checkpoint's, the project's stable band). Without it the claim's cause is absent: NOT TESTABLE HERE
+    (``PREMISE_ABSENT``), the difference and the entropies in the reason."""
+    first, last = checkpoints[0], checkpoints[-1]
+    seeds = paper.results.common_seeds(*checkpoints)
+    ends = np.array([paper.results.per_seed(run, end_entropy, seeds) for run in checkpoints])  # (C, S)
+    ratios = ends[1:] / ends[0]
+    swing = float(max(ratios.max(), 1 / ratios.min()))  # the largest change, up or down, as a factor
+    d = paper.compare(last, first, ACCURACY, differs_in=(MAX_STEPS,))
+    if swing <= measures.ENTROPY_FACTOR:
+        unavailable(
+            f"the paper's cause, GRPO's entropy instability, never occurs here: its rollout entropy at the "
+            f"checkpoints {' / '.join(f'{e:.3f}' for e in ends.mean(axis=1))} (mean over seeds {fmt_seeds(seeds)}; "
+            f"the largest change from the first checkpoint x{swing:.2f}, inside x2 in every seed); mean@n "
+            f"of {last} minus {first} {d.value:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]",
+            PREMISE_ABSENT,
+        )
+    return d

@@ -21,4 +21,9 @@ class Paper(PaperBase):
     table3 = tables.table3
     sensitivity = tables.sensitivity
     discussion_notes = text.discussion_notes
+
+    def summary(self) -> str:
+        """The shared Summary, then table 3's checkpoints read the other way (``text.checkpoint_reversal``)."""
+        return f"{super().summary()}\n\n{text.checkpoint_reversal(self)}"
+
     decoding_words = text.decoding_words

@@ -73,7 +73,8 @@ def table2(paper, heading: str) -> pd.DataFrame:
             "ratio 2e-4 Clip-Cov is GRPO in all but a token."
         )
     text = (
-        "Table 2 is the paper's step-100 checkpoint of 200 steps: here the runs stopped at 90 of 180 steps (the "
+        "Table 2 is the paper's step-100 checkpoint (of 200 steps by table 3, of 100 by table 5: the paper is "
+        "inconsistent; we read 200): here the runs stopped at 90 of 180 steps (the "
         "verdicts' runs); the 180-step runs (the paper's step 200, fig. 1's) below them. mean@n at "
         f"{paper.decoding_words()} (the verdicts' decoding; the shared one is in 'Evaluation at both decodings'); "
         "`seeds`: the seeds each row averages (a comparison pairs the seeds both runs have). "
@@ -329,8 +330,8 @@ def table3(paper, heading: str) -> pd.DataFrame:
 
 
 def table3_premise(grpo_entropy: list[float]) -> str:
-    """What the testbed says of table 3's premise: the paper labels GRPO's step 150 "entropy low" and step 200
-    "entropy high" and blames the accuracy drop on that instability; ``grpo_entropy`` is GRPO's rollout entropy
+    """What the testbed says of table 3's premise: the paper labels both methods' step 150 "entropy low" and step
+    200 "entropy high" and blames GRPO's accuracy drop on that instability; ``grpo_entropy`` is GRPO's rollout entropy
     at the three checkpoints (mean of the last 5 rollout batches)."""
     values = " → ".join(fmt(v) for v in grpo_entropy)
     if grpo_entropy[-1] > grpo_entropy[-2]:
@@ -339,10 +340,12 @@ def table3_premise(grpo_entropy: list[float]) -> str:
         shape = "not rising from the second checkpoint to the last: no low-then-high swing like the paper's"
     olympiad = "; ".join(f"{m} {', '.join(fmt(v, 1) for v in vs)}" for m, vs in PAPER_TABLE3_OLYMPIAD.items())
     return (
-        'The paper\'s premise: its table 3 marks GRPO\'s step 150 "entropy low" and step 200 "entropy high" and '
-        "says \"vanilla GRPO's entropy instability leads to performance degradation\". Here GRPO's rollout "
-        f"entropy at the three checkpoints is {values} ({shape}); the `checkpoints` claim tests the degradation, "
-        "not this cause. The paper's OlympiadBench column "
+        'The paper\'s premise: its table 3 marks step 150 "entropy low" and step 200 "entropy high" for both '
+        "methods (CW-GRPO's rows too, so the marks do not single out GRPO) and its text says \"vanilla GRPO's "
+        "entropy instability leads to performance degradation\". Here GRPO's rollout "
+        f"entropy at the three checkpoints is {values} ({shape}); where it stays inside x2 of the first checkpoint's "
+        "in every seed, the degradation part of `checkpoints` is not testable (premise absent). The paper's "
+        "OlympiadBench column "
         f"({olympiad}) has no counterpart: the testbed has one evaluation set."
     )
 

@@ -106,9 +106,38 @@ def mechanism_note(paper) -> str:
         "on this testbed (the kernel down-weights them; it does not only tame them). The 180-step run's rollout "
         "accuracy at the training temperature goes from "
         f"{acc.mean():.3f} (first 20% of rollout batches) to {end.mean():.3f} ({measures.TAIL_LABEL}), mean "
-        "over seeds: with most of its gradient gone, CW-GRPO barely learns, and "
-        f"in {peaked} seeds its rollout entropy peaks past x2 of the start (the `healthy` gate), which the KL term "
-        f"(beta {paper.hparam(paper.runs.cw_grpo, 'beta'):g}) does not prevent."
+        f"over seeds: CW-GRPO barely learns. {kl_weight_text(paper, w)} In {peaked} seeds its rollout entropy "
+        f"peaks past x2 of the start (the `healthy` gate), which the KL term (beta "
+        f"{paper.hparam(paper.runs.cw_grpo, 'beta'):g}) does not prevent."
+    )
+
+
+def kl_weight_text(paper, w) -> str:
+    """Round 4 C8: what the smaller gradient can explain. Adam normalises a global gradient scale, so its size
+    alone does not; its direction (the kernel's cosine) and the larger relative weight of the unchanged beta KL
+    term can, and the beta 0 sensitivity run tests the second (mean@n with and without the KL term)."""
+    r = paper.runs
+    cosine = w["kernel_cosine"].dropna()
+    text = (
+        "The gradient's size alone does not explain it (Adam largely normalises a global gradient scale): what "
+        "the logs support is a change of direction"
+        + (f" (cosine {span(cosine)} against the loss without the kernel)" if len(cosine) else "")
+        + f" and a relative weight of the unchanged beta KL term x{span(w['grad_norm_ratio'])} larger, as the "
+        "policy gradient is that much smaller."
+    )
+    no_kl = next((run for run in r.sensitivity if paper.hparam(run, "beta") == 0), None)
+    if no_kl is None:
+        return text
+    try:
+        seeds = paper.results.common_seeds(no_kl, r.cw_grpo)
+        without, with_kl = (
+            mean_accuracy(paper, run, seeds, paper.results.decoding).mean() for run in (no_kl, r.cw_grpo)
+        )
+    except NotTestable:  # the beta 0 run not trained yet
+        return text
+    return (
+        f"{text} Without the KL term (`{no_kl}`, beta 0) mean@n is {without:.3f} against {with_kl:.3f} with it "
+        f"({len(seeds)} seeds, `{paper.results.decoding}`), which partly tests the second."
     )
 
 
@@ -188,4 +217,26 @@ def correlation_note(paper) -> str:
         f"correlation of fluctuation and mean@n is {per_seed}. That pooled number mostly says which method is "
         f"more accurate ({order}), so the claim is judged within each "
         f"method, over its own three checkpoints (Pearson's r): per seed {inside}." + confound
+    )
+
+
+def checkpoint_reversal(paper) -> str:
+    """Round 4 C10: each method's mean@n at its later checkpoints minus its first (the verdicts' decoding, per
+    seed on the seeds both ran), against the paper's table 3 (GRPO falls, CW-GRPO holds): one Summary line."""
+    decoding, parts, falls = paper.results.decoding, {}, {}
+    for label, runs in own.checkpoint_methods(paper.runs):
+        diffs = []
+        for later in runs[1:]:
+            seeds = paper.results.common_seeds(later, runs[0])
+            diffs.append(mean_accuracy(paper, later, seeds, decoding) - mean_accuracy(paper, runs[0], seeds, decoding))
+        values = np.concatenate(diffs)
+        falls[label] = (int((values < 0).sum()), len(values))
+        parts[label] = "; ".join(
+            f"`{later}` {', '.join(f'{v:+.3f}' for v in d)}" for later, d in zip(runs[1:], diffs, strict=True)
+        )
+    (g, g_n), (c, c_n) = falls["GRPO"], falls["CW-GRPO"]
+    return (
+        f"**Checkpoints (table 3) in the other direction.** From its first checkpoint, CW-GRPO's mean@n falls in {c} "
+        f"of {c_n} (seed, later checkpoint) pairs ({parts['CW-GRPO']}) and GRPO's in {g} of {g_n} ({parts['GRPO']}), "
+        f"at `{decoding}`: the paper's table 3 has GRPO falling and CW-GRPO holding."
     )

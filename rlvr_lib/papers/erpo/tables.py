@@ -29,13 +29,29 @@ PAPER_TABLE2_AMC_7B = {  # erpo.txt table 2, AMC 23, Qwen2.5-7B: pass@2, 4, 8, 1
 @experiment("Table 1: accuracy and format rate")
 def table1(paper, heading: str) -> pd.DataFrame:
     raw, shown = paper.eval_table(paper.rows, [ACCURACY, "format_rate"], PAPER_TABLE1, "paper (avg. over 4 sets, %)")
-    shown = shown.rename(columns={ACCURACY: "Acc (mean@n)", "format_rate": "Fmt (boxed rate)"})
+    own = paper.results.decoding_of(ACCURACY)
+    acc_at = "the shared decoding" if own is None else f"`{own}`, the paper's decoding"
+    shown = shown.rename(
+        columns={ACCURACY: f"Acc (mean@n, {acc_at})", "format_rate": "Fmt (boxed rate, the shared decoding)"}
+    )
     caption = (
-        "Acc: mean accuracy over the n evaluation samples of each problem; Fmt: share of samples with a closed "
-        "\\boxed{}. Mean over seeds and problems [95% Student t interval over the per-seed means]."
+        f"Acc: mean accuracy over the n evaluation samples of each problem, at {acc_at}; Fmt: share of samples with "
+        "a closed \\boxed{}, at the decoding shared by every report (format rate, length and entropy are read there "
+        "for every paper)"
+        + ("" if own is None else f"; at `{own}` Fmt is {format_range(paper, own)}")
+        + ". Mean over seeds and problems [95% Student t interval over the per-seed means]."
     )
     paper.report.add_table(heading, "table1", raw, shown, caption)
     return shown
+
+
+def format_range(paper, decoding: str) -> str:
+    """'<lowest>-<highest>' of the rows' format rates (mean over seeds and problems) at ``decoding``."""
+    rates = [
+        np.mean([[r["n_formatted"] / r["n"] for r in rows] for rows in paper.results.problem_rows(run, None, decoding)])
+        for _, run in paper.rows
+    ]
+    return f"{min(rates):.3f}-{max(rates):.3f}"
 
 
 @experiment("Table 2: pass@k")

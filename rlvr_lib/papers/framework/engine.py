@@ -79,8 +79,9 @@ def _judged(claim: Claim, compute: Compute, results) -> tuple[ClaimResult, list[
 
 def immovable(claim: Claim, read: list[str], arms: list[str], results) -> str:
     """Why the claim's measure cannot move on the testbed ('' when it can). What the task fixes for every run that
-    works moves when a run breaks (a diverged run's answers run to the length cap): not fixed where an arm failed
-    the ``healthy`` gate."""
+    works moves when a run breaks or never learns (a diverged run's answers run to the length cap; one that kept
+    the base policy's short guesses answers shorter): not fixed where an arm failed the ``healthy`` or the
+    ``learned`` gate."""
     names = [claim.measure] if claim.measure else read
     for name in names:
         m = measures.measure_of(name) or measures.eval_measure(name)
@@ -95,7 +96,7 @@ def immovable(claim: Claim, read: list[str], arms: list[str], results) -> str:
 
 def _broken(arms: list[str], results) -> bool:
     try:
-        return bool(results.gates.failures(arms, ("healthy",)))
+        return bool(results.gates.failures(arms, ("healthy", "learned")))
     except NotTestable:
         return False
 

@@ -20,6 +20,7 @@ import numpy as np
 from rlvr_lib.files.atomic import write_json_atomic
 from rlvr_lib.files.readers import read_json
 from rlvr_lib.papers.framework.claims import NotTestable
+from rlvr_lib.settings.papers import sampled_policies
 from rlvr_lib.workspace import layout
 
 SAMPLES_DIR = Path("reports/samples")
@@ -58,8 +59,11 @@ def recorded_settings(name: str, params) -> dict[str, Any]:
 
 
 def study_seeds(name: str, params) -> list[int]:
-    """The training seeds sampled: the first ``n_seeds`` of the top-level ``seeds``."""
-    return list(params.seeds[: study_settings(name, params).n_seeds])
+    """The training seeds sampled: the first ``n_seeds`` of the seeds every sampled run was trained with
+    (``methods.<run>.seeds``; every run's for ``base``), fewer only where the runs have fewer."""
+    runs = sampled_policies(params.papers.paper(STUDIES[name][0]))
+    shared = [s for s in layout.run_seeds(params, runs[0]) if all(s in layout.run_seeds(params, r) for r in runs)]
+    return shared[: study_settings(name, params).n_seeds]
 
 
 def study_size(name: str, params) -> str:

@@ -27,7 +27,8 @@ NOT_STATED = "not stated"
 # How each paper picks the checkpoint it reports (the profile cannot hold it: the pipeline evaluates final models).
 PAPER_CHECKPOINT = {
     "erpo": "not stated; a checkpoint every 25 steps, 1 epoch (sec. 5.1)",
-    "cw_grpo": "table 2: the step-100 checkpoint of 100 steps; table 3: steps 100 / 150 / 200 (sec. 3.2)",
+    "cw_grpo": "table 2: the step-100 checkpoint; table 3: steps 100 / 150 / 200 (sec. 3.2; the paper's table 5 "
+    "gives 100 training steps, its table 3 goes to 200)",
     "tepo": "not stated; table 4 reports benchmark accuracy at fixed steps (72 and 132) per seed",
     "opefo": "the best checkpoint by average accuracy, evaluated every 10 steps (sec. 6.1)",
     "aer": "the best checkpoint by AIME25 pass@1, evaluated every 20 steps (App. A.2)",
