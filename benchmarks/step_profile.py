@@ -216,6 +216,17 @@ def patched(obj: Any, attr: str, replacement: Any):
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
+def require_inputs() -> None:
+    """Stop, naming the command to run, where the data stage's files or the first seed's base policy are missing
+    (checked before any measurement process starts: it would import torch, transformers and TRL first)."""
+    from rlvr_lib.workspace import layout
+
+    first_seed = layout.load_params(REPO / "params.yaml").seeds[0]  # the run's default seed
+    for needed in (REPO / "data/generated/train.jsonl", REPO / f"models/base/seed{first_seed}/config.json"):
+        if not needed.exists():
+            raise SystemExit(f"{needed} is missing: run `dvc repro data base_model@{first_seed}` first")
+
+
 def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, clock: str = "wall") -> dict[str, Any]:
     """Train (and evaluate) ``run`` in a scratch copy of the repository's layout; returns the timings."""
     import transformers
@@ -225,10 +236,6 @@ def profile_run(run: str, *, evaluate: bool, max_steps: int | None, skip: int, c
     from rlvr_lib.training import trainer as trainer_module
     from rlvr_lib.workspace import layout
 
-    first_seed = layout.load_params(REPO / "params.yaml").seeds[0]  # the run's default seed
-    for needed in (REPO / "data/generated/train.jsonl", REPO / f"models/base/seed{first_seed}/config.json"):
-        if not needed.exists():
-            raise SystemExit(f"{needed} is missing: run `dvc repro data base_model@{first_seed}` first")
     now = CLOCKS[clock]
     run_timer, step_timer = RegionTimer(now), RegionTimer(now)
     stage = {"name": "train"}
@@ -506,6 +513,7 @@ def main(argv: list[str] | None = None) -> None:
         args.child.write_text(json.dumps(result))
         return
 
+    require_inputs()
     sources = (
         {"current": None} if args.baseline_src is None else {"baseline": args.baseline_src.resolve(), "current": None}
     )

@@ -18,7 +18,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from rlvr_lib.files.readers import read_json
-from rlvr_lib.training import train as training
 from rlvr_lib.workspace import layout
 
 NOTEBOOKS = Path("reports/notebooks")
@@ -37,6 +36,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pairs", nargs="+", metavar="RUN:SEED", help="the pairs whose logs to write")
     pairs = parser.parse_args(argv).pairs
+    from rlvr_lib.training import train as training  # torch, transformers and TRL: not for --help
+
     params = layout.enter_repo("params.yaml")
     for pair in pairs:
         run, seed = pair.split(":")

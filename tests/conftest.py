@@ -1,8 +1,9 @@
 """Shared fixtures and helpers. Test modules never import each other: what several need lives here.
 
-Sections: "pipeline workspaces" (a small workspace with data and a base policy), "trainer runs" (a reward, a
-dataset and a GRPOConfig for the tiny-model trainer tests) and "method batches" (rollout and loss batches for the
-method hooks, and the degenerate batches every method must survive). Torch, TRL and datasets are imported inside
+Sections: "pipeline workspaces" (a small workspace with data and a base policy), "paper reports" (every paper's
+report built once from synthetic outputs), "trainer runs" (a reward, a dataset and a GRPOConfig for the tiny-model
+trainer tests) and "method batches" (rollout and loss batches for the method hooks, and the degenerate batches every
+method must survive). Torch, TRL and datasets are imported inside
 the helpers, so that collecting a torch-free test module stays torch-free.
 """
 
@@ -141,6 +142,21 @@ def set_params():
         return Path("params.yaml")
 
     return write
+
+
+# ----------------------------------------------------------------------------- paper reports
+@pytest.fixture(scope="session")
+def built_papers(tmp_path_factory) -> tuple[Path, dict, list]:
+    """Every paper's report built once per test process from synthetic pipeline outputs (tests/paper_workspace.py),
+    for test_papers_modules and test_figures (30-60 s each on 2 busy cores): (the workspace, {paper: (paper, README
+    path)}, every figure ``plots.new_figure`` made meanwhile). The cwd and ERPO's stub are undone after the build: a
+    module that reads the papers further sets them again (``paper_workspace.stub_real_files``)."""
+    from paper_workspace import build_papers, build_workspace, record_figures
+
+    with pytest.MonkeyPatch.context() as patch:
+        figures = record_figures(patch)
+        root = build_workspace(tmp_path_factory.mktemp("papers"))
+        return root, build_papers(root, patch), figures
 
 
 # ----------------------------------------------------------------------------- trainer runs

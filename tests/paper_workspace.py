@@ -17,6 +17,7 @@ from rlvr_lib.files.atomic import write_json_atomic
 from rlvr_lib.papers.erpo import tables as erpo_tables
 from rlvr_lib.papers.framework import sampling
 from rlvr_lib.papers.framework.claims import NotTestable
+from rlvr_lib.render import plots
 from rlvr_lib.settings.config import load_params, read_yaml
 from rlvr_lib.settings.papers import ALL_PAPERS, decodings_for_run
 
@@ -155,15 +156,34 @@ def write_samples(params) -> None:
         write_json_atomic(sampling.study_path(name), {"study": name, "recorded": recorded, **results})
 
 
-def build_papers(workspace: Path, monkeypatch) -> dict:
-    """Every paper's report built in ``workspace`` (the cwd from now on), ERPO's real-file count stubbed out:
-    {name: (paper, README path)}."""
-    monkeypatch.chdir(workspace)
+def stub_real_files(monkeypatch) -> None:
+    """ERPO's count on the real files (App. A.3's filter) says they are not here."""
 
     def no_files(params, settings):
         raise NotTestable("the real files are not here")
 
     monkeypatch.setattr(erpo_tables, "count_real_data", no_files)
+
+
+def record_figures(monkeypatch) -> list:
+    """A list that gets every figure ``plots.new_figure`` makes from now on (while ``monkeypatch`` holds)."""
+    figures = []
+    make = plots.new_figure
+
+    def recording(*args, **kwargs):
+        fig, axes = make(*args, **kwargs)
+        figures.append(fig)
+        return fig, axes
+
+    monkeypatch.setattr(plots, "new_figure", recording)
+    return figures
+
+
+def build_papers(workspace: Path, monkeypatch) -> dict:
+    """Every paper's report built in ``workspace`` (the cwd from now on), ERPO's real-file count stubbed out:
+    {name: (paper, README path)}."""
+    monkeypatch.chdir(workspace)
+    stub_real_files(monkeypatch)
     write_samples(load_params("params.yaml"))
     params = load_params("params.yaml")
     out = {}

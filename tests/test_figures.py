@@ -13,7 +13,7 @@ import matplotlib as mpl
 import pandas as pd
 import pytest
 from conftest import REPO
-from paper_workspace import build_papers, build_workspace
+from paper_workspace import record_figures
 
 from rlvr_lib.methods.registry import available_methods
 from rlvr_lib.render import plots
@@ -97,16 +97,7 @@ def layout_violations(fig) -> list[str]:
 @pytest.fixture()
 def captured(monkeypatch):
     """Every figure ``plots.new_figure`` makes while the test runs."""
-    figures = []
-    make = plots.new_figure
-
-    def recording(*args, **kwargs):
-        fig, axes = make(*args, **kwargs)
-        figures.append(fig)
-        return fig, axes
-
-    monkeypatch.setattr(plots, "new_figure", recording)
-    return figures
+    return record_figures(monkeypatch)
 
 
 def _histories(runs: list[str]) -> pd.DataFrame:
@@ -193,11 +184,11 @@ def test_main_report_figures_are_clean(captured):
     assert {t.get_text() for t in dynamics.legends[0].texts} >= {"grpo", "erpo", "kl_cov"}
 
 
-def test_every_paper_figure_is_clean(tmp_path, monkeypatch, captured):
-    built = build_papers(build_workspace(tmp_path), monkeypatch)
+def test_every_paper_figure_is_clean(built_papers):
+    _, built, figures = built_papers  # every figure made while the paper reports were built (conftest)
     assert set(built) == set(ALL_PAPERS)
-    assert len(captured) >= 12  # every paper draws some; all of them are checked
-    problems = {fig._suptitle.get_text() if fig._suptitle else repr(fig): layout_violations(fig) for fig in captured}
+    assert len(figures) >= 12  # every paper draws some; all of them are checked
+    problems = {fig._suptitle.get_text() if fig._suptitle else repr(fig): layout_violations(fig) for fig in figures}
     assert {title: p for title, p in problems.items() if p} == {}
 
 

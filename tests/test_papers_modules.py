@@ -17,9 +17,8 @@ from paper_workspace import (
     HEADLINE_SEEDS,
     N_PROBLEMS,
     SEEDS,
-    build_papers,
-    build_workspace,
     perturbation_seed,
+    stub_real_files,
     write_samples,
 )
 
@@ -34,15 +33,20 @@ from rlvr_lib.settings.papers import ALL_PAPERS, PAPERS, paper_runs, repro_pairs
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory):
-    return build_workspace(tmp_path_factory.mktemp("papers"))
+def workspace(built_papers):
+    """The synthetic workspace, every paper's report built in it (conftest's built_papers)."""
+    return built_papers[0]
 
 
 @pytest.fixture(scope="module")
-def built(workspace):
-    """Every paper's report built once for the module (about 10 s), in the workspace."""
+def built(built_papers):
+    """Every paper's report (built once per test process), the cwd in its workspace and ERPO's real-file count
+    stubbed out for the module, as while they were built."""
+    root, out, _ = built_papers
     with pytest.MonkeyPatch.context() as patch:
-        yield workspace, build_papers(workspace, patch)
+        patch.chdir(root)
+        stub_real_files(patch)
+        yield root, out
 
 
 def test_every_paper_writes_a_complete_report_with_a_verdict_per_claim(built):
