@@ -457,3 +457,12 @@ def test_the_readings_chosen_after_round_3_are_marked_in_their_rows(claims):
     assert declared["entropy_grpo_unstable"].fixed.earlier is not None
     page = (REPO / "docs" / "assumptions.md").read_text()
     assert "a second evaluation at the training temperature 0.7 is NOT RUN" not in page
+
+
+def test_the_weight_normalisation_check_is_not_testable_on_a_run_of_another_method(paper):
+    """A stand-in run (the smoke protocol substitutes GRPO for CW-GRPO's runs) has no covariance kernel: not testable,
+    not an AttributeError that stops the paper stage."""
+    from rlvr_lib.papers.framework.claims import NotTestable
+
+    with pytest.raises(NotTestable, match="not cw_grpo"):
+        measures.normalisation_check(paper.params, "grpo")
