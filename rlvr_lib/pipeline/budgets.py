@@ -5,7 +5,7 @@ A pair's time on the 2-core machine (one lane) is its measured time on the host 
 it in ``pair_times.host_logs``, or its history's summed ``step_time`` x the logged pairs' median ratio of pair time to
 it) x the 2-core / host ratio measured on the pairs run on both machines (median, quartiles for the range), plus what
 ``make repro`` adds per pair (DVC, stage start-ups). The whole run: every pair over ``lanes`` lanes, plus the fixed
-stages; one paper: its pairs (``repro_lanes.paper_scope``, the summary's five papers included) plus the base
+stages; one paper: its pairs (``settings.papers.repro_pairs``, the summary's five papers included) plus the base
 policies. ``doc_numbers`` writes the ``budgets`` (README) and ``budgets-estimate`` (docs/budgets.md) blocks from here.
 """
 
@@ -141,9 +141,8 @@ class Estimate:
 
 def estimates(root: Path, data: dict | None = None) -> tuple[list[Estimate], Rates]:
     """The whole ``make repro`` and each paper's, from params.yaml and the measured pair times."""
-    from rlvr_lib.pipeline.repro_lanes import paper_scope
     from rlvr_lib.settings.config import load_params
-    from rlvr_lib.settings.papers import ALL_PAPERS
+    from rlvr_lib.settings.papers import ALL_PAPERS, repro_pairs
 
     data = data or load(root)
     params = load_params(root / "params.yaml")
@@ -163,7 +162,7 @@ def estimates(root: Path, data: dict | None = None) -> tuple[list[Estimate], Rat
     whole = total(every, tuple(fixed + host_fixed * q for q in r.ratio))
     out = [Estimate("whole", len(every), len(pairs), whole)]
     for paper in ALL_PAPERS:
-        runs, _, _ = paper_scope(paper, params)
+        runs = repro_pairs(params, paper)
         out.append(Estimate(paper, len(runs), sum(map(len, runs.values())), total(runs, (bases,) * 3)))
     return out, r
 
