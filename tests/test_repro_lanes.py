@@ -122,6 +122,10 @@ def test_pairs_made_elsewhere_are_not_rerun_unless_a_sampling_stage_reads_their_
     assert [u.name for u in run] == ["grpo seed 1", "erpo seed 0"]  # its model is sampled; stale
     run, skipped = repro_lanes.made_elsewhere(units, [], lineages[:4])  # no lineage for erpo: it runs
     assert [u.name for u in run] == ["erpo seed 0"]
+    # a sampling stage's dependency is the run's folder (dvc.yaml: runs/grpo): it reads every seed's model
+    lineages[-1] = entry("dvc.yaml:testbed_properties", deps=["runs/grpo", "runs/grpo_other"])
+    run, skipped = repro_lanes.made_elsewhere(units, sampling, lineages)
+    assert [u.name for u in run] == ["grpo seed 0", "grpo seed 1", "erpo seed 0"] and skipped == []
 
 
 def test_real_changes_drop_deleted_dependencies_when_settled_and_absent_outputs_on_request():

@@ -323,7 +323,8 @@ def real_changes(changes: list, settled: bool, own_outputs: bool = True) -> list
 def made_elsewhere(todo: list[Unit], sampling: list[Unit], lineages: list) -> tuple[list[Unit], list[Unit]]:
     """Split the pairs DVC finds out of date (``todo``) into those to run and those made elsewhere: current by their
     lock entries (``rlvr_lib.pipeline.lineage``), only their cached outputs absent here (a clone, or a host that
-    resumes another's work). A pair whose model a ``sampling`` unit reads and that is absent here runs again."""
+    resumes another's work). A pair whose model a ``sampling`` unit reads (a dependency equal to the model's folder
+    or holding it, e.g. ``runs/<run>``) and that is absent here runs again."""
     standing = {entry.address: entry for entry in lineages}
     read_models = {
         dep for entry in lineages if entry.address.split(":")[-1] in _stage_names(sampling) for dep in entry.deps
@@ -332,9 +333,15 @@ def made_elsewhere(todo: list[Unit], sampling: list[Unit], lineages: list) -> tu
     for unit in todo:
         entries = [standing.get(stage) for stage in unit.stages]
         current = all(e is not None and e.state == "current" for e in entries)
-        needed = any(path in read_models for e in entries if e is not None for path in e.absent)
+        needed = any(_under(path, read_models) for e in entries if e is not None for path in e.absent)
         (skipped if current and not needed else run).append(unit)
     return run, skipped
+
+
+def _under(path: str, folders: set[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` or lies inside one (a sampling stage's dependency ``runs/<run>`` reads
+    every ``runs/<run>/seed<N>`` a pair's stage writes)."""
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
 def _stage_names(units: list[Unit]) -> set[str]:
