@@ -226,6 +226,18 @@ def test_a_verdict_that_hinges_on_a_declared_alternative_says_so():
     )
 
 
+def test_an_alternative_under_which_the_measure_is_constant_is_not_applicable():
+    """Round 4 T8: TEPO's clipped share is 0 by construction under the unclipped surrogate; judged there, the claim
+    "lower clip ratio" would hold whatever the runs did."""
+    values = {"method": [0.05, 0.06, 0.07], "method_alt": [0.30, 0.31, 0.29], "grpo": [-1.0, -1.1, -1.2]}
+    results = FakeResults(values)
+    paper = FakePaper(results, alternatives={"unclipped": {"method": "method_alt"}})
+    assert evaluate(paper, claim(), level(results, "method")).by_alternative == {"unclipped": HOLDS}
+    constant = claim(constant_under=(("unclipped", "clips no token"),))
+    r = evaluate(paper, constant, level(results, "method"))
+    assert r.robustness == "unclipped not applicable: clips no token" and not r.by_alternative
+
+
 def test_under_an_alternative_the_guard_checks_the_runs_actually_read(tmp_path):
     from rlvr_lib.papers.framework.claims import NotTestable
     from rlvr_lib.papers.framework.results import RunResults

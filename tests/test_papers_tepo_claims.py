@@ -304,3 +304,9 @@ def test_every_claim_declares_a_named_measure(paper):
 
 def test_the_claims_module_declares_without_lambdas():
     assert "lambda" not in (REPO / "rlvr_lib/papers/tepo/claims.py").read_text()
+
+
+def test_the_clip_ratio_is_not_judged_under_the_unclipped_surrogate(paper, claims):
+    """Round 4 T8: Algorithm 1 without the clip clips no token, so `clip_ratio` under `unclipped` would hold by
+    construction; the claim declares it, and the alternative is one the paper declares."""
+    assert dict(by_key(claims)["clip_ratio"].constant_under).keys() == {"unclipped"} <= paper.alternatives().keys()

@@ -180,6 +180,7 @@ class PaperBase:
         measure: str = "",
         universal: bool = False,
         fixed: Fixed = BEFORE_RUNS,
+        constant_under: tuple[tuple[str, str], ...] = (),
     ) -> str:
         """Declare a claim (or, with ``part_of``, a part of the conjunctive claim of that key); returns its key.
         Every field by name (``rlvr_lib.papers.framework.claims.Claim`` says what each means); ``compute`` (declared
@@ -202,6 +203,7 @@ class PaperBase:
             requires=tuple(requires),
             measure=measure,
             universal=universal,
+            constant_under=tuple(constant_under),
             fixed=fixed,
         )
         self.declared_measures[claim.key] = compute

@@ -378,7 +378,9 @@ class Claim:
     construction); None: undeclared (tests/test_papers_framework.py fails it);
     ``requires``: the health gates every run the claim reads must pass (``rlvr_lib.papers.framework.gates``);
     ``measure``: the registered measure d is built on (``rlvr_lib.papers.framework.measures``: its bounds, scale and
-    what fixes it); ``universal``: judged per seed (one seed on the wrong side refutes it).
+    what fixes it); ``universal``: judged per seed (one seed on the wrong side refutes it); ``constant_under``: the
+    declared alternatives under which the measure is constant by construction in one arm (e.g. a clipped share under
+    an unclipped surrogate), each with why: never judged under them (the robustness column says not applicable).
     """
 
     key: str
@@ -396,6 +398,7 @@ class Claim:
     measure: str = ""
     universal: bool = False
     fixed: Fixed = BEFORE_RUNS
+    constant_under: tuple[tuple[str, str], ...] = ()  # (alternative, why the measure is constant under it)
 
     def __post_init__(self) -> None:
         if self.direction is not None and self.direction not in DIRECTION_TEXT:

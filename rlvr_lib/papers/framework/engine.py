@@ -238,8 +238,9 @@ def check_alternative(params, name: str, swaps: Mapping[str, str]) -> None:
 def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: ClaimResult) -> str:
     """'robust' when every applicable alternative gives the same verdict, 'hinges on ...' naming each that does
     not, '' when none applies (the claim reads none of the alternatives' runs). An alternative whose runs are not
-    made yet or whose comparison the guard refuses (it would change a second thing) is 'not applicable', with its
-    reason, and decides nothing. Records each applicable alternative's verdict in ``result.by_alternative``."""
+    made yet, whose comparison the guard refuses (it would change a second thing) or under which the claim's measure is
+    constant by construction (``claim.constant_under``) is 'not applicable', with its reason, and decides nothing.
+    Records each applicable alternative's verdict in ``result.by_alternative``."""
     applicable = {name: swaps for name, swaps in paper.alternatives().items() if any(run in arms for run in swaps)}
     if result.decoding:
         applicable[SHARED_DECODING] = {}
@@ -248,7 +249,11 @@ def robustness(paper, claim: Claim, compute: Compute, arms: list[str], result: C
     if not applicable or result.verdict not in (*COUNTED, METHOD_FAILED):
         return ""
     details, skipped = {}, []
+    constant = dict(claim.constant_under)
     for name, swaps in applicable.items():
+        if name in constant:
+            skipped.append(f"{name} not applicable: {constant[name]}")
+            continue
         if name in (SHARED_DECODING, PAPER_DECODING):
             with paper.results.at_decoding(result.beside or None):
                 other = _under(claim, compute, paper.results, {}, gated=True)
