@@ -17,12 +17,15 @@ import pytest
 import yaml
 
 from rlvr_lib.papers.framework.claims import VERDICTS
-from rlvr_lib.pipeline.smoke import DEFAULT_SEEDS, SMOKE_RUNS
+from rlvr_lib.pipeline.smoke import SMOKE_RUNS
 
 REPO = Path(__file__).resolve().parents[1]
 # `make smoke`'s own runs (README step 3 as it is): GRPO, the methods with state or group statistics (AER's alpha,
 # OPEFO's lambda*) and each filtered training set's paper method (ERPO's, TEPO's); every paper stage finds its runs
 E2E_RUNS = SMOKE_RUNS
+# one seed (`make smoke SMOKE_ARGS="--seeds 0"`, issue 42): what needs two seeds (each seed its own base policy, one
+# tokenizer, a run's settings per seed, the default plan's seeds) is checked in tests/test_smoke.py and test_testbed.py
+E2E_SEEDS = (0,)
 CHANGED_RUN = "tepo_tepo_data"  # the run whose setting the rerun test changes: one paper (TEPO) reads it
 PAPERS = ("erpo", "cw_grpo", "tepo", "opefo", "aer", "summary")
 pytestmark = pytest.mark.slow
@@ -41,7 +44,7 @@ def git_status() -> str:
 @pytest.fixture(scope="module")
 def smoke_build(tmp_path_factory):
     """`make smoke` (README step 3, as a user types it, in a scratch folder): its copy of the repository (committed
-    files without reports/ and the dvc.lock files, profile: smoke, its runs on two seeds, the papers' runs replaced by
+    files without reports/ and the dvc.lock files, profile: smoke, its runs on E2E_SEEDS, the papers' runs replaced by
     their stand-ins among them), built by the lane driver of `make repro`. The one whole-pipeline build of the suite:
     the tests below check both what `make smoke` promises and what the pipeline makes. Returns (copy, make's stdout,
     the workspace's `git status` before)."""
@@ -54,6 +57,7 @@ def smoke_build(tmp_path_factory):
         "smoke",
         f"VENV={venv}",
         f"SMOKE_DIR={target}",
+        f"SMOKE_ARGS=--seeds {' '.join(map(str, E2E_SEEDS))}",
     ]
     cmd += ["-o", f"{venv}/.installed", "-o", str(kernel)]
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
@@ -86,15 +90,15 @@ def test_make_smoke_builds_the_reduced_protocol_in_its_copy_and_leaves_the_works
     target, stdout, before = smoke_build
     assert git_status() == before  # nothing of the workspace written
     assert "make smoke: done in" in stdout and f"The output lives in the scratch copy {target}" in stdout
-    assert f"x seeds {list(DEFAULT_SEEDS)} = {len(DEFAULT_SEEDS) * len(E2E_RUNS)} pairs, then" in stdout
+    assert f"x seeds {list(E2E_SEEDS)} = {len(E2E_SEEDS) * len(E2E_RUNS)} pairs, then" in stdout
     assert " ETA " in stdout  # the lane driver's progress lines
     params = yaml.safe_load((target / "params.yaml").read_text())
     assert (
         params["profile"] == "smoke"
-        and params["seeds"] == list(DEFAULT_SEEDS)
+        and params["seeds"] == list(E2E_SEEDS)
         and list(params["methods"]) == list(E2E_RUNS)
     )
-    assert all("seeds" not in entry for entry in params["methods"].values())  # every run on the two seeds
+    assert all("seeds" not in entry for entry in params["methods"].values())  # every run on the smoke seeds
     # the runs left out have no stage folder (python -m rlvr_lib.pipeline.dvc_stages deletes them)
     assert sorted(p.name for p in (target / "pipelines").iterdir() if p.is_dir()) == sorted(E2E_RUNS)
     for paper in PAPERS:
@@ -226,20 +230,14 @@ def test_every_run_made_a_real_update(smoke_repo):
 
     root, _, params = smoke_repo
     bases = {seed: load_file(root / f"models/base/seed{seed}/model.safetensors") for seed in params["seeds"]}
-    base0, base1 = bases[params["seeds"][0]], bases[params["seeds"][1]]
-    assert any(not torch.equal(base0[k], base1[k]) for k in base0), "the seeds' base policies are one model"
-    tokenizers = {(root / f"models/base/seed{seed}/tokenizer.json").read_bytes() for seed in params["seeds"]}
-    assert len(tokenizers) == 1, "the tokenizer must follow the top-level seed only"
     for run_name in params["methods"]:
-        finals = []
         for seed in params["seeds"]:
             base = bases[seed]
             history = json.loads((root / f"reports/training/{run_name}/seed{seed}/history.json").read_text())
             norms = [row["grad_norm"] for row in history]
             assert all(math.isfinite(g) for g in norms) and any(g > 0 for g in norms), (run_name, seed, norms)
-            finals.append(load_file(root / f"runs/{run_name}/seed{seed}/final/model.safetensors"))
-            assert any(not torch.equal(base[k], finals[-1][k]) for k in base), f"{run_name}: weights equal the base's"
-        assert any(not torch.equal(finals[0][k], finals[1][k]) for k in base), f"{run_name}: seeds gave one model"
+            final = load_file(root / f"runs/{run_name}/seed{seed}/final/model.safetensors")
+            assert any(not torch.equal(base[k], final[k]) for k in base), f"{run_name}: weights equal the base's"
 
 
 def test_misspelled_key_stops_dvc_repro(smoke_repo):
